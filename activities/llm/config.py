@@ -1,0 +1,228 @@
+"""Model resolution (seed 001 §15): per-agent tier → provider → model, with a fallback provider.
+
+Sources, later wins: built-in defaults → YAML file (`COLLOQUY_CONFIG`, else `./colloquy.yaml` if present) →
+environment overrides (`COLLOQUY_PROFILE`, `COLLOQUY_PROVIDER`, `COLLOQUY_FALLBACK_PROVIDER`, `COLLOQUY_MODEL`,
+`COLLOQUY_MODEL_<AGENT>`, `COLLOQUY_API_BASE`). API keys are never stored here: only the *name* of the
+environment variable that holds each provider's key; the gateway reads it in the worker at call time.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, Field
+
+from activities.llm.gpu import choose_tier, local_model_for, read_gpus
+
+Tier = Literal["low", "medium", "high"]
+OFFLINE_PROVIDER = "colloquy-offline"
+LOCAL_PROVIDER = "colloquy-local"
+LOCAL_MODEL_NAME = "smollm2-135m-instruct"
+
+
+class ProviderConfig(BaseModel):
+    prefix: str = Field(description="litellm model prefix, e.g. 'openai/'")
+    api_base: str | None = None
+    api_key_env: str | None = Field(default=None, description="Name of the env var holding the key (never the key)")
+    api_version: str | None = None
+    local: bool = Field(default=False, description="Runs on your hardware: priced at $0, GPU-aware model choice")
+    context_window: int | None = None
+    auto_select_model: bool = Field(default=False, description="Pick the model from local GPU tiers (VRAM)")
+
+
+class AgentConfig(BaseModel):
+    tier: Tier | None = None
+    provider: str | None = None
+    model: str | None = None
+    role: str | None = None
+
+
+class LLMConfig(BaseModel):
+    profile: str = "offline"
+    default_provider: str = "offline"
+    fallback_provider: str | None = None
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    tiers: dict[str, dict[str, str]] = Field(default_factory=dict)
+    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    request_timeout_s: float = 120.0
+    source: list[str] = Field(default_factory=list, description="Where each setting came from (for `models`)")
+
+
+class ModelResolution(BaseModel):
+    agent: str
+    provider: str
+    model: str
+    litellm_model: str
+    api_base: str | None = None
+    api_key_env: str | None = None
+    api_version: str | None = None
+    local: bool = False
+    offline: bool = False
+    tier: str
+    reason: str
+
+
+class AgentDefaults(BaseModel):
+    name: str
+    tier: Tier = "medium"
+    role: str = "writer"
+    description: str = ""
+
+
+# Agents register their defaults at import (one line per agent module), so `colloquy models` can list them.
+AGENT_REGISTRY: dict[str, AgentDefaults] = {}
+
+
+def register_agent(name: str, tier: Tier = "medium", role: str = "writer", description: str = "") -> None:
+    AGENT_REGISTRY[name] = AgentDefaults(name=name, tier=tier, role=role, description=description)
+
+
+BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
+    "offline": ProviderConfig(prefix=f"{OFFLINE_PROVIDER}/", local=True),
+    "local": ProviderConfig(prefix=f"{LOCAL_PROVIDER}/", local=True, context_window=8192),
+    "ollama": ProviderConfig(prefix="ollama_chat/", api_base="http://127.0.0.1:11434", local=True,
+                             auto_select_model=True),
+    "anthropic": ProviderConfig(prefix="anthropic/", api_key_env="ANTHROPIC_API_KEY"),
+    "openai": ProviderConfig(prefix="openai/", api_key_env="OPENAI_API_KEY"),
+    "azure": ProviderConfig(prefix="azure/", api_key_env="AZURE_API_KEY", api_version="2024-06-01"),
+    "openrouter": ProviderConfig(prefix="openrouter/", api_key_env="OPENROUTER_API_KEY"),
+    # Any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio...): set COLLOQUY_API_BASE.
+    "openai_compatible": ProviderConfig(prefix="openai/", api_key_env="OPENAI_COMPATIBLE_API_KEY", local=True),
+}
+
+BUILTIN_TIERS: dict[str, dict[str, str]] = {
+    "low": {"offline": "offline-low", "local": LOCAL_MODEL_NAME, "ollama": "qwen2.5:7b",
+            "anthropic": "claude-3-haiku-20240307", "openai": "gpt-4o-mini", "azure": "gpt-4o-mini-deployment",
+            "openrouter": "anthropic/claude-3-haiku", "openai_compatible": "default"},
+    "medium": {"offline": "offline-medium", "local": LOCAL_MODEL_NAME, "ollama": "qwen2.5:14b",
+               "anthropic": "claude-3-5-haiku-20241022", "openai": "gpt-4o-mini",
+               "azure": "gpt-4o-mini-deployment", "openrouter": "anthropic/claude-3.5-haiku",
+               "openai_compatible": "default"},
+    "high": {"offline": "offline-high", "local": LOCAL_MODEL_NAME, "ollama": "qwen2.5:32b",
+             "anthropic": "claude-sonnet-4-20250514", "openai": "gpt-4o", "azure": "gpt-4o-deployment",
+             "openrouter": "anthropic/claude-sonnet-4-20250514", "openai_compatible": "default"},
+}
+
+PROFILE_PROVIDERS = {"offline": "offline", "local": "local"}
+
+
+def _config_file() -> Path | None:
+    explicit = os.environ.get("COLLOQUY_CONFIG")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise FileNotFoundError(f"COLLOQUY_CONFIG points to {path}, which does not exist")
+        return path
+    default = Path.cwd() / "colloquy.yaml"
+    return default if default.is_file() else None
+
+
+def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> LLMConfig:
+    """Build the effective config. `env` and `path` are injectable for tests."""
+    env = dict(os.environ if env is None else env)
+    cfg = LLMConfig(providers=dict(BUILTIN_PROVIDERS), tiers={k: dict(v) for k, v in BUILTIN_TIERS.items()})
+    cfg.source.append("built-in defaults")
+    path = path if path is not None else (_config_file() if env is os.environ or "COLLOQUY_CONFIG" in env else None)
+    if path is not None:
+        raw = yaml.safe_load(path.read_text()) or {}
+        llm = raw.get("llm", raw)
+        for name, p in (llm.get("providers") or {}).items():
+            base = cfg.providers.get(name, ProviderConfig(prefix=f"{name}/"))
+            cfg.providers[name] = base.model_copy(update=p)
+        for tier, table in (llm.get("tiers") or {}).items():
+            cfg.tiers.setdefault(tier, {}).update(table)
+        for name, a in (llm.get("agents") or {}).items():
+            cfg.agents[name] = AgentConfig.model_validate(a)
+        for key in ("default_provider", "fallback_provider", "request_timeout_s", "profile"):
+            if key in llm:
+                setattr(cfg, key, llm[key])
+        if "default_provider" in llm and "profile" not in llm:
+            cfg.profile = "config"
+        cfg.source.append(f"file {path}")
+
+    profile = env.get("COLLOQUY_PROFILE")
+    if profile:
+        cfg.profile = profile
+        cfg.source.append(f"COLLOQUY_PROFILE={profile}")
+    if cfg.profile in PROFILE_PROVIDERS:
+        cfg.default_provider = PROFILE_PROVIDERS[cfg.profile]
+    elif cfg.profile not in ("config",):
+        raise ValueError(f"unknown profile {cfg.profile!r}: use offline, local or config")
+    if env.get("COLLOQUY_PROVIDER"):
+        cfg.default_provider = env["COLLOQUY_PROVIDER"]
+        cfg.profile = "config" if cfg.default_provider not in PROFILE_PROVIDERS else cfg.profile
+        cfg.source.append(f"COLLOQUY_PROVIDER={cfg.default_provider}")
+    if "COLLOQUY_FALLBACK_PROVIDER" in env:
+        cfg.fallback_provider = env["COLLOQUY_FALLBACK_PROVIDER"] or None
+        cfg.source.append(f"COLLOQUY_FALLBACK_PROVIDER={cfg.fallback_provider}")
+    if env.get("COLLOQUY_API_BASE"):
+        prov = cfg.providers.get(cfg.default_provider)
+        if prov is not None:
+            cfg.providers[cfg.default_provider] = prov.model_copy(update={"api_base": env["COLLOQUY_API_BASE"]})
+    if env.get("COLLOQUY_MODEL"):
+        # One model for every agent, as a full litellm id ("openai/gpt-4o-mini") or a bare name for the provider.
+        for tier in cfg.tiers.values():
+            tier[cfg.default_provider] = env["COLLOQUY_MODEL"]
+        cfg.source.append(f"COLLOQUY_MODEL={env['COLLOQUY_MODEL']}")
+    for key, value in env.items():
+        if key.startswith("COLLOQUY_MODEL_") and value:
+            agent = key.removeprefix("COLLOQUY_MODEL_").lower()
+            cfg.agents[agent] = (cfg.agents.get(agent) or AgentConfig()).model_copy(update={"model": value})
+    for name in (cfg.default_provider, cfg.fallback_provider):
+        if name and name not in cfg.providers:
+            raise ValueError(f"provider {name!r} is not configured: known providers are {sorted(cfg.providers)}")
+    return cfg
+
+
+def _full_model(provider: str, prov: ProviderConfig, model: str) -> str:
+    if "/" in model and model.split("/", 1)[0] + "/" == prov.prefix:
+        return model
+    return prov.prefix + model
+
+
+def resolve_model(agent: str, cfg: LLMConfig, *, use_fallback: bool = False,
+                  vram_gb: float | None = None) -> ModelResolution | None:
+    """Resolve provider and model for an agent; None when a fallback was asked for and none is configured."""
+    defaults = AGENT_REGISTRY.get(agent, AgentDefaults(name=agent))
+    acfg = cfg.agents.get(agent, AgentConfig())
+    tier = acfg.tier or defaults.tier
+    role = acfg.role or defaults.role
+    if use_fallback:
+        if not cfg.fallback_provider:
+            return None
+        provider, why = cfg.fallback_provider, "fallback provider"
+    elif acfg.provider:
+        provider, why = acfg.provider, f"agent override provider={acfg.provider}"
+    else:
+        provider, why = cfg.default_provider, f"profile {cfg.profile}, default provider"
+    prov = cfg.providers[provider]
+    if acfg.model and not use_fallback:
+        model, mwhy = acfg.model, "agent model override"
+    elif prov.auto_select_model:
+        vram = read_gpus().best_vram_gb if vram_gb is None else vram_gb
+        local_tier = choose_tier(vram)
+        model = local_model_for(role, local_tier)
+        mwhy = f"GPU-aware {local_tier.name} ({vram:.0f} GB VRAM), role {role}"
+    else:
+        table = cfg.tiers.get(tier, {})
+        if provider not in table:
+            raise ValueError(f"tier {tier!r} has no model for provider {provider!r}: add tiers.{tier}.{provider}")
+        model, mwhy = table[provider], f"tier {tier}"
+    return ModelResolution(
+        agent=agent, provider=provider, model=model, litellm_model=_full_model(provider, prov, model),
+        api_base=prov.api_base, api_key_env=prov.api_key_env, api_version=prov.api_version, local=prov.local,
+        offline=provider == "offline", tier=tier, reason=f"{why}; {mwhy}",
+    )
+
+
+@lru_cache(maxsize=1)
+def current_config() -> LLMConfig:
+    return load_config()
+
+
+def reset_config_cache() -> None:
+    current_config.cache_clear()

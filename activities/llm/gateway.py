@@ -1,0 +1,309 @@
+"""The one LLM call path. Every agent activity calls `complete()`; nothing else imports litellm.
+
+- litellm.acompletion with num_retries=0: Temporal owns retries, so every attempt is visible in history.
+- Provider errors are classified: permanent ones (auth, bad request, not found, unprocessable, context window)
+  become non-retryable ApplicationErrors with a clear message; 429/5xx/timeouts are retryable, and a 429's
+  retry-after is honoured through `next_retry_delay`.
+- Structured output: response_format from the pydantic model, lenient parse, pydantic validation, one re-ask
+  with the validation error inside the activity, then a retryable `InvalidLLMOutput`.
+- A configured fallback provider is tried within the same attempt when the primary fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from datetime import timedelta
+from typing import Any, TypeVar
+
+import core.settings  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
+import litellm
+import structlog
+from opentelemetry import trace
+from pydantic import BaseModel, ValidationError
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.llm import offline
+from activities.llm.config import (
+    LOCAL_PROVIDER,
+    OFFLINE_PROVIDER,
+    LLMConfig,
+    ModelResolution,
+    current_config,
+    resolve_model,
+)
+from models.common import LLMUsage
+
+log = structlog.get_logger("colloquy.llm")
+tracer = trace.get_tracer("colloquy.llm")
+T = TypeVar("T", bound=BaseModel)
+
+# Error types (ApplicationError.type). Retry policies list the non-retryable ones too.
+AUTH_ERROR = "LLMAuthError"
+BAD_REQUEST = "LLMBadRequest"
+NOT_FOUND = "LLMModelNotFound"
+CONTEXT_WINDOW = "LLMContextWindowExceeded"
+RATE_LIMITED = "LLMRateLimited"
+UNAVAILABLE = "LLMUnavailable"
+INVALID_OUTPUT = "InvalidLLMOutput"
+NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW)
+
+litellm.suppress_debug_info = True
+_registered = False
+
+
+def _register_providers() -> None:
+    """Register the built-in custom providers and $0 prices for local model names (once per process)."""
+    global _registered
+    if _registered:
+        return
+    handlers = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
+    from activities.llm import local  # light import; llama.cpp loads only on first use
+
+    handlers.append({"provider": LOCAL_PROVIDER, "custom_handler": local.LocalLLM()})
+    litellm.custom_provider_map = [
+        h for h in (litellm.custom_provider_map or []) if h["provider"] not in (OFFLINE_PROVIDER, LOCAL_PROVIDER)
+    ] + handlers
+    from litellm.utils import custom_llm_setup
+
+    custom_llm_setup()
+    _registered = True
+
+
+def register_local_prices(cfg: LLMConfig) -> None:
+    """A local model must never borrow a public price: every local model name is registered at $0."""
+    entries: dict[str, Any] = {}
+    for table in cfg.tiers.values():
+        for provider, model in table.items():
+            prov = cfg.providers.get(provider)
+            if prov is None or not prov.local:
+                continue
+            full = model if model.startswith(prov.prefix) else prov.prefix + model
+            entries[full] = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
+                             "litellm_provider": prov.prefix.rstrip("/").split("_")[0] if provider == "ollama"
+                             else prov.prefix.rstrip("/"), "mode": "chat",
+                             "max_input_tokens": prov.context_window or 8192}
+    if entries:
+        import logging
+
+        logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+        litellm.register_model(entries)
+
+
+# --------------------------------------------------------------------------------------- classification
+_SECRET_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
+
+
+def redact(text: str) -> str:
+    """Remove anything that looks like a credential, and every configured key's value, from a message."""
+    for name, value in os.environ.items():
+        if value and len(value) >= 8 and ("KEY" in name or "TOKEN" in name or "SECRET" in name):
+            text = text.replace(value, "***")
+    return _SECRET_PATTERN.sub("***", text)
+
+
+def _retry_after(exc: Exception) -> float | None:
+    headers: Any = getattr(exc, "litellm_response_headers", None)
+    response = getattr(exc, "response", None)
+    if headers is None and response is not None:
+        headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    value = headers.get("retry-after") or headers.get("Retry-After")
+    try:
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:
+        return None
+
+
+def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
+    """Map a provider exception to a Temporal ApplicationError (retryable or not, with a clear message)."""
+    where = f"{res.provider} model {res.model} (agent {res.agent})"
+    detail = redact(str(exc))[:500]
+    if isinstance(exc, litellm.ContextWindowExceededError):
+        return ApplicationError(f"prompt too long for {where}: {detail}", type=CONTEXT_WINDOW, non_retryable=True)
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+        hint = f" — check {res.api_key_env} in the worker's environment" if res.api_key_env else ""
+        return ApplicationError(f"authentication failed for {where}{hint}: {detail}", type=AUTH_ERROR,
+                                non_retryable=True)
+    if isinstance(exc, litellm.NotFoundError):
+        return ApplicationError(f"model not found at {where}: {detail}", type=NOT_FOUND, non_retryable=True)
+    if isinstance(exc, litellm.RateLimitError):
+        delay = _retry_after(exc)
+        return ApplicationError(f"rate limited by {where}: {detail}", type=RATE_LIMITED,
+                                next_retry_delay=timedelta(seconds=delay) if delay is not None else None)
+    if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError, litellm.InternalServerError,
+                        litellm.ServiceUnavailableError, litellm.BadGatewayError)):
+        return ApplicationError(f"{where} unavailable ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
+    if isinstance(exc, (litellm.UnprocessableEntityError, litellm.BadRequestError)):
+        return ApplicationError(f"request rejected by {where}: {detail}", type=BAD_REQUEST, non_retryable=True)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
+        return ApplicationError(f"request rejected by {where} ({status}): {detail}", type=BAD_REQUEST,
+                                non_retryable=True)
+    return ApplicationError(f"{where} failed ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
+
+
+# ------------------------------------------------------------------------------------ structured output
+def extract_json(text: str) -> Any:
+    """Lenient JSON: strip code fences and chatter, take the outermost object/array."""
+    cleaned = re.sub(r"```(?:json)?", "", text).strip()
+    try:
+        return json.loads(cleaned)
+    except ValueError:
+        pass
+    starts = [i for i in (cleaned.find("{"), cleaned.find("[")) if i >= 0]
+    if not starts:
+        raise ValueError("no JSON object in the model's answer")
+    start = min(starts)
+    end = max(cleaned.rfind("}"), cleaned.rfind("]"))
+    if end <= start:
+        raise ValueError("unterminated JSON in the model's answer")
+    return json.loads(cleaned[start : end + 1])
+
+
+def parse_output(text: str, model: type[T]) -> T:
+    try:
+        data = extract_json(text)
+    except ValueError as exc:
+        raise ValueError(f"invalid JSON: {exc}") from exc
+    if isinstance(data, dict):
+        data.pop("_offline", None)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise ValueError(f"wrong schema for {model.__name__}: {exc.errors(include_url=False)[:5]}") from exc
+
+
+# ----------------------------------------------------------------------------------------------- calls
+async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[BaseModel] | None,
+                       cfg: LLMConfig, extra: dict[str, Any]) -> Any:
+    kwargs: dict[str, Any] = {
+        "model": res.litellm_model, "messages": messages, "num_retries": 0, "timeout": cfg.request_timeout_s,
+        "metadata": {"agent": res.agent, "offline_context": extra.get("offline_context") or {}},
+    }
+    if output_model is not None:
+        kwargs["response_format"] = output_model
+    if res.api_base:
+        kwargs["api_base"] = res.api_base
+    if res.api_version:
+        kwargs["api_version"] = res.api_version
+    if res.api_key_env:
+        key = os.environ.get(res.api_key_env)
+        if key:
+            kwargs["api_key"] = key  # read in the worker, at call time; never part of any payload
+        elif res.provider == "openai_compatible":
+            kwargs["api_key"] = "not-needed"
+    for name in ("temperature", "max_tokens"):
+        if extra.get(name) is not None:
+            kwargs[name] = extra[name]
+    return await litellm.acompletion(**kwargs)
+
+
+def _cost(response: Any, res: ModelResolution) -> float:
+    if res.local:
+        return 0.0
+    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    if cost is None:
+        try:
+            cost = litellm.completion_cost(completion_response=response, model=res.litellm_model)
+        except Exception:
+            log.warning("llm.price_unknown", model=res.litellm_model)
+            cost = 0.0
+    return float(cost or 0.0)
+
+
+async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[T] | None,
+                         cfg: LLMConfig, extra: dict[str, Any]) -> tuple[T | str, LLMUsage]:
+    started = time.perf_counter()
+    usage = LLMUsage(agent=res.agent, model=res.model, provider=res.provider, offline=res.offline,
+                     attempt=_attempt())
+    convo = list(messages)
+    for reask in range(2):
+        try:
+            response = await _acompletion(res, convo, output_model, cfg, extra)
+        except ApplicationError:
+            raise
+        except Exception as exc:
+            raise classify(exc, res) from None
+        text = response.choices[0].message.content or ""
+        u = getattr(response, "usage", None)
+        usage.input_tokens += int(getattr(u, "prompt_tokens", 0) or 0)
+        usage.output_tokens += int(getattr(u, "completion_tokens", 0) or 0)
+        usage.cost_usd += _cost(response, res)
+        if output_model is None:
+            usage.latency_ms = round((time.perf_counter() - started) * 1000, 2)
+            return text, usage
+        try:
+            parsed = parse_output(text, output_model)
+        except ValueError as exc:
+            if reask == 1:
+                raise ApplicationError(
+                    f"{res.agent}: {res.provider} model {res.model} returned invalid output twice: {exc}",
+                    type=INVALID_OUTPUT,
+                ) from None
+            usage.reasks += 1
+            log.info("llm.reask", agent=res.agent, error=str(exc)[:300])
+            convo = convo + [
+                {"role": "assistant", "content": text[:4000]},
+                {"role": "user", "content": f"Your previous answer was not valid: {exc}. Answer again with "
+                 f"only a JSON object that matches the schema of {output_model.__name__}."},
+            ]
+            continue
+        usage.latency_ms = round((time.perf_counter() - started) * 1000, 2)
+        return parsed, usage
+    raise AssertionError("unreachable")
+
+
+def _attempt() -> int:
+    try:
+        return activity.info().attempt
+    except RuntimeError:
+        return 1
+
+
+async def complete(agent: str, messages: list[dict[str, Any]], output_model: type[T] | None = None, *,
+                   offline_context: dict[str, Any] | None = None, temperature: float | None = None,
+                   max_tokens: int | None = None, config: LLMConfig | None = None) -> tuple[T | str, LLMUsage]:
+    """Call the model configured for `agent`. Returns (validated output or text, usage)."""
+    _register_providers()
+    cfg = config or current_config()
+    register_local_prices(cfg)
+    primary = resolve_model(agent, cfg)
+    assert primary is not None
+    extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens}
+    with tracer.start_as_current_span(f"llm {agent}") as span:
+        span.set_attribute("colloquy.agent", agent)
+        try:
+            out, usage = await _complete_with(primary, messages, output_model, cfg, extra)
+        except ApplicationError as primary_err:
+            fallback = resolve_model(agent, cfg, use_fallback=True)
+            if fallback is None or fallback.provider == primary.provider or primary_err.type == CONTEXT_WINDOW:
+                span.set_attribute("colloquy.error", primary_err.type or "")
+                log.warning("llm.failed", agent=agent, model=primary.litellm_model, error=str(primary_err)[:300])
+                raise
+            log.warning("llm.fallback", agent=agent, primary=primary.litellm_model, to=fallback.litellm_model,
+                        error=str(primary_err)[:300])
+            try:
+                out, usage = await _complete_with(fallback, messages, output_model, cfg, extra)
+            except ApplicationError as fallback_err:
+                raise ApplicationError(
+                    f"primary and fallback failed — primary: {primary_err.message}; fallback: {fallback_err.message}",
+                    type=fallback_err.type,
+                    non_retryable=primary_err.non_retryable and fallback_err.non_retryable,
+                    next_retry_delay=primary_err.next_retry_delay,
+                ) from None
+            usage.fallback_used = True
+        span.set_attribute("llm.model", usage.model)
+        span.set_attribute("llm.provider", usage.provider)
+        span.set_attribute("llm.input_tokens", usage.input_tokens)
+        span.set_attribute("llm.output_tokens", usage.output_tokens)
+        span.set_attribute("llm.cost_usd", usage.cost_usd)
+        span.set_attribute("llm.latency_ms", usage.latency_ms)
+        log.info("llm.call", agent=agent, model=usage.model, provider=usage.provider, tokens_in=usage.input_tokens,
+                 tokens_out=usage.output_tokens, cost_usd=usage.cost_usd, latency_ms=usage.latency_ms,
+                 reasks=usage.reasks, fallback=usage.fallback_used, offline=usage.offline)
+        return out, usage

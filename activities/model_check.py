@@ -1,0 +1,41 @@
+"""`model_check`: one tiny structured call per agent model, to prove a configuration works end to end."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+from temporalio import activity
+
+from activities.agents.base import AgentSpec, render_prompt
+from activities.llm import gateway, offline
+from models.common import AgentResult
+
+
+class ModelCheckInput(BaseModel):
+    word: str = "colloquy"
+    agent: str | None = Field(default=None, description="Check the model this agent resolves to")
+
+
+class ModelCheckOutput(BaseModel):
+    ok: bool
+    echo: str = Field(max_length=80)
+    model_note: str = Field(default="", max_length=160)
+
+
+MODEL_CHECK = AgentSpec("model_check", "platform/model_check.md", ModelCheckOutput, tier="low",
+                        description="Connectivity check used by `colloquy models --check` and the tests")
+
+
+@activity.defn(name="model_check")
+async def model_check(inp: ModelCheckInput) -> AgentResult[ModelCheckOutput]:
+    """One structured call with the model `inp.agent` resolves to (default: model_check's own)."""
+    agent = inp.agent or MODEL_CHECK.name
+    messages = render_prompt(MODEL_CHECK.prompt, {"word": inp.word})
+    output, usage = await gateway.complete(agent, messages, ModelCheckOutput, offline_context={"word": inp.word})
+    return AgentResult[ModelCheckOutput](output=output, usage=usage)  # type: ignore[arg-type]
+
+
+def _offline_model_check(request: offline.OfflineRequest) -> dict[str, object]:
+    return {"ok": True, "echo": str(request.context.get("word", "")), "model_note": "offline test double"}
+
+
+offline.register_responder("model_check", _offline_model_check)

@@ -1,0 +1,6 @@
+"""writing pipeline activities."""
+
+from typing import Any
+
+LLM_ACTIVITIES: list[Any] = []
+ACTIVITIES: list[Any] = []

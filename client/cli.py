@@ -1,0 +1,149 @@
+"""The `colloquy` command line. Every subcommand has --help."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import core.settings  # noqa: F401  (offline litellm price map; must precede any litellm import)
+import typer
+
+from client import discuss, history, interview, notes, write
+from client.common import (
+    AddressOpt,
+    NamespaceOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+    console,
+    err_console,
+    run,
+    settings,
+)
+
+app = typer.Typer(
+    help="Colloquy: LLM multi-agent pipelines (interview, notes/query, writing, discussion) as Temporal workflows.",
+    no_args_is_help=True, pretty_exceptions_enable=False,
+)
+server_app = typer.Typer(help="The embedded Temporal dev server (SQLite under .data/, Web UI on :8233).",
+                         no_args_is_help=True)
+app.add_typer(server_app, name="server")
+app.add_typer(interview.app, name="interview")
+app.add_typer(notes.app, name="notes")
+app.add_typer(write.app, name="write")
+app.add_typer(discuss.app, name="discuss")
+app.add_typer(history.app, name="history")
+
+
+@server_app.command("start")
+def server_start(port: int = typer.Option(7233, help="gRPC port."),
+                 ui_port: int = typer.Option(8233, help="Web UI port."),
+                 timeout: float = typer.Option(30.0, help="Seconds to wait for health.")) -> None:
+    """Start the embedded server (reuses one that is already running), register search attributes."""
+    from core.server import DevServer
+
+    status = DevServer(port=port, ui_port=ui_port).start(timeout=timeout)
+    verb = "reused" if status.reused else "started"
+    console.print(f"Temporal server {verb}: {status.describe()}")
+
+
+@server_app.command("stop")
+def server_stop(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+    """Stop the embedded server started by `colloquy server start` (by pid file). State is kept."""
+    from core.server import DevServer
+
+    stopped = DevServer(port=port).stop()
+    console.print("Temporal server stopped." if stopped else "No embedded Temporal server was running.")
+
+
+@server_app.command("status")
+def server_status(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+    """Say whether the embedded server runs and is healthy. Exit code 1 when it is not running."""
+    from core.server import DevServer
+
+    status = DevServer(port=port).status()
+    console.print(f"Temporal server: {status.describe()}")
+    raise typer.Exit(0 if status.running else 1)
+
+
+@app.command("worker")
+def worker(
+    role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
+                                   "activities use <queue>-llm."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown)."""
+    if role not in ("all", "workflows", "llm"):
+        err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
+        raise typer.Exit(2)
+    from core.temporal import connect
+    from workers.main import build_workers, run_workers
+
+    async def _run() -> None:
+        client = await connect(settings(address, namespace, tls, tls_cert, tls_key))
+        workers = build_workers(client, task_queue, role)  # type: ignore[arg-type]
+        queues = ", ".join(w.task_queue for w in workers)
+        console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}")
+        await run_workers(workers)
+
+    run(_run())
+
+
+@app.command("models")
+def models(vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview).")) -> None:
+    """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier)."""
+    from rich.table import Table
+
+    from activities.llm.config import AGENT_REGISTRY, current_config, resolve_model
+    from activities.llm.gpu import choose_tier, read_gpus
+    from workers import registry
+
+    registry.llm_activities()  # imports every agent module, which registers its defaults
+    cfg = current_config()
+    reading = read_gpus()
+    vram = reading.best_vram_gb if vram_gb is None else vram_gb
+    gpu_line = (", ".join(f"{g.name} {g.vram_total_gb} GB" for g in reading.gpus) or f"none ({reading.error})")
+    console.print(f"Profile: [bold]{cfg.profile}[/bold]  default provider: {cfg.default_provider}  "
+                  f"fallback: {cfg.fallback_provider or '-'}")
+    console.print(f"GPU: {gpu_line}; local tier: {choose_tier(vram).name}")
+    console.print(f"Config sources: {'; '.join(cfg.source)}")
+    if cfg.profile == "offline":
+        console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
+    table = Table("agent", "tier", "model (litellm id)", "fallback", "why")
+    for name in sorted(AGENT_REGISTRY):
+        res = resolve_model(name, cfg, vram_gb=vram_gb)
+        fb = resolve_model(name, cfg, use_fallback=True, vram_gb=vram_gb)
+        assert res is not None
+        table.add_row(name, res.tier, res.litellm_model, fb.litellm_model if fb else "-", res.reason)
+    console.print(table)
+
+
+@app.command("demo")
+def demo(
+    keep_running: bool = typer.Option(False, help="Leave the server up afterwards (for the Web UI)."),
+) -> None:
+    """The main job: start the embedded server + workers, run a sample pipeline end to end, print the result."""
+    from client.demo import run_demo
+
+    code = run_demo(keep_server=keep_running)
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    from core.logging import configure_logging
+
+    configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "WARNING"))
+    code = 0
+    try:
+        app()
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # see notes: avoid the SDK's occasional abort at interpreter exit
+
+
+if __name__ == "__main__":
+    main()

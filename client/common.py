@@ -1,0 +1,37 @@
+"""Shared CLI plumbing: Temporal options, async runner, console."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from core.settings import TemporalSettings
+
+console = Console()
+err_console = Console(stderr=True)
+T = TypeVar("T")
+
+AddressOpt = typer.Option(None, "--address", envvar="TEMPORAL_ADDRESS",
+                          help="Temporal frontend host:port (default 127.0.0.1:7233, the embedded server).")
+NamespaceOpt = typer.Option(None, "--namespace", envvar="TEMPORAL_NAMESPACE", help="Temporal namespace.")
+TlsOpt = typer.Option(False, "--tls", envvar="TEMPORAL_TLS", help="Use TLS (Temporal Cloud / secured clusters).")
+TlsCertOpt = typer.Option(None, "--tls-cert", envvar="TEMPORAL_TLS_CERT", help="Client certificate (mTLS).")
+TlsKeyOpt = typer.Option(None, "--tls-key", envvar="TEMPORAL_TLS_KEY", help="Client private key (mTLS).")
+
+
+def settings(address: str | None = None, namespace: str | None = None, tls: bool = False,
+             tls_cert: str | None = None, tls_key: str | None = None) -> TemporalSettings:
+    return TemporalSettings.from_env(address=address, namespace=namespace, tls=tls or None, tls_cert=tls_cert,
+                                     tls_key=tls_key)
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(coro)
+    except ConnectionError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None

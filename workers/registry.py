@@ -1,0 +1,50 @@
+"""Every workflow and activity Colloquy registers. Each pipeline contributes one line per list.
+
+LLM activities (agents) and the rest (storage, artifacts, history) are kept apart so that a worker can run
+only one kind (`colloquy worker --role llm|workflows`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from activities.artifacts import ACTIVITIES as ARTIFACT_ACTIVITIES
+
+
+def workflows() -> list[type]:
+    from workflows.model_check import ModelCheckWorkflow
+
+    found: list[type] = [ModelCheckWorkflow]
+    for module in _pipeline_modules("workflows"):
+        found.extend(getattr(module, "WORKFLOWS", []))
+    return found
+
+
+def llm_activities() -> list[Any]:
+    from activities.model_check import model_check
+
+    found: list[Any] = [model_check]
+    for module in _pipeline_modules("activities"):
+        found.extend(getattr(module, "LLM_ACTIVITIES", []))
+    return found
+
+
+def other_activities() -> list[Any]:
+    found: list[Any] = list(ARTIFACT_ACTIVITIES)
+    for module in _pipeline_modules("activities"):
+        found.extend(getattr(module, "ACTIVITIES", []))
+    return found
+
+
+# One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
+# (agent activities) and ACTIVITIES (everything else).
+PIPELINES = ["interview", "query", "writing", "discussion"]
+
+
+def _pipeline_modules(package: str) -> list[Any]:
+    import importlib
+
+    modules = []
+    for name in PIPELINES:
+        modules.append(importlib.import_module(f"{package}.{name}"))
+    return modules

@@ -1,0 +1,3 @@
+"""discussion pipeline workflows (to be built)."""
+
+WORKFLOWS: list[type] = []

@@ -1,0 +1,3 @@
+"""interview pipeline workflows (to be built)."""
+
+WORKFLOWS: list[type] = []

@@ -1,0 +1,3 @@
+"""query pipeline workflows (to be built)."""
+
+WORKFLOWS: list[type] = []

@@ -1,0 +1,3 @@
+"""writing pipeline workflows (to be built)."""
+
+WORKFLOWS: list[type] = []
