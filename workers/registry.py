@@ -38,7 +38,7 @@ def other_activities() -> list[Any]:
 
 # One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
 # (agent activities) and ACTIVITIES (everything else).
-PIPELINES = ["interview", "query", "writing", "discussion"]
+PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion"]
 
 
 def _pipeline_modules(package: str) -> list[Any]:

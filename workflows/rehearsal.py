@@ -1,0 +1,3 @@
+"""rehearsal workflows (simulated interviewee)."""
+
+WORKFLOWS: list[type] = []
