@@ -1,0 +1,477 @@
+"""Interview pipeline payloads: the public, durable contract of `InterviewWorkflow`.
+
+Clients (CLI, rehearsal, voice front ends, the Temporal CLI) use these names. Keep them stable: add optional
+fields with defaults, never rename or remove. Seeds: 000 (agents, data structures) and 003 (engine contract).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from models.common import ArtifactRef, UsageTotals
+
+# ------------------------------------------------------------------------------------------- public names
+WORKFLOW_TYPE = "InterviewWorkflow"
+TASK_QUEUE = "colloquy"
+SIGNAL_TRANSCRIPT_ENTRY = "transcript_entry"      # high-rate stream; bad entries are logged as ENTRY_REJECTED
+UPDATE_SUBMIT_ENTRY = "submit_entry"              # validated; returns SubmitEntryResult or a clear error
+SIGNAL_SESSION_CONTROL = "session_control"        # pause|resume|disconnect|reconnect|candidate_done|end
+UPDATE_SESSION_CONTROL = "control_session"        # same payload, validated, returns SessionState
+UPDATE_ASSISTANT_QUERY = "assistant_query"        # 003 §8 assistant channel: AssistantQuery -> AssistantAnswer
+QUERY_SESSION_STATE = "session_state"             # -> SessionState (003 §9 UI contract)
+QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) -> EventLogPage
+QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
+QUERY_NOTES = "notes"                             # -> NotesState
+QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
+
+DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
+DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
+MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
+
+Mode = Literal["adaptive", "structured"]
+Style = Literal["standard", "punchy", "reflective"]
+Phase = Literal["opening", "deep_dive", "wrap_up"]
+Status = Literal["NOT_STARTED", "PLANNING", "IN_PROGRESS", "PAUSED", "FINALIZING", "COMPLETED", "TERMINATED"]
+SectionSubstate = Literal["SECTION_INTRO", "SECTION_QUESTION_ACTIVE", "SECTION_FOLLOWUP_ACTIVE", "SECTION_WRAPUP",
+                          "SECTION_ENDED", "SECTION_PENDING"]
+Actor = Literal["system", "interviewer_ai", "assistant_ai", "candidate", "interviewer", "client"]
+ControlAction = Literal["pause", "resume", "disconnect", "reconnect", "candidate_done", "end"]
+CONTROL_ACTIONS: tuple[str, ...] = ("pause", "resume", "disconnect", "reconnect", "candidate_done", "end")
+SPEAKERS: tuple[str, ...] = ("interviewer", "interviewee")
+# Accepted spellings of the two speakers (000 says "expert", 003 says "candidate").
+SPEAKER_ALIASES: dict[str, str] = {"interviewer": "interviewer", "host": "interviewer",
+                                   "interviewee": "interviewee", "expert": "interviewee",
+                                   "candidate": "interviewee", "guest": "interviewee"}
+ENTRY_KINDS: tuple[str, ...] = ("message", "code")
+
+# 003 §3.2 event types (plus a few of ours, documented in docs/interview.md).
+EVENT_TYPES: tuple[str, ...] = (
+    "INTERVIEW_CREATED", "INTERVIEW_STARTED", "SECTION_STARTED", "PROMPT_PRESENTED", "CANDIDATE_MESSAGE",
+    "FOLLOWUP_PRESENTED", "CANDIDATE_CODE_SUBMISSION", "ASSISTANT_QUERY", "ASSISTANT_RESPONSE",
+    "SECTION_TIME_WARNING", "SECTION_ENDED", "INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED",
+    # ours
+    "PLAN_READY", "INTERVIEWER_MESSAGE", "PHASE_CHANGED", "AI_REQUEST", "AI_RESPONSE", "AI_FAILED",
+    "SESSION_PAUSED", "SESSION_RESUMED", "CANDIDATE_DONE_REQUESTED", "ENTRY_REJECTED", "CONTROL_REJECTED",
+    "CLOSING_DETECTED", "COVERAGE_UPDATED", "CONTINUED_AS_NEW", "ARTIFACT_SAVED",
+)
+
+
+def slugify(text: str, limit: int = 40) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return (slug[:limit].rstrip("-") or "session")
+
+
+def workflow_id_for(topic: str, short_id: str) -> str:
+    """The default, meaningful workflow id: `interview-<slug of topic>-<short id>`."""
+    return f"interview-{slugify(topic)}-{short_id}"
+
+
+# ------------------------------------------------------------------------------------------- plan (000)
+class QuestionSnapshot(BaseModel):
+    id: str
+    text: str
+    role: Literal["backbone", "followup"] = "backbone"
+    priority: int = Field(default=2, ge=1, le=3, description="1 = must-hit, 2 = important, 3 = nice-to-have")
+    notes_for_interviewer: str = ""
+
+
+class DimensionSpec(BaseModel):
+    """003 §6.2: a required dimension of a section (structured mode)."""
+
+    name: str
+    priority: int = Field(default=1, ge=1, le=3, description="1 = highest; ties keep schema order")
+    keywords: list[str] = Field(default_factory=list, description="Words whose mention counts as covering it")
+
+
+class SectionSnapshot(BaseModel):
+    id: str
+    title: str
+    importance: Literal["high", "medium", "low"] = "medium"
+    goal: str = ""
+    duration_seconds: int | None = Field(default=None, description="None: a share of the interview by importance")
+    questions: list[QuestionSnapshot] = Field(default_factory=list)
+    # structured mode (003 §6)
+    primary_prompt: str | None = None
+    required_dimensions: list[DimensionSpec] = Field(default_factory=list)
+    followup_pool: dict[str, list[str]] = Field(default_factory=dict, description="dimension -> questions")
+    followup_cap: int = 2
+    allowed_actions: list[str] = Field(default_factory=lambda: ["chat", "submit", "ask_assistant"])
+
+
+class PlanSnapshot(BaseModel):
+    topic: str
+    research_goal: str
+    angle: str
+    sections: list[SectionSnapshot]
+    schema_version: str = "1"
+    is_follow_up: bool = False
+    previous_session_id: str | None = None
+    follow_up_context: str = ""
+
+
+# ------------------------------------------------------------------------------------------ input
+class InterviewInput(BaseModel):
+    """The one typed input of InterviewWorkflow."""
+
+    topic: str = Field(min_length=1, max_length=500)
+    context: str = Field(default="", max_length=20000)
+    duration_seconds: int = Field(default=DEFAULT_DURATION_SECONDS, ge=30, le=24 * 3600)
+    mode: Mode = "adaptive"
+    style: Style = "standard"
+    sections: list[SectionSnapshot] | None = Field(default=None, description="Explicit sections/schema: no planner")
+    plan: PlanSnapshot | None = Field(default=None, description="A full plan: no planner call")
+    previous_session_id: str | None = Field(default=None, description="Follow-up of this earlier interview")
+    follow_up_topic: str | None = None
+    cycle_seconds: float = Field(default=10.0, gt=0, description="Live update cycle cadence")
+    interviewee_name: str = "the interviewee"
+    candidate_id: str | None = None
+    write_essay: bool = True
+    late_grace_seconds: float = 15.0
+    warning_thresholds_seconds: list[int] = Field(default_factory=lambda: [120, 30])
+    min_content_words: int = Field(default=15, description="Minimum words before 'candidate done' is honoured")
+    max_entry_chars: int = MAX_ENTRY_CHARS
+    continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
+    essay_on_termination: bool = False
+    carried: CarriedState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+
+
+# ------------------------------------------------------------------------------------- live entries
+class TranscriptEntry(BaseModel):
+    """One utterance (or code submission). Clients fill entry_id/speaker/text/kind/client_timestamp; the engine
+    fills the rest (seq, received_at, section_id, late)."""
+
+    entry_id: str = Field(description="Client-chosen unique id; a repeated id is ignored (idempotency)")
+    speaker: str = Field(description="interviewer | interviewee (aliases: expert, candidate)")
+    text: str
+    kind: str = Field(default="message", description="message | code")
+    client_timestamp: datetime | None = None
+    seq: int = 0
+    received_at: datetime | None = None
+    elapsed_seconds: float | None = None
+    section_id: str | None = None
+    late: bool = False
+    session_id: str | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
+
+
+class SubmitEntryResult(BaseModel):
+    entry: TranscriptEntry
+    duplicate: bool = False
+    status: str
+    phase: str
+    section_id: str | None = None
+    next_question: str | None = None
+    interviewer_instructions: str = ""
+
+
+class SessionControl(BaseModel):
+    action: str = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
+    reason: str | None = None
+    client_timestamp: datetime | None = None
+
+
+class AssistantQuery(BaseModel):
+    query_id: str
+    text: str
+
+
+class AssistantAnswer(BaseModel):
+    query_id: str
+    text: str
+    flagged: bool = False
+    flag_reason: str | None = None
+    duplicate: bool = False
+
+
+class TranscriptView(BaseModel):
+    entries: list[TranscriptEntry]
+    total_entries: int
+    archived: list[ArtifactRef] = Field(default_factory=list, description="Older entries (continue-as-new)")
+
+
+# -------------------------------------------------------------------------------------------- notes
+class KeyIdea(BaseModel):
+    title: str
+    description: str = ""
+
+
+class Story(BaseModel):
+    title: str
+    summary: str = ""
+    impact: str = ""
+
+
+class Claim(BaseModel):
+    text: str
+    confidence: Literal["low", "medium", "high"] = "medium"
+
+
+class Gap(BaseModel):
+    description: str
+    suggested_followup: str = ""
+
+
+class Contradiction(BaseModel):
+    description: str
+    first_quote: str = ""
+    second_quote: str = ""
+    suggested_clarification_question: str = ""
+
+
+class SectionCoverage(BaseModel):
+    id: str
+    section_title: str = ""
+    coverage_quality: Literal["none", "shallow", "adequate", "deep"] = "none"
+    key_points_covered: list[str] = Field(default_factory=list)
+    missing_aspects: list[str] = Field(default_factory=list)
+    suggested_followup: str | None = None
+
+
+class QuotableLine(BaseModel):
+    text: str
+    speaker: str = "expert"
+    potential_use: Literal["hook", "section_header", "pull_quote", "conclusion", "tweet"] = "pull_quote"
+    topic: str = ""
+    strength: Literal["good", "great", "exceptional"] = "good"
+
+
+class NotesState(BaseModel):
+    key_ideas: list[KeyIdea] = Field(default_factory=list)
+    stories: list[Story] = Field(default_factory=list)
+    claims: list[Claim] = Field(default_factory=list)
+    gaps: list[Gap] = Field(default_factory=list)
+    contradictions: list[Contradiction] = Field(default_factory=list)
+    section_coverage: list[SectionCoverage] = Field(default_factory=list)
+    quotable_lines: list[QuotableLine] = Field(default_factory=list)
+    possible_titles: list[str] = Field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------------- research / decision
+class ResearchItem(BaseModel):
+    topic: str
+    kind: str = "definition"
+    summary: str
+    how_to_use_in_question: str = ""
+    priority: int = Field(default=2, ge=1, le=3)
+
+
+class ResearchOutput(BaseModel):
+    topics_considered: list[str] = Field(default_factory=list)
+    items: list[ResearchItem] = Field(default_factory=list)
+
+
+class NextQuestion(BaseModel):
+    text: str
+    target_section_id: str = ""
+    source: Literal["plan", "gap", "contradiction", "research", "followup_pool", "system"] = "plan"
+    source_question_id: str | None = None
+    expected_answer_seconds: int = 60
+
+
+class DimensionAssessment(BaseModel):
+    dimension: str
+    status: Literal["not_covered", "partially_covered", "covered"]
+
+
+class OrchestratorDecision(BaseModel):
+    phase: Phase
+    next_question: NextQuestion
+    interviewer_brief: str = ""
+    coverage: list[DimensionAssessment] = Field(default_factory=list, description="Structured mode: 003 §6.2")
+
+
+class DecisionRecord(BaseModel):
+    """The decision in force, with how it was reached (for the UI and the audit trail)."""
+
+    decision: OrchestratorDecision
+    decided_at: datetime
+    method: Literal["orchestrator", "fallback", "engine", "reused"] = "orchestrator"
+    marked_question_id: str | None = None
+    match_method: Literal["direct_id", "jaccard", "none"] = "none"
+
+
+# ---------------------------------------------------------------------------------------- post-session
+class QuoteItem(BaseModel):
+    text: str = Field(description="Exact words from the transcript")
+    context: str = ""
+
+
+class AnalysisSummary(BaseModel):
+    research_goal: str = ""
+    main_claims: list[str] = Field(default_factory=list)
+    themes: list[str] = Field(default_factory=list)
+    tensions: list[str] = Field(default_factory=list)
+    quotes: list[QuoteItem] = Field(default_factory=list)
+    suggested_title: str = ""
+
+
+class FollowUpTopic(BaseModel):
+    title: str
+    description: str = ""
+    suggested_questions: list[str] = Field(default_factory=list)
+
+
+class FollowUpAnalysis(BaseModel):
+    summary: str
+    suggested_topics: list[FollowUpTopic] = Field(default_factory=list)
+    unexplored_gaps: list[str] = Field(default_factory=list)
+    strengthen_areas: list[str] = Field(default_factory=list)
+
+
+class SectionSummary(BaseModel):
+    """003 §7: the bounded context summary of one section (no facts absent from the transcript)."""
+
+    section_id: str
+    key_points: list[str] = Field(default_factory=list)
+    quotes: list[str] = Field(default_factory=list, description="Exact interviewee words")
+    open_threads: list[str] = Field(default_factory=list)
+
+
+class SectionArtifact(BaseModel):
+    section_id: str
+    title: str
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    exit_reason: str | None = None
+    entry_ids: list[str] = Field(default_factory=list)
+    coverage_flags: dict[str, str] = Field(default_factory=dict)
+    followups_asked: list[str] = Field(default_factory=list)
+    summary: SectionSummary | None = None
+
+
+# --------------------------------------------------------------------------------------------- events / UI
+class InterviewEvent(BaseModel):
+    event_id: int
+    timestamp: datetime = Field(description="Workflow time (server-authoritative)")
+    actor: str
+    type: str
+    section_id: str | None = None
+    payload: dict[str, Any] = Field(default_factory=dict)
+
+
+class EventLogPage(BaseModel):
+    events: list[InterviewEvent]
+    last_event_id: int
+    first_event_id_in_memory: int = 1
+    archived: list[ArtifactRef] = Field(default_factory=list,
+                                        description="Older events (JSON lines) moved out by continue-as-new")
+
+
+class SectionStatus(BaseModel):
+    id: str
+    title: str
+    goal: str = ""
+    substate: str = "SECTION_PENDING"
+    deadline: datetime | None = None
+    seconds_remaining: float | None = None
+    followup_budget_remaining: int | None = None
+    asked: int = 0
+    total_questions: int = 0
+    importance: str = "medium"
+
+
+class SessionState(BaseModel):
+    """003 §9: everything a UI renders, at any moment."""
+
+    workflow_id: str
+    topic: str
+    mode: str
+    status: str
+    phase: str
+    current_section: SectionStatus | None = None
+    section_goal_text: str = ""
+    seconds_remaining_in_section: float | None = None
+    seconds_remaining_overall: float | None = None
+    elapsed_seconds: float = 0.0
+    duration_seconds: int
+    upcoming_sections: list[str] = Field(default_factory=list)
+    allowed_actions: list[str] = Field(default_factory=list)
+    next_question: str | None = None
+    interviewer_instructions: str = ""
+    coverage_summary: list[str] = Field(default_factory=list)
+    coverage_flags: dict[str, str] = Field(default_factory=dict)
+    waiting_for: str = ""
+    entries: int = 0
+    last_event_id: int = 0
+    exit_reason: str | None = None
+    paused_since: datetime | None = None
+    previous_session_id: str | None = None
+    minimum_content_prompted: bool = False
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+class InterviewResult(BaseModel):
+    workflow_id: str
+    status: Literal["COMPLETED", "TERMINATED"]
+    exit_reason: str
+    title: str = ""
+    essay: ArtifactRef | None = None
+    analysis: ArtifactRef | None = None
+    notes: ArtifactRef | None = None
+    transcript: ArtifactRef | None = None
+    event_log: ArtifactRef | None = None
+    evaluation_bundle: ArtifactRef | None = None
+    replay_bundle: ArtifactRef | None = None
+    section_summaries: ArtifactRef | None = None
+    follow_up: FollowUpAnalysis | None = None
+    activity_log: ArtifactRef | None = None
+    entries: int = 0
+    previous_session_id: str | None = None
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    error: str | None = None
+
+
+# ----------------------------------------------------------------------------------- carried (CAN)
+class SectionRuntime(BaseModel):
+    """Engine bookkeeping per section (carried across continue-as-new)."""
+
+    id: str
+    started_at: datetime | None = None
+    deadline: datetime | None = None
+    ended_at: datetime | None = None
+    exit_reason: str | None = None
+    substate: str = "SECTION_PENDING"
+    warnings_sent: list[int] = Field(default_factory=list)
+    followup_budget: int = 0
+    followups_asked: list[str] = Field(default_factory=list)
+    coverage_flags: dict[str, str] = Field(default_factory=dict)
+    candidate_words: int = 0
+    entry_ids: list[str] = Field(default_factory=list)
+    min_content_prompted: bool = False
+    awaiting_answer: bool = False
+    summary: SectionSummary | None = None
+
+
+class CarriedState(BaseModel):
+    plan: PlanSnapshot
+    started_at: datetime
+    ends_at: datetime
+    status: str
+    phase: str
+    sections: list[SectionRuntime]
+    current_index: int
+    notes: NotesState
+    research: list[ResearchItem]
+    researched_at: dict[str, datetime]
+    asked_question_ids: list[str]
+    decision: DecisionRecord | None
+    event_seq: int
+    events_tail: list[InterviewEvent]
+    event_segments: list[ArtifactRef]
+    transcript_tail: list[TranscriptEntry]
+    transcript_segments: list[ArtifactRef]
+    transcript_count: int
+    seen_entry_ids: list[str]
+    assistant_answers: dict[str, AssistantAnswer] = Field(default_factory=dict)
+    processed_seq: int = 0
+    paused_since: datetime | None = None
+    usage: UsageTotals
+    previous_transcript: list[TranscriptEntry] = Field(default_factory=list)
+    activity_log: list[str] = Field(default_factory=list)
+    continued: int = 0
+
+
+InterviewInput.model_rebuild()
