@@ -1,0 +1,116 @@
+"""Transcript entries: validation with clear messages, speakers, closing detection, merging, formatting."""
+
+from __future__ import annotations
+
+from models.interview import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES, TranscriptEntry
+
+from .similarity import words
+
+# 000 closing detection: an interviewer remark containing one of these ends the interview at once.
+CLOSING_PHRASES = (
+    "thank you so much for",
+    "this has been a wonderful",
+    "really appreciate you taking the time",
+    "what a fascinating conversation",
+    "thank you for sharing",
+)
+MAX_ENTRY_ID_CHARS = 200
+
+
+class EntryError(ValueError):
+    """A rejected entry or control; the message says what is wrong and what is accepted."""
+
+
+def normalize_speaker(speaker: str) -> str | None:
+    return SPEAKER_ALIASES.get((speaker or "").strip().lower())
+
+
+def validate_entry(entry: TranscriptEntry, max_chars: int) -> TranscriptEntry:
+    """Return the entry with its speaker normalised, or raise EntryError with a clear message."""
+    if not entry.entry_id or not entry.entry_id.strip():
+        raise EntryError("entry_id is required (a client-chosen unique id, e.g. a UUID)")
+    if len(entry.entry_id) > MAX_ENTRY_ID_CHARS:
+        raise EntryError(f"entry_id is {len(entry.entry_id)} characters; the limit is {MAX_ENTRY_ID_CHARS}")
+    speaker = normalize_speaker(entry.speaker)
+    if speaker is None:
+        raise EntryError(f"unknown speaker {entry.speaker!r}: use 'interviewer' or 'interviewee' "
+                         f"(also accepted: {', '.join(sorted(k for k in SPEAKER_ALIASES if k not in ('interviewer', 'interviewee')))})")
+    if entry.kind not in ENTRY_KINDS:
+        raise EntryError(f"unknown entry kind {entry.kind!r}: use one of {', '.join(ENTRY_KINDS)}")
+    if not entry.text or not entry.text.strip():
+        raise EntryError(f"entry {entry.entry_id!r} has empty text: nothing to record")
+    if len(entry.text) > max_chars:
+        raise EntryError(f"entry {entry.entry_id!r} is {len(entry.text)} characters; the limit is {max_chars} "
+                         f"— split it into several entries")
+    return entry.model_copy(update={"speaker": speaker})
+
+
+def validate_action(action: str) -> str:
+    normalized = (action or "").strip().lower()
+    if normalized not in CONTROL_ACTIONS:
+        raise EntryError(f"unknown session control action {action!r}: use one of {', '.join(CONTROL_ACTIONS)}")
+    return normalized
+
+
+def is_closing_remark(text: str) -> bool:
+    lower = text.lower()
+    return any(phrase in lower for phrase in CLOSING_PHRASES)
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def speaker_label(speaker: str) -> str:
+    return "Interviewer" if speaker == "interviewer" else "Interviewee"
+
+
+def format_transcript(entries: list[TranscriptEntry]) -> str:
+    """'Speaker: text' lines (code entries fenced) — what the agents read."""
+    lines = []
+    for e in entries:
+        if e.kind == "code":
+            lines.append(f"{speaker_label(e.speaker)} (code):\n```\n{e.text}\n```")
+        else:
+            lines.append(f"{speaker_label(e.speaker)}: {e.text}")
+    return "\n".join(lines)
+
+
+def merge_transcripts(previous: list[TranscriptEntry], current: list[TranscriptEntry]) -> list[TranscriptEntry]:
+    """000 follow-ups: original first, then the follow-up, each in its own order; an entry id seen twice is
+    kept once (the first)."""
+    seen: set[str] = set()
+    out = []
+    for e in list(previous) + list(current):
+        key = f"{e.session_id or ''}/{e.entry_id}"
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(e)
+    return out
+
+
+def interviewee_text(entries: list[TranscriptEntry]) -> str:
+    return "\n".join(e.text for e in entries if e.speaker == "interviewee")
+
+
+def quote_in_transcript(quote: str, entries: list[TranscriptEntry]) -> bool:
+    """Exact-quote check (whitespace-insensitive) used to keep only real quotes."""
+    needle = " ".join(quote.strip().strip('"“”').split()).lower()
+    return bool(needle) and any(needle in " ".join(e.text.split()).lower() for e in entries)
+
+
+def dedupe_quotes(quotes: list[str], threshold: float = 0.8) -> list[str]:
+    from .similarity import is_duplicate
+
+    out: list[str] = []
+    for q in quotes:
+        if q.strip() and not is_duplicate(q, out, threshold):
+            out.append(q)
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    import re
+
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(words(s)) >= 4]
