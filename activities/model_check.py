@@ -28,9 +28,11 @@ MODEL_CHECK = AgentSpec("model_check", "platform/model_check.md", ModelCheckOutp
 @activity.defn(name="model_check")
 async def model_check(inp: ModelCheckInput) -> AgentResult[ModelCheckOutput]:
     """One structured call with the model `inp.agent` resolves to (default: model_check's own)."""
-    agent = inp.agent or MODEL_CHECK.name
     messages = render_prompt(MODEL_CHECK.prompt, {"word": inp.word})
-    output, usage = await gateway.complete(agent, messages, ModelCheckOutput, offline_context={"word": inp.word})
+    # Labelled (and answered offline) as model_check; the model is the one `inp.agent` resolves to.
+    output, usage = await gateway.complete(MODEL_CHECK.name, messages, ModelCheckOutput,
+                                           offline_context={"word": inp.word, "checked_agent": inp.agent},
+                                           model_of=inp.agent or MODEL_CHECK.name)
     return AgentResult[ModelCheckOutput](output=output, usage=usage)  # type: ignore[arg-type]
 
 

@@ -6,12 +6,16 @@ import os
 import sys
 
 import core.settings  # noqa: F401  (offline litellm price map; must precede any litellm import)
+
+# isort: split
 import typer
 
 from client import discuss, history, interview, notes, write
 from client.common import (
     AddressOpt,
+    ApiKeyEnvOpt,
     NamespaceOpt,
+    TlsCaOpt,
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
@@ -71,37 +75,61 @@ def worker(
     role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
+    max_concurrent_activities: int = typer.Option(100, envvar="COLLOQUY_MAX_CONCURRENT_ACTIVITIES",
+                                                  help="Activity slots per worker (LLM calls in flight)."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown)."""
+    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s)."""
     if role not in ("all", "workflows", "llm"):
         err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
         raise typer.Exit(2)
     from core.temporal import connect
     from workers.main import build_workers, run_workers
 
-    async def _run() -> None:
-        client = await connect(settings(address, namespace, tls, tls_cert, tls_key))
-        workers = build_workers(client, task_queue, role)  # type: ignore[arg-type]
+    async def _run() -> bool:
+        client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        workers = build_workers(client, task_queue, role, max_concurrent_activities)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
-        console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}")
-        await run_workers(workers)
+        console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
+                      f" namespace {client.namespace}", highlight=False)
+        return await run_workers(workers)
 
-    run(_run())
+    stopped_on_request = run(_run())
+    console.print("Colloquy worker stopped." if stopped_on_request else "[red]Colloquy worker exited.[/red]")
+    raise typer.Exit(0 if stopped_on_request else 1)
 
 
 @app.command("models")
-def models(vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview).")) -> None:
-    """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier)."""
+def models(
+    vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview)."),
+    check: bool = typer.Option(False, "--check", help="Also call every agent's model once: starts "
+                               "ModelCheckWorkflow on a running worker (`colloquy worker`) and prints the result."),
+    agent: list[str] = typer.Option([], "--agent", help="With --check: only these agents (repeatable)."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
+                                   "base task queue."),
+    timeout: float = typer.Option(300.0, help="With --check: seconds to wait for the workflow."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
+) -> None:
+    """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier).
+
+    The table is computed in this process from the same config the workers read (COLLOQUY_* env,
+    colloquy.yaml); with --check the workers' own configuration answers."""
     from rich.table import Table
 
-    from activities.llm.config import AGENT_REGISTRY, current_config, resolve_model
+    from activities.llm.config import AGENT_REGISTRY, ConfigError, current_config, resolve_model
     from activities.llm.gpu import choose_tier, read_gpus
     from workers import registry
 
     registry.llm_activities()  # imports every agent module, which registers its defaults
-    cfg = current_config()
+    try:
+        cfg = current_config()
+    except ConfigError as exc:
+        err_console.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from None
     reading = read_gpus()
     vram = reading.best_vram_gb if vram_gb is None else vram_gb
     gpu_line = (", ".join(f"{g.name} {g.vram_total_gb} GB" for g in reading.gpus) or f"none ({reading.error})")
@@ -112,12 +140,70 @@ def models(vram_gb: float | None = typer.Option(None, help="Pretend this much GP
     if cfg.profile == "offline":
         console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
     table = Table("agent", "tier", "model (litellm id)", "fallback", "why")
-    for name in sorted(AGENT_REGISTRY):
-        res = resolve_model(name, cfg, vram_gb=vram_gb)
-        fb = resolve_model(name, cfg, use_fallback=True, vram_gb=vram_gb)
-        assert res is not None
-        table.add_row(name, res.tier, res.litellm_model, fb.litellm_model if fb else "-", res.reason)
+    try:
+        for name in sorted(AGENT_REGISTRY):
+            res = resolve_model(name, cfg, vram_gb=vram_gb)
+            fb = resolve_model(name, cfg, use_fallback=True, vram_gb=vram_gb)
+            assert res is not None
+            table.add_row(name, res.tier, res.litellm_model, fb.litellm_model if fb else "-", res.reason)
+    except ConfigError as exc:
+        err_console.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from None
     console.print(table)
+    if not check:
+        return
+    unknown = sorted(set(agent) - set(AGENT_REGISTRY))
+    if unknown:
+        err_console.print(f"[red]error:[/red] unknown agent(s) {', '.join(unknown)}: known are "
+                          f"{', '.join(sorted(AGENT_REGISTRY))}")
+        raise typer.Exit(2)
+    agents = list(agent) or sorted(AGENT_REGISTRY)
+    temporal = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+    report = run(_model_check(agents, temporal, task_queue, timeout))
+    if report is None:
+        raise typer.Exit(1)
+    wf_id, result = report
+    rows = Table("agent", "ok", "provider", "model", "tokens in/out", "cost USD", "latency ms", "error")
+    for row in result.rows:
+        u = row.usage
+        rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.provider or "-", row.model or "-",
+                     f"{u.input_tokens}/{u.output_tokens}" if u else "-", f"{u.cost_usd:.6f}" if u else "-",
+                     f"{u.latency_ms:.0f}" if u else "-", (row.error or "")[:200])
+    console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
+    console.print(rows)
+    failed = [r.agent for r in result.rows if not r.ok]
+    console.print(f"{len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
+                  f"${result.totals.cost_usd:.6f}")
+    raise typer.Exit(1 if failed else 0)
+
+
+async def _model_check(agents: list[str], temporal, task_queue: str, timeout: float):  # type: ignore[no-untyped-def]
+    """Start ModelCheckWorkflow for `agents` on the workers' queue and wait for its report."""
+    import uuid
+    from datetime import UTC, datetime, timedelta
+
+    from temporalio.client import WorkflowFailureError
+    from temporalio.service import RPCError
+
+    from core.temporal import connect
+    from models.platform import ModelCheckReport, ModelCheckRequest
+    from workflows.model_check import ModelCheckWorkflow
+
+    client = await connect(temporal)
+    wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
+    try:
+        handle = await client.start_workflow(
+            ModelCheckWorkflow.run, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+            execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
+        result: ModelCheckReport = await handle.result()
+    except WorkflowFailureError as exc:
+        err_console.print(f"[red]model check {wf_id} failed:[/red] {exc.cause or exc}. Is a worker polling "
+                          f"task queue {task_queue!r} (`colloquy worker`)?")
+        return None
+    except RPCError as exc:
+        err_console.print(f"[red]model check {wf_id} could not run:[/red] {exc}")
+        return None
+    return wf_id, result
 
 
 @app.command("demo")

@@ -56,6 +56,7 @@ class TemporalSettings:
             "tls_cert": os.environ.get("TEMPORAL_TLS_CERT"),
             "tls_key": os.environ.get("TEMPORAL_TLS_KEY"),
             "tls_ca": os.environ.get("TEMPORAL_TLS_CA"),
+            "api_key_env": os.environ.get("COLLOQUY_TEMPORAL_API_KEY_ENV", "TEMPORAL_API_KEY"),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]

@@ -1,9 +1,14 @@
-"""Connecting to Temporal: the one place a client is made (pydantic converter + tracing everywhere)."""
+"""Connecting to Temporal: the one place a client is made (pydantic converter + tracing everywhere).
+
+`connect_options(settings)` turns settings (flags / TEMPORAL_* env) into `Client.connect` arguments and fails
+early with a clear message on a bad TLS set-up; `connect(settings)` connects.
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from temporalio.client import Client, TLSConfig
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -11,21 +16,59 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from core.settings import TemporalSettings
 from core.telemetry import tracing_interceptor
 
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+class TemporalConfigError(ValueError):
+    """The Temporal connection settings are unusable (missing/invalid TLS files, half an mTLS pair)."""
+
+
+def _read_pem(path: str, what: str, flag: str) -> bytes:
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise TemporalConfigError(f"{what} file {file} does not exist ({flag})")
+    try:
+        data = file.read_bytes()
+    except OSError as exc:
+        raise TemporalConfigError(f"cannot read {what} file {file}: {exc.strerror} ({flag})") from exc
+    if b"-----BEGIN" not in data:
+        raise TemporalConfigError(f"{what} file {file} is not PEM (no '-----BEGIN' line) ({flag})")
+    return data
+
+
+def connect_options(settings: TemporalSettings) -> dict[str, Any]:
+    """`Client.connect` keyword arguments for these settings (without converter/interceptors).
+
+    TLS is on when asked for (`--tls`), when any certificate is given, or when an API key is set for a
+    non-local address (Temporal Cloud API keys require TLS). The API key is read from the environment
+    variable named by `settings.api_key_env` (TEMPORAL_API_KEY): never from a flag, never into a payload.
+    """
+    if bool(settings.tls_cert) != bool(settings.tls_key):
+        given = "--tls-cert/TEMPORAL_TLS_CERT" if settings.tls_cert else "--tls-key/TEMPORAL_TLS_KEY"
+        raise TemporalConfigError(f"mTLS needs both a client certificate and its private key; only {given} is set")
+    api_key = os.environ.get(settings.api_key_env) or None
+    host = settings.address.rsplit(":", 1)[0]
+    wants_tls = settings.tls or bool(settings.tls_cert or settings.tls_ca) or (
+        api_key is not None and host not in LOCAL_HOSTS)
+    tls: TLSConfig | bool = False
+    if wants_tls:
+        tls = TLSConfig(
+            client_cert=_read_pem(settings.tls_cert, "TLS client certificate", "--tls-cert / TEMPORAL_TLS_CERT")
+            if settings.tls_cert else None,
+            client_private_key=_read_pem(settings.tls_key, "TLS client key", "--tls-key / TEMPORAL_TLS_KEY")
+            if settings.tls_key else None,
+            server_root_ca_cert=_read_pem(settings.tls_ca, "TLS CA certificate", "--tls-ca / TEMPORAL_TLS_CA")
+            if settings.tls_ca else None,
+        )
+    return {"target_host": settings.address, "namespace": settings.namespace, "tls": tls, "api_key": api_key}
+
 
 async def connect(settings: TemporalSettings | None = None) -> Client:
     settings = settings or TemporalSettings.from_env()
-    tls: TLSConfig | bool = False
-    if settings.tls or settings.tls_cert:
-        tls = TLSConfig(
-            client_cert=Path(settings.tls_cert).read_bytes() if settings.tls_cert else None,
-            client_private_key=Path(settings.tls_key).read_bytes() if settings.tls_key else None,
-            server_root_ca_cert=Path(settings.tls_ca).read_bytes() if settings.tls_ca else None,
-        )
-    api_key = os.environ.get(settings.api_key_env) or None
+    options = connect_options(settings)
     try:
         return await Client.connect(
-            settings.address, namespace=settings.namespace, tls=tls, api_key=api_key,
-            data_converter=pydantic_data_converter, interceptors=[tracing_interceptor()],
+            **options, data_converter=pydantic_data_converter, interceptors=[tracing_interceptor()],
         )
     except RuntimeError as exc:
         raise ConnectionError(

@@ -19,6 +19,7 @@ class ModelCheckRow(BaseModel):
     provider: str | None = None
     echo: str | None = None
     error: str | None = None
+    error_type: str | None = Field(default=None, description="ApplicationError type, e.g. LLMAuthError")
     usage: LLMUsage | None = None
 
 

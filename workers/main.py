@@ -11,10 +11,12 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Literal
 
 import structlog
 from temporalio.client import Client
+from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Worker
 
 from workers import registry
@@ -23,29 +25,48 @@ Role = Literal["all", "workflows", "llm"]
 log = structlog.get_logger("colloquy.worker")
 
 
-def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
-                  max_concurrent_activities: int = 100) -> list[Worker]:
-    """The Worker objects for a role (not yet running)."""
+# On SIGTERM, in-flight activities (an LLM call) get this long to finish before they are cancelled.
+GRACEFUL_SHUTDOWN = timedelta(seconds=30)
+
+
+def _interceptors(client: Client) -> list[TracingInterceptor]:
+    """Tracing on every worker, exactly once: a client made by `core.temporal.connect` already carries a
+    TracingInterceptor, which Temporal applies to its workers too (adding another would double every span)."""
     from core.telemetry import tracing_interceptor
 
-    interceptors = [tracing_interceptor()]
+    if any(isinstance(i, TracingInterceptor) for i in client.config().get("interceptors", [])):
+        return []
+    return [tracing_interceptor()]
+
+
+def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
+                  max_concurrent_activities: int = 100,
+                  graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN) -> list[Worker]:
+    """The Worker objects for a role (not yet running)."""
+    if role not in ("all", "workflows", "llm"):
+        raise ValueError(f"unknown worker role {role!r}: use all, workflows or llm")
+    interceptors = _interceptors(client)
     workers: list[Worker] = []
     if role in ("all", "workflows"):
         workers.append(Worker(
             client, task_queue=task_queue, workflows=registry.workflows(),
             activities=registry.other_activities(), interceptors=interceptors,
             max_concurrent_activities=max_concurrent_activities,
+            graceful_shutdown_timeout=graceful_shutdown_timeout,
         ))
     if role in ("all", "llm"):
         workers.append(Worker(
             client, task_queue=f"{task_queue}-llm", activities=registry.llm_activities(),
             interceptors=interceptors, max_concurrent_activities=max_concurrent_activities,
+            graceful_shutdown_timeout=graceful_shutdown_timeout,
         ))
     return workers
 
 
-async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = None) -> None:
-    """Run until `stop` is set (SIGTERM/SIGINT set it), then shut down gracefully."""
+async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = None) -> bool:
+    """Run until `stop` is set (SIGTERM/SIGINT set it), then shut down gracefully.
+
+    Returns True on a requested stop, False when a worker exited by itself (e.g. it lost the server)."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -59,6 +80,8 @@ async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = No
     for task in done:
         if task is not stopper and task.exception():
             log.error("worker.crashed", error=str(task.exception()))
-    log.info("worker.shutdown", reason="signal" if stopper in done else "worker exited")
+    requested = stopper in done
+    log.info("worker.shutdown", reason="signal" if requested else "worker exited")
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     stopper.cancel()
+    return requested

@@ -12,6 +12,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.model_check import ModelCheckInput, model_check
+    from core import search_attributes as sa
     from models.common import UsageTotals
     from models.platform import ModelCheckReport, ModelCheckRequest, ModelCheckRow
     from workflows.calls import call_agent
@@ -19,15 +20,28 @@ with workflow.unsafe.imports_passed_through():
 
 @workflow.defn(name="ModelCheckWorkflow")
 class ModelCheckWorkflow:
+    def __init__(self) -> None:
+        self._rows: list[ModelCheckRow] = []
+
     @workflow.run
     async def run(self, request: ModelCheckRequest) -> ModelCheckReport:
-        workflow.set_current_details(f"checking {len(request.agents)} agent model(s)")
+        workflow.upsert_search_attributes([sa.PIPELINE.value_set("model_check"), sa.STATUS.value_set("running")])
+        workflow.set_current_details(f"waiting for {len(request.agents)} model call(s): {', '.join(request.agents)}")
         rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
         totals = UsageTotals()
         for row in rows:
             if row.usage:
                 totals.add(row.usage)
+        failed = [r.agent for r in rows if not r.ok]
+        workflow.upsert_search_attributes([sa.STATUS.value_set("failed" if failed else "completed")])
+        workflow.set_current_details(f"done: {len(rows) - len(failed)}/{len(rows)} ok"
+                                     + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)
+
+    @workflow.query
+    def rows(self) -> list[ModelCheckRow]:
+        """Rows finished so far."""
+        return list(self._rows)
 
     async def _check(self, agent: str, word: str) -> ModelCheckRow:
         try:
@@ -36,6 +50,10 @@ class ModelCheckWorkflow:
         except ActivityError as err:
             cause = err.cause
             message = cause.message if isinstance(cause, ApplicationError) else str(cause or err)
-            return ModelCheckRow(agent=agent, ok=False, error=message)
-        return ModelCheckRow(agent=agent, ok=result.output.ok, model=result.usage.model,
-                             provider=result.usage.provider, echo=result.output.echo, usage=result.usage)
+            kind = cause.type if isinstance(cause, ApplicationError) else None
+            row = ModelCheckRow(agent=agent, ok=False, error=message, error_type=kind)
+        else:
+            row = ModelCheckRow(agent=agent, ok=result.output.ok, model=result.usage.model,
+                                provider=result.usage.provider, echo=result.output.echo, usage=result.usage)
+        self._rows.append(row)
+        return row

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from activities.llm.gpu import choose_tier, local_model_for, read_gpus
 
@@ -22,6 +22,13 @@ Tier = Literal["low", "medium", "high"]
 OFFLINE_PROVIDER = "colloquy-offline"
 LOCAL_PROVIDER = "colloquy-local"
 LOCAL_MODEL_NAME = "smollm2-135m-instruct"
+
+
+class ModelPrice(BaseModel):
+    """USD per million tokens. Registered in litellm for this provider's model names."""
+
+    input_per_mtok: float = Field(ge=0)
+    output_per_mtok: float = Field(ge=0)
 
 
 class ProviderConfig(BaseModel):
@@ -32,6 +39,8 @@ class ProviderConfig(BaseModel):
     local: bool = Field(default=False, description="Runs on your hardware: priced at $0, GPU-aware model choice")
     context_window: int | None = None
     auto_select_model: bool = Field(default=False, description="Pick the model from local GPU tiers (VRAM)")
+    prices: dict[str, ModelPrice] = Field(default_factory=dict,
+                                          description="Model name (without prefix) → price; overrides litellm's map")
 
 
 class AgentConfig(BaseModel):
@@ -110,39 +119,63 @@ BUILTIN_TIERS: dict[str, dict[str, str]] = {
 PROFILE_PROVIDERS = {"offline": "offline", "local": "local"}
 
 
-def _config_file() -> Path | None:
-    explicit = os.environ.get("COLLOQUY_CONFIG")
+class ConfigError(ValueError):
+    """A configuration mistake the user must fix (raised as the non-retryable `ConfigError` in activities)."""
+
+
+def _config_file(env: dict[str, str], use_cwd: bool) -> Path | None:
+    explicit = env.get("COLLOQUY_CONFIG")
     if explicit:
         path = Path(explicit)
         if not path.is_file():
-            raise FileNotFoundError(f"COLLOQUY_CONFIG points to {path}, which does not exist")
+            raise ConfigError(f"COLLOQUY_CONFIG points to {path}, which does not exist")
         return path
+    if not use_cwd:
+        return None
     default = Path.cwd() / "colloquy.yaml"
     return default if default.is_file() else None
 
 
+def _apply_file(cfg: LLMConfig, path: Path) -> None:
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"config file {path} must be a mapping with an `llm:` section")
+    llm = raw.get("llm", raw) or {}
+    try:
+        for name, p in (llm.get("providers") or {}).items():
+            base = cfg.providers.get(name, ProviderConfig(prefix=f"{name}/"))
+            # validate the merged provider (model_copy(update=) would skip validation of nested prices)
+            cfg.providers[name] = ProviderConfig.model_validate({**base.model_dump(), **(p or {})})
+        for tier, table in (llm.get("tiers") or {}).items():
+            cfg.tiers.setdefault(tier, {}).update(table or {})
+        for name, a in (llm.get("agents") or {}).items():
+            cfg.agents[name] = AgentConfig.model_validate(a or {})
+    except ValidationError as exc:
+        raise ConfigError(f"config file {path}: {exc.errors(include_url=False)[:3]}") from exc
+    for key in ("default_provider", "fallback_provider", "request_timeout_s", "profile"):
+        if key in llm:
+            setattr(cfg, key, llm[key])
+    if "default_provider" in llm and "profile" not in llm:
+        cfg.profile = "config"
+    cfg.source.append(f"file {path}")
+
+
 def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> LLMConfig:
-    """Build the effective config. `env` and `path` are injectable for tests."""
+    """Build the effective config. `env` and `path` are injectable for tests.
+
+    With the real environment (env=None) a `./colloquy.yaml` is read when COLLOQUY_CONFIG is unset; with an
+    injected env only COLLOQUY_CONFIG (or `path`) names a file, so tests never pick up a stray file.
+    """
+    use_cwd = env is None
     env = dict(os.environ if env is None else env)
     cfg = LLMConfig(providers=dict(BUILTIN_PROVIDERS), tiers={k: dict(v) for k, v in BUILTIN_TIERS.items()})
     cfg.source.append("built-in defaults")
-    path = path if path is not None else (_config_file() if env is os.environ or "COLLOQUY_CONFIG" in env else None)
+    path = path if path is not None else _config_file(env, use_cwd)
     if path is not None:
-        raw = yaml.safe_load(path.read_text()) or {}
-        llm = raw.get("llm", raw)
-        for name, p in (llm.get("providers") or {}).items():
-            base = cfg.providers.get(name, ProviderConfig(prefix=f"{name}/"))
-            cfg.providers[name] = base.model_copy(update=p)
-        for tier, table in (llm.get("tiers") or {}).items():
-            cfg.tiers.setdefault(tier, {}).update(table)
-        for name, a in (llm.get("agents") or {}).items():
-            cfg.agents[name] = AgentConfig.model_validate(a)
-        for key in ("default_provider", "fallback_provider", "request_timeout_s", "profile"):
-            if key in llm:
-                setattr(cfg, key, llm[key])
-        if "default_provider" in llm and "profile" not in llm:
-            cfg.profile = "config"
-        cfg.source.append(f"file {path}")
+        _apply_file(cfg, path)
 
     profile = env.get("COLLOQUY_PROFILE")
     if profile:
@@ -151,7 +184,7 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
     if cfg.profile in PROFILE_PROVIDERS:
         cfg.default_provider = PROFILE_PROVIDERS[cfg.profile]
     elif cfg.profile not in ("config",):
-        raise ValueError(f"unknown profile {cfg.profile!r}: use offline, local or config")
+        raise ConfigError(f"unknown profile {cfg.profile!r}: use offline, local or config")
     if env.get("COLLOQUY_PROVIDER"):
         cfg.default_provider = env["COLLOQUY_PROVIDER"]
         cfg.profile = "config" if cfg.default_provider not in PROFILE_PROVIDERS else cfg.profile
@@ -172,9 +205,12 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
         if key.startswith("COLLOQUY_MODEL_") and value:
             agent = key.removeprefix("COLLOQUY_MODEL_").lower()
             cfg.agents[agent] = (cfg.agents.get(agent) or AgentConfig()).model_copy(update={"model": value})
-    for name in (cfg.default_provider, cfg.fallback_provider):
+    if cfg.fallback_provider == cfg.default_provider:
+        cfg.fallback_provider = None  # a fallback to the same provider would only repeat the failure
+    for name, where in [(cfg.default_provider, "default provider"), (cfg.fallback_provider, "fallback provider"),
+                        *[(a.provider, f"agents.{n}.provider") for n, a in cfg.agents.items()]]:
         if name and name not in cfg.providers:
-            raise ValueError(f"provider {name!r} is not configured: known providers are {sorted(cfg.providers)}")
+            raise ConfigError(f"{where} {name!r} is not configured: known providers are {sorted(cfg.providers)}")
     return cfg
 
 
@@ -210,7 +246,7 @@ def resolve_model(agent: str, cfg: LLMConfig, *, use_fallback: bool = False,
     else:
         table = cfg.tiers.get(tier, {})
         if provider not in table:
-            raise ValueError(f"tier {tier!r} has no model for provider {provider!r}: add tiers.{tier}.{provider}")
+            raise ConfigError(f"tier {tier!r} has no model for provider {provider!r}: add tiers.{tier}.{provider}")
         model, mwhy = table[provider], f"tier {tier}"
     return ModelResolution(
         agent=agent, provider=provider, model=model, litellm_model=_full_model(provider, prov, model),

