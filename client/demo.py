@@ -1,16 +1,30 @@
-"""`colloquy demo` — the README's main job on the embedded defaults.
+"""`colloquy demo` (`make demo`) — the README's main job: a rehearsed interview, end to end, on the embedded defaults.
 
-Starts the embedded Temporal server (or reuses it), runs the workers in this process, runs a sample
-pipeline end to end, and prints where the result is and the Web UI link.
+1. start the embedded Temporal server (or reuse the running one);
+2. run the Colloquy workers in this process;
+3. start an InterviewWorkflow (short: 3 minutes of interview clock, 3 s live cycle);
+4. drive it with a simulated interviewee whose answers are replayed from a transcript file
+   (client/rehearsal_data/transcripts/oncall.txt); when the answers run out the interviewer closes and the
+   engine ends the session (000 closing detection);
+5. wait for analysis + essay, print the essay's path (an artifact) and the Web UI link.
+
+On the `offline` profile every agent answer comes from the deterministic test double and is labelled so.
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
+import time
 
 from client.common import console
 from core.settings import TemporalSettings
+
+DEMO_TOPIC = "What six years of on-call for a payments platform taught me"
+DEMO_CONTEXT = ("The interviewee ran on-call and incident reviews for a payments platform for six years and led "
+                "the split of its monolith. Angle: what actually reduces outages and burnout, beyond the slogans.")
+DEMO_DURATION_SECONDS = 180
+DEMO_CYCLE_SECONDS = 3.0
+DEMO_PACE_SECONDS = 1.0
 
 
 def run_demo(keep_server: bool = False) -> int:
@@ -29,25 +43,64 @@ def run_demo(keep_server: bool = False) -> int:
 
 async def _demo(settings: TemporalSettings) -> int:
     from activities.llm.config import current_config
+    from client import rehearsal_data
+    from client.interview import (
+        InterviewClientError,
+        RehearsalOptions,
+        TranscriptAnswers,
+        fetch_essay,
+        rehearse,
+        start_interview,
+    )
     from core.temporal import connect
-    from models.platform import ModelCheckRequest
+    from models.interview import TASK_QUEUE, InterviewInput
     from workers.main import build_workers
-    from workflows.model_check import ModelCheckWorkflow
 
     cfg = current_config()
-    if cfg.profile == "offline":
-        console.print("[yellow]LLM profile: offline — the deterministic test double, not a model.[/yellow]")
+    offline = cfg.profile == "offline"
+    if offline:
+        console.print("[yellow]LLM profile: offline — every agent answer below comes from the deterministic test "
+                      "double (labelled [offline test double]), not a model. Configure a model for real "
+                      "output (README: LLM profiles).[/yellow]")
+    else:
+        console.print(f"LLM profile: {cfg.profile} (default provider {cfg.default_provider})")
+    script = rehearsal_data.load_transcript(rehearsal_data.DEFAULT_TRANSCRIPT)
     client = await connect(settings)
-    workers = build_workers(client, "colloquy", "all")
+    workers = build_workers(client, TASK_QUEUE, "all")
     tasks = [asyncio.create_task(w.run()) for w in workers]
+    began = time.monotonic()
     try:
-        wf_id = f"model-check-{uuid.uuid4().hex[:6]}"
-        report = await client.execute_workflow(ModelCheckWorkflow.run, ModelCheckRequest(), id=wf_id,
-                                               task_queue="colloquy")
-        for row in report.rows:
-            console.print(f"{row.agent}: ok={row.ok} model={row.provider}/{row.model} echo={row.echo!r}")
-        console.print(f"Web UI: {settings.workflow_url(wf_id)}")
-        return 0 if all(r.ok for r in report.rows) else 1
+        inp = InterviewInput(topic=DEMO_TOPIC, context=DEMO_CONTEXT, duration_seconds=DEMO_DURATION_SECONDS,
+                             cycle_seconds=DEMO_CYCLE_SECONDS, interviewee_name=script.interviewee)
+        handle = await start_interview(client, inp)
+        console.print(f"Interview [bold]{handle.id}[/bold] started — Web UI: {settings.workflow_url(handle.id)}")
+        console.print(f"Rehearsal: {script.interviewee}'s {len(script.answers)} answers replayed from "
+                      f"{rehearsal_data.DEFAULT_TRANSCRIPT.name}; watch live with "
+                      f"`colloquy interview watch {handle.id}`")
+        report = await rehearse(client, handle.id, TranscriptAnswers(script.answers),
+                                RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS),
+                                say=lambda m: console.print(f"  {m}", markup=False, highlight=False))
+        console.print(f"Session {report.final_status.lower()} ({report.exit_reason}) after {report.turns} answers; "
+                      "writing the essay…")
+        try:
+            result, essay, path = await asyncio.wait_for(fetch_essay(handle, wait=True), timeout=600)
+        except InterviewClientError as exc:
+            console.print(f"[red]no essay: {exc}[/red]")
+            return 1
+        label = " [offline test double]" if offline else ""
+        console.print(f"\n[bold]Essay{label}:[/bold] {result.title or '(untitled)'}")
+        console.print(f"  path: {path}  ({len(essay)} characters)")
+        for name in ("analysis", "transcript", "notes", "event_log"):
+            ref = getattr(result, name)
+            if ref is not None:
+                console.print(f"  {name}: {ref.uri.removeprefix('file://')}")
+        console.print(f"  usage: {result.usage.calls} LLM calls, {result.usage.input_tokens}+"
+                      f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}"
+                      + (" (offline: no cost)" if offline else ""))
+        console.print(f"Web UI: {settings.workflow_url(handle.id)}")
+        console.print(f"Done in {time.monotonic() - began:.0f} s. Next: `colloquy interview essay {handle.id}`, "
+                      f"`colloquy interview continue {handle.id}` (a 6-minute follow-up).")
+        return 0 if result.status == "COMPLETED" else 1
     finally:
         for w in workers:
             await w.shutdown()

@@ -1,5 +1,790 @@
-"""`colloquy interview` commands."""
+"""`colloquy interview` — thin clients of InterviewWorkflow: start, join, watch, rehearse, essay, continue.
+
+Everything here talks to a running InterviewWorkflow through its public interface (models/interview.py):
+queries (`session_state`, `event_log`, `transcript`) to read, the `submit_entry` / `control_session` /
+`assistant_query` updates to write (validated: a bad entry comes back as a clear error and changes nothing).
+The interview itself — timers, phases, agents — lives in the workflow; these loops only poll and submit.
+
+The async functions (`start_interview`, `rehearse`, `watch_events`, `fetch_essay`, `start_follow_up`) are
+what the CLI, the demo, the e2e tests and the benchmarks share.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
 
 import typer
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowUpdateFailedError,
+)
+from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError
 
-app = typer.Typer(help="Run live interviews: start, join, watch, rehearse, essay, continue.", no_args_is_help=True)
+from client.common import (
+    AddressOpt,
+    NamespaceOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+    console,
+    err_console,
+    run,
+    settings,
+)
+from models.interview import (
+    DEFAULT_DURATION_SECONDS,
+    DEFAULT_FOLLOW_UP_SECONDS,
+    QUERY_EVENT_LOG,
+    QUERY_SESSION_STATE,
+    QUERY_TRANSCRIPT,
+    TASK_QUEUE,
+    UPDATE_ASSISTANT_QUERY,
+    UPDATE_SESSION_CONTROL,
+    UPDATE_SUBMIT_ENTRY,
+    WORKFLOW_TYPE,
+    AssistantAnswer,
+    AssistantQuery,
+    EventLogPage,
+    InterviewEvent,
+    InterviewInput,
+    InterviewResult,
+    SessionControl,
+    SessionState,
+    SubmitEntryResult,
+    TranscriptEntry,
+    TranscriptView,
+    workflow_id_for,
+)
+
+app = typer.Typer(
+    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
+         "rehearse it with a simulated interviewee, print its essay, continue it with a follow-up session.",
+    no_args_is_help=True,
+)
+
+FINISHED = {"COMPLETED", "TERMINATED"}
+CLOSING_STATUSES = {"FINALIZING", *FINISHED}
+END_EVENTS = {"INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED"}
+#: What the rehearsal interviewer says when the interviewee has nothing more to say: the engine's closing
+#: detection (000) ends the session at once on it.
+CLOSING_REMARK = "Thank you so much for your time and for sharing all of this. This has been a wonderful conversation."
+
+
+class InterviewClientError(Exception):
+    """An error a user can act on (unknown id, rejected entry, finished session): printed, never a traceback."""
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def parse_duration(text: str) -> int:
+    """'90', '90s', '6m', '1h30m', '14:00' -> seconds."""
+    t = text.strip().lower()
+    if re.fullmatch(r"\d+", t):
+        return int(t)
+    if m := re.fullmatch(r"(\d+):(\d{2})", t):
+        return int(m.group(1)) * 60 + int(m.group(2))
+    parts = re.findall(r"(\d+(?:\.\d+)?)\s*(h|m|s)", t)
+    if parts and "".join(f"{n}{u}" for n, u in parts) == t.replace(" ", ""):
+        return int(sum(float(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in parts))
+    raise typer.BadParameter(f"{text!r} is not a duration: use seconds (90), 6m, 1h30m or mm:ss")
+
+
+def fmt_seconds(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    s = max(0, int(round(seconds)))
+    return f"{s // 60:02d}:{s % 60:02d}"
+
+
+def short_id() -> str:
+    return uuid.uuid4().hex[:6]
+
+
+def _error_message(err: BaseException) -> str:
+    """The innermost useful message of a Temporal client error (e.g. the update validator's own words)."""
+    message = str(err)
+    cause: BaseException | None = err
+    while cause is not None:
+        message = getattr(cause, "message", None) or str(cause) or message
+        cause = cause.__cause__
+    return message
+
+
+async def interview_handle(client: Client, workflow_id: str) -> WorkflowHandle:
+    """A handle on the latest run of an interview; a clear error when there is no such workflow."""
+    handle = client.get_workflow_handle(workflow_id, result_type=InterviewResult)
+    try:
+        desc = await handle.describe()
+    except RPCError as exc:
+        raise InterviewClientError(f"no interview with workflow id {workflow_id!r} in namespace "
+                                   f"{client.namespace} ({exc.message})") from None
+    if desc.workflow_type != WORKFLOW_TYPE:
+        raise InterviewClientError(f"{workflow_id!r} is a {desc.workflow_type}, not an {WORKFLOW_TYPE}")
+    return handle
+
+
+async def session_state(handle: WorkflowHandle) -> SessionState:
+    try:
+        return await handle.query(QUERY_SESSION_STATE, result_type=SessionState)
+    except (WorkflowQueryFailedError, RPCError) as exc:
+        raise InterviewClientError(f"cannot read the state of {handle.id}: {_error_message(exc)}") from None
+
+
+async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> SubmitEntryResult:
+    """Submit one entry through the validated update; the validator's message on rejection."""
+    try:
+        return await handle.execute_update(UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
+                                           id=f"entry-{entry.entry_id}")
+    except WorkflowUpdateFailedError as exc:
+        raise InterviewClientError(f"entry rejected: {_error_message(exc)}") from None
+    except RPCError as exc:
+        raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
+
+
+async def control_session(handle: WorkflowHandle, action: str, reason: str | None = None) -> SessionState:
+    try:
+        return await handle.execute_update(UPDATE_SESSION_CONTROL, SessionControl(action=action, reason=reason),
+                                           result_type=SessionState)
+    except WorkflowUpdateFailedError as exc:
+        raise InterviewClientError(f"{action} rejected: {_error_message(exc)}") from None
+    except RPCError as exc:
+        raise InterviewClientError(f"{action} not delivered to {handle.id}: {exc.message}") from None
+
+
+async def ask_assistant(handle: WorkflowHandle, text: str) -> AssistantAnswer:
+    try:
+        return await handle.execute_update(UPDATE_ASSISTANT_QUERY, AssistantQuery(query_id=f"ask-{short_id()}",
+                                                                                   text=text),
+                                           result_type=AssistantAnswer)
+    except WorkflowUpdateFailedError as exc:
+        raise InterviewClientError(f"assistant query rejected: {_error_message(exc)}") from None
+
+
+async def wait_for_state(handle: WorkflowHandle, ready: Callable[[SessionState], bool], timeout: float,
+                         poll: float = 0.2) -> SessionState:
+    """Poll `session_state` until `ready(state)` or the timeout; returns the last state read either way."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            state = await session_state(handle)
+        except InterviewClientError:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(poll)
+            continue
+        if ready(state) or time.monotonic() >= deadline:
+            return state
+        await asyncio.sleep(poll)
+
+
+async def is_running(handle: WorkflowHandle) -> bool:
+    desc = await handle.describe()
+    return desc.status == WorkflowExecutionStatus.RUNNING
+
+
+# ----------------------------------------------------------------------------------------------- start
+async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
+                          task_queue: str = TASK_QUEUE) -> WorkflowHandle:
+    """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
+    wf_id = workflow_id or workflow_id_for(inp.topic, short_id())
+    try:
+        return await client.start_workflow(
+            WORKFLOW_TYPE, inp, id=wf_id, task_queue=task_queue, result_type=InterviewResult,
+            id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+            static_summary=f"Interview: {inp.topic[:120]}",
+            static_details=(f"{inp.mode} interview, {fmt_seconds(inp.duration_seconds)} min, style {inp.style}"
+                            + (f", follow-up of {inp.previous_session_id}" if inp.previous_session_id else "")),
+        )
+    except WorkflowAlreadyStartedError:
+        raise InterviewClientError(f"workflow id {wf_id!r} is already taken: choose another --id") from None
+
+
+async def start_follow_up(client: Client, previous_id: str, topic: str | None = None,
+                          duration_seconds: int = DEFAULT_FOLLOW_UP_SECONDS, workflow_id: str | None = None,
+                          task_queue: str = TASK_QUEUE, **extra: Any) -> tuple[WorkflowHandle, str]:
+    """Start a follow-up session of a finished interview (000: default 6 minutes, transcripts merged later).
+
+    Without `topic`, the first topic the Follow-Up agent suggested for the previous session is used."""
+    prev = await interview_handle(client, previous_id)
+    if await is_running(prev):
+        raise InterviewClientError(f"{previous_id} is still running: a follow-up continues a finished session")
+    try:
+        result: InterviewResult = await prev.result()
+    except WorkflowFailureError as exc:
+        raise InterviewClientError(f"{previous_id} did not finish normally: {_error_message(exc)}") from None
+    state = await session_state(prev)
+    follow_up_topic = topic
+    if not follow_up_topic and result.follow_up and result.follow_up.suggested_topics:
+        follow_up_topic = result.follow_up.suggested_topics[0].title
+    inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
+                         follow_up_topic=follow_up_topic, mode=state.mode if state.mode in ("adaptive", "structured")
+                         else "adaptive", **extra)
+    wf_id = workflow_id or workflow_id_for(f"{state.topic} follow-up", short_id())
+    return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
+
+
+# -------------------------------------------------------------------------------------------- rehearse
+class AnswerSource(Protocol):
+    """Where a simulated interviewee's answers come from."""
+
+    label: str
+
+    async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
+        """The answer to question `turn`, or None when the interviewee has nothing more to say."""
+
+
+@dataclass
+class TranscriptAnswers:
+    """Answers replayed, in order, from a transcript file's interviewee lines."""
+
+    answers: list[str]
+    label: str = "transcript"
+
+    async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
+        return self.answers[turn - 1] if turn <= len(self.answers) else None
+
+
+@dataclass
+class PersonaAnswers:
+    """Answers generated from a persona by the `rehearsal_interviewee` agent, one SimulatedAnswerWorkflow each
+    (id `rehearsal-<interview id>-turn-<n>`: a restarted client gets the same answer back)."""
+
+    client: Client
+    interview_id: str
+    topic: str
+    persona: Any  # activities.rehearsal.interviewee.Persona
+    task_queue: str = TASK_QUEUE
+    max_turns: int | None = None
+    label: str = "persona"
+    fallbacks: int = 0
+    offline: bool = False
+
+    async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
+        from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
+        from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
+
+        if self.max_turns is not None and turn > self.max_turns:
+            return None
+        inp = IntervieweeInput(interview_id=self.interview_id, turn=turn, topic=self.topic, persona=self.persona,
+                               question=question, recent=[Exchange(speaker=e.speaker, text=e.text) for e in recent])
+        wf_id = answer_workflow_id(self.interview_id, turn)
+        try:
+            # Running already (a restarted client): attach to it. Finished already: its answer, not a new one.
+            handle = await self.client.start_workflow(
+                SimulatedAnswerWorkflow.run, inp, id=wf_id, task_queue=self.task_queue,
+                id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                static_summary=f"{self.persona.name} answers question {turn}")
+        except WorkflowAlreadyStartedError:
+            handle = self.client.get_workflow_handle_for(SimulatedAnswerWorkflow.run, wf_id)
+        result: SimulatedAnswer = await handle.result()
+        self.fallbacks += int(result.fallback)
+        self.offline = self.offline or bool(result.usage and result.usage.offline)
+        return result.answer
+
+
+@dataclass
+class RehearsalOptions:
+    pace_seconds: float = 0.0          # the interviewee's "thinking" time before each answer (real clock)
+    fresh_question_timeout: float = 30.0  # how long to wait for the engine's next decision after an answer
+    poll_seconds: float = 0.2
+    start_timeout: float = 120.0       # planning may take a while on a real model
+    close_when_done: bool = True       # closing remark when the answers run out (ends the session at once)
+
+
+@dataclass
+class RehearsalReport:
+    workflow_id: str
+    turns: int = 0
+    questions: list[str] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    duplicates: int = 0
+    closed_by_client: bool = False
+    final_status: str = ""
+    exit_reason: str | None = None
+
+
+def _entry_id(turn: int, who: str) -> str:
+    return f"rehearsal-t{turn:03d}-{who}"
+
+
+_REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a$")
+
+
+async def resume_turn(handle: WorkflowHandle) -> int:
+    """How many rehearsal answers the session already holds (so a restarted rehearse client resumes)."""
+    try:
+        view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    except (WorkflowQueryFailedError, RPCError):
+        return 0
+    turns = [int(m.group(1)) for e in view.entries if (m := _REHEARSAL_ID.match(e.entry_id))]
+    return max(turns, default=0)
+
+
+async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts: RehearsalOptions | None = None,
+                   say: Callable[[str], None] | None = None) -> RehearsalReport:
+    """Drive a live session with a simulated interviewee until it ends.
+
+    Each turn: read `session_state`; record the engine's next question as the interviewer's entry; get the
+    answer from `source`; submit it; wait for the engine's next decision. When the source has nothing more to
+    say, the interviewer closes (000 closing detection ends the session). Entry ids are deterministic
+    (`rehearsal-t001-q` / `-a`), so re-running after a crash re-submits nothing twice."""
+    opts = opts or RehearsalOptions()
+    say = say or (lambda _m: None)
+    handle = await interview_handle(client, workflow_id)
+    report = RehearsalReport(workflow_id=workflow_id)
+    turn = await resume_turn(handle)
+    if turn:
+        say(f"resuming after {turn} answers already recorded")
+    state = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES or bool(s.next_question)
+                                 and s.status in ("IN_PROGRESS", "PAUSED"), opts.start_timeout, opts.poll_seconds)
+    last_question: str | None = None
+    recent: list[TranscriptEntry] = []
+    while state.status not in CLOSING_STATUSES:
+        question = state.next_question
+        if not question or question == last_question or state.status != "IN_PROGRESS":
+            # Waiting for the engine's next decision (or for a paused session to resume).
+            state = await wait_for_state(
+                handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
+                or (s.status == "IN_PROGRESS" and bool(s.next_question) and s.next_question != q),
+                opts.fresh_question_timeout, opts.poll_seconds)
+            continue  # still the same question: keep waiting; the session's own clock ends it regardless
+        turn += 1
+        asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
+                                                      text=question), report)
+        if asked is None:
+            break
+        report.questions.append(question)
+        say(f"Interviewer: {question}")
+        recent.append(asked.entry)
+        last_question = question
+        answer = await source.answer(turn, question, recent[-8:])
+        if answer is None:
+            turn -= 1
+            if opts.close_when_done:
+                closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
+                                                                text=CLOSING_REMARK), report)
+                report.closed_by_client = closing is not None
+                say(f"Interviewer: {CLOSING_REMARK}")
+            break
+        if opts.pace_seconds:
+            await asyncio.sleep(opts.pace_seconds)  # the interviewee speaking: real time passes, by design
+        answered = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "a"), speaker="interviewee",
+                                                         text=answer), report)
+        if answered is None:
+            break
+        report.turns = turn
+        recent.append(answered.entry)
+        say(f"Interviewee: {answer}")
+        state = await session_state(handle)
+    final = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES, opts.start_timeout,
+                                 opts.poll_seconds)
+    report.final_status, report.exit_reason = final.status, final.exit_reason
+    return report
+
+
+async def _submit(handle: WorkflowHandle, entry: TranscriptEntry, report: RehearsalReport) -> SubmitEntryResult | None:
+    """Submit; a session that ended meanwhile stops the rehearsal, any other rejection is recorded."""
+    try:
+        result = await submit_entry(handle, entry)
+    except InterviewClientError as exc:
+        report.rejected.append(f"{entry.entry_id}: {exc}")
+        state = await session_state(handle)
+        if state.status in CLOSING_STATUSES:
+            return None
+        raise
+    report.duplicates += int(result.duplicate)
+    return result
+
+
+# ------------------------------------------------------------------------------------------------ watch
+def format_event(ev: InterviewEvent) -> str:
+    payload = ", ".join(f"{k}={_short(v)}" for k, v in ev.payload.items() if v not in (None, "", [], {}))
+    section = f" [{ev.section_id}]" if ev.section_id else ""
+    return f"{ev.timestamp:%H:%M:%S} #{ev.event_id:<4} {ev.actor:<14} {ev.type}{section}  {payload}".rstrip()
+
+
+def _short(value: Any, limit: int = 70) -> str:
+    text = str(value).replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+async def watch_events(handle: WorkflowHandle, emit: Callable[[InterviewEvent], Awaitable[None] | None],
+                       after_event_id: int = 0, follow: bool = True, poll_seconds: float = 0.5,
+                       stop: asyncio.Event | None = None) -> int:
+    """Stream the event log: query `event_log` for events after the last one seen, every `poll_seconds`.
+    Returns the last event id seen. Stops at INTERVIEW_COMPLETED/TERMINATED (or at once without follow)."""
+    last = after_event_id
+    while True:
+        try:
+            page = await handle.query(QUERY_EVENT_LOG, last, result_type=EventLogPage)
+        except (WorkflowQueryFailedError, RPCError) as exc:
+            raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+        if page.first_event_id_in_memory > last + 1 and page.archived and last == after_event_id:
+            # Older events were moved to the artifact store by continue-as-new; say where they are.
+            refs = ", ".join(r.name for r in page.archived)
+            await _maybe_await(emit(InterviewEvent(event_id=0, timestamp=page.events[0].timestamp if page.events
+                                                   else _epoch(), actor="client", type="ARCHIVED_EVENTS",
+                                                   payload={"artifacts": refs})))
+        ended = False
+        for ev in page.events:
+            if ev.event_id <= last:
+                continue
+            await _maybe_await(emit(ev))
+            last = ev.event_id
+            ended = ended or ev.type in END_EVENTS
+        if ended or not follow or (stop is not None and stop.is_set()):
+            return last
+        await asyncio.sleep(poll_seconds)
+
+
+def _epoch():
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(0, UTC)
+
+
+async def _maybe_await(value: Any) -> None:
+    if asyncio.iscoroutine(value):
+        await value
+
+
+# ------------------------------------------------------------------------------------------------ essay
+async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[InterviewResult, str, Path | None]:
+    """The essay of a finished session: (result, essay text, local path)."""
+    from activities.artifacts import ArtifactStore, store
+
+    if not wait and await is_running(handle):
+        state = await session_state(handle)
+        raise InterviewClientError(f"{handle.id} is still running ({state.status}, phase {state.phase}, "
+                                   f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait")
+    try:
+        result: InterviewResult = await handle.result()
+    except WorkflowFailureError as exc:
+        raise InterviewClientError(f"{handle.id} failed: {_error_message(exc)}") from None
+    if result.essay is None:
+        why = result.error or f"exit reason {result.exit_reason}"
+        raise InterviewClientError(f"{handle.id} ended ({result.status}) without an essay: {why}")
+    text = store().get(result.essay)
+    return result, text, ArtifactStore.local_path(result.essay)
+
+
+# ================================================================================================ CLI
+def _client(address, namespace, tls, tls_cert, tls_key):
+    from core.temporal import connect
+
+    return connect(settings(address, namespace, tls, tls_cert, tls_key))
+
+
+def _fail(exc: Exception) -> None:
+    err_console.print(f"[red]error:[/red] {exc}")
+    raise typer.Exit(1)
+
+
+def _print_state(state: SessionState) -> None:
+    sec = state.current_section
+    section = f"{sec.title} ({sec.substate})" if sec else "-"
+    console.print(f"[bold]{state.topic}[/bold]  ·  {state.status}  ·  phase {state.phase}  ·  section {section}")
+    console.print(f"time left: section {fmt_seconds(state.seconds_remaining_in_section)}, overall "
+                  f"{fmt_seconds(state.seconds_remaining_overall)}  ·  entries {state.entries}"
+                  + (f"  ·  waiting for: {state.waiting_for}" if state.waiting_for else ""))
+    if state.section_goal_text:
+        console.print(f"goal: {state.section_goal_text}")
+    if state.upcoming_sections:
+        console.print(f"next sections: {', '.join(state.upcoming_sections)}")
+
+
+def _read_context(context: str, context_file: Path | None) -> str:
+    if context_file is not None:
+        if not context_file.is_file():
+            raise InterviewClientError(f"context file {context_file} not found")
+        return (context + "\n\n" + context_file.read_text(encoding="utf-8")).strip()
+    return context
+
+
+@app.command("start")
+def start_cmd(
+    topic: str = typer.Argument(..., help="What the interview is about (becomes the plan's topic)."),
+    context: str = typer.Option("", help="Background for the planner: who the interviewee is, the angle, ..."),
+    context_file: Path | None = typer.Option(None, help="Read more context from this file."),
+    duration: str = typer.Option(str(DEFAULT_DURATION_SECONDS), help="Length: seconds, 14m, 1h30m or mm:ss."),
+    mode: str = typer.Option("adaptive", help="adaptive (000: planner + orchestrator) | structured (003 schema)."),
+    style: str = typer.Option("standard", help="Essay style: standard | punchy | reflective."),
+    cycle_seconds: float = typer.Option(10.0, help="Live update cycle cadence (seconds)."),
+    interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<slug>-<short id>)."),
+    task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Start an interview and print its workflow id, Web UI link and the commands to take part."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
+                             duration_seconds=parse_duration(duration), mode=mode, style=style,  # type: ignore[arg-type]
+                             cycle_seconds=cycle_seconds, interviewee_name=interviewee)
+        handle = await start_interview(client, inp, workflow_id, task_queue)
+        _print_started(handle.id, settings(address, namespace))
+
+    _guard(_run)
+
+
+def _print_started(wf_id: str, s) -> None:
+    console.print(f"started [bold]{wf_id}[/bold]")
+    console.print(f"Web UI: {s.workflow_url(wf_id)}")
+    console.print(f"take part:  colloquy interview join {wf_id}")
+    console.print(f"watch:      colloquy interview watch {wf_id}")
+    console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya")
+
+
+def _guard(fn: Callable[[], Awaitable[None]]) -> None:
+    try:
+        run(fn())
+    except InterviewClientError as exc:
+        _fail(exc)
+    except ValueError as exc:  # pydantic validation of user input (topic too long, bad mode, ...)
+        _fail(exc)
+
+
+JOIN_HELP = """commands: /state  /pause  /resume  /done (I'm done with this section)  /end  /ask TEXT (assistant)
+          /code (multi-line code, end with a line '.')  /quit (leave; the session keeps running)  /help"""
+
+
+@app.command("join")
+def join_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    entry_prefix: str = typer.Option("", help="Prefix for this client's entry ids (default: a random one)."),
+    wait_question: float = typer.Option(30.0, help="Seconds to wait for the interviewer's next question."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Take part in an interview from the terminal: the interviewer's next question is shown (and recorded as
+    an interviewer entry), your answers go in through `submit_entry`. Rejected input is explained and the
+    session goes on. Type /help for commands."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        handle = await interview_handle(client, workflow_id)
+        await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question)
+
+    _guard(_run)
+
+
+async def _readline(prompt: str) -> str | None:
+    console.print(prompt, end="")
+    line = await asyncio.to_thread(sys.stdin.readline)
+    return None if line == "" else line.rstrip("\n")
+
+
+async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float = 30.0) -> None:
+    state = await wait_for_state(handle, lambda s: s.status not in ("NOT_STARTED", "PLANNING"), 120.0)
+    _print_state(state)
+    console.print(JOIN_HELP)
+    counter = 0
+    last_question: str | None = None
+    while True:
+        state = await session_state(handle)
+        if state.status in CLOSING_STATUSES:
+            console.print(f"session {state.status.lower()} ({state.exit_reason or 'finished'}): "
+                          f"`colloquy interview essay {handle.id} --wait` prints the essay")
+            return
+        if state.next_question and state.next_question != last_question and state.status == "IN_PROGRESS":
+            counter += 1
+            try:
+                await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-q", speaker="interviewer",
+                                                           text=state.next_question))
+            except InterviewClientError as exc:
+                console.print(f"[yellow]{exc}[/yellow]")
+            last_question = state.next_question
+            console.print(f"[cyan]Interviewer[/cyan] [{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
+                          f" left]: {state.next_question}")
+        line = await _readline("you> ")
+        if line is None or line.strip() == "/quit":
+            console.print(f"left {handle.id}; it keeps running (rejoin with `colloquy interview join {handle.id}`)")
+            return
+        text = line.strip()
+        if not text:
+            continue
+        try:
+            if text in ("/help", "/?"):
+                console.print(JOIN_HELP)
+            elif text == "/state":
+                _print_state(await session_state(handle))
+            elif text in ("/pause", "/resume", "/end", "/done"):
+                action = {"/done": "candidate_done"}.get(text, text[1:])
+                new = await control_session(handle, action, reason="from colloquy interview join")
+                console.print(f"{action}: status {new.status}"
+                              + (f" — {new.waiting_for}" if new.waiting_for else ""))
+            elif text.startswith("/ask"):
+                answer = await ask_assistant(handle, text[4:].strip())
+                console.print(f"[magenta]assistant[/magenta]: {answer.text}"
+                              + (f"  [flagged: {answer.flag_reason}]" if answer.flagged else ""))
+            elif text == "/code":
+                code_lines: list[str] = []
+                while (code_line := await _readline("... ")) not in (None, "."):
+                    code_lines.append(code_line)  # type: ignore[arg-type]
+                counter += 1
+                await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-code", speaker="interviewee",
+                                                           text="\n".join(code_lines), kind="code"))
+                console.print("code submitted")
+            elif text.startswith("/"):
+                console.print(f"[yellow]unknown command {text.split()[0]}[/yellow]\n{JOIN_HELP}")
+            else:
+                counter += 1
+                result = await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-a",
+                                                                    speaker="interviewee", text=text))
+                if result.entry.late:
+                    console.print("[dim](recorded late: attributed to the previous section)[/dim]")
+                # Give the engine a moment to decide the next question (its cycle runs on new content).
+                await wait_for_state(handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
+                                     or bool(s.next_question) and s.next_question != q, wait_question)
+        except InterviewClientError as exc:
+            # A rejected entry changes nothing in the session: say why and carry on.
+            console.print(f"[red]{exc}[/red]")
+
+
+@app.command("watch")
+def watch_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    after: int = typer.Option(0, help="Show events after this event id."),
+    follow: bool = typer.Option(True, help="Keep streaming until the interview ends (--no-follow: print and exit)."),
+    interval: float = typer.Option(0.5, help="Poll interval in seconds."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Stream an interview's append-only event log live (003 §3.2 events: sections, prompts, messages, AI
+    requests/responses, warnings, completion)."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        handle = await interview_handle(client, workflow_id)
+        last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False),
+                                  after, follow, interval)
+        console.print(f"(last event id {last})", style="dim")
+
+    _guard(_run)
+
+
+@app.command("rehearse")
+def rehearse_cmd(
+    topic: str | None = typer.Argument(None, help="Topic of a new interview (omit with --id)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Rehearse an interview that is already running."),
+    transcript: Path | None = typer.Option(None, help="Replay the interviewee's answers from this transcript file "
+                                           "(plain 'Speaker: text' lines; a built-in name like 'oncall' works)."),
+    persona: str | None = typer.Option(None, help="Generate answers from this persona with the LLM agent "
+                                       "(built-in: maya, sam; or a YAML file)."),
+    interviewer: str | None = typer.Option(None, help="Which transcript speaker is the interviewer "
+                                           "(default: Interviewer/Host/Q, else the first speaker)."),
+    duration: str = typer.Option("5m", help="Length of a new interview: seconds, 6m, 1h30m or mm:ss."),
+    cycle_seconds: float = typer.Option(10.0, help="Live update cycle cadence of a new interview (seconds)."),
+    style: str = typer.Option("standard", help="Essay style of a new interview."),
+    pace: float = typer.Option(2.0, help="Seconds the simulated interviewee 'speaks' before each answer."),
+    max_turns: int | None = typer.Option(None, help="Persona mode: stop after this many answers (then close)."),
+    wait_essay: bool = typer.Option(True, help="Wait for the essay and print its path."),
+    task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Drive a live interview with a simulated interviewee: answers replayed from a transcript file, or generated
+    from a persona by the `rehearsal_interviewee` agent. The engine asks; the rehearsal answers; when the answers
+    run out the interviewer closes and the session ends. Re-running on the same --id resumes (no duplicates)."""
+    from client import rehearsal_data as data
+
+    if (transcript is None) == (persona is None):
+        _fail(InterviewClientError("choose one answer source: --transcript FILE or --persona NAME"))
+    if topic is None and workflow_id is None:
+        _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one"))
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        try:
+            script = data.load_transcript(transcript, interviewer) if transcript is not None else None
+            who = data.load_persona(persona) if persona is not None else None
+        except data.RehearsalDataError as exc:
+            raise InterviewClientError(str(exc)) from None
+        name = script.interviewee if script else who.name  # type: ignore[union-attr]
+        if workflow_id is None:
+            inp = InterviewInput(topic=topic or "", duration_seconds=parse_duration(duration),
+                                 cycle_seconds=cycle_seconds, style=style, interviewee_name=name)  # type: ignore[arg-type]
+            handle = await start_interview(client, inp, None, task_queue)
+            _print_started(handle.id, settings(address, namespace))
+        else:
+            handle = await interview_handle(client, workflow_id)
+        state = await session_state(handle)
+        source: AnswerSource = (TranscriptAnswers(script.answers) if script else
+                                PersonaAnswers(client, handle.id, state.topic, who, task_queue, max_turns))
+        console.print(f"rehearsing {handle.id} with {source.label} answers from {name}")
+        report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
+                                say=lambda m: console.print(m, markup=False, highlight=False))
+        console.print(f"session {report.final_status} ({report.exit_reason}): {report.turns} answers"
+                      + (f", {len(report.rejected)} rejected" if report.rejected else ""))
+        if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
+            console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else
+                          f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]")
+        if wait_essay:
+            result, _text, path = await fetch_essay(handle, wait=True)
+            console.print(f"essay: {path}  ({result.title or 'untitled'})")
+            console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}")
+
+    _guard(_run)
+
+
+@app.command("essay")
+def essay_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    out: Path | None = typer.Option(None, help="Save the essay to this file instead of printing it."),
+    wait: bool = typer.Option(False, help="Wait for a running session to finish."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Print (or save with --out) the essay of a finished interview, with where its artifacts are."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        handle = await interview_handle(client, workflow_id)
+        result, text, path = await fetch_essay(handle, wait)
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            console.print(f"saved {out} ({len(text)} characters)")
+        else:
+            console.print(text, markup=False, highlight=False)
+        console.print(f"essay artifact: {path}", style="dim")
+        if result.usage.calls:
+            console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "
+                          f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim")
+
+    _guard(_run)
+
+
+@app.command("continue")
+def continue_cmd(
+    previous_id: str = typer.Argument(..., help="Workflow id of the finished interview to continue."),
+    topic: str | None = typer.Option(None, help="What to explore (default: the Follow-Up agent's first suggestion)."),
+    duration: str = typer.Option(str(DEFAULT_FOLLOW_UP_SECONDS), help="Length: seconds, 6m, mm:ss (default 6 min)."),
+    cycle_seconds: float = typer.Option(10.0, help="Live update cycle cadence (seconds)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id of the follow-up session."),
+    task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Start a follow-up session (000: 6 minutes by default) linked by previous_session_id: its essay merges
+    the original and follow-up transcripts, in order."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,
+                                               task_queue, cycle_seconds=cycle_seconds)
+        console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""))
+        _print_started(handle.id, settings(address, namespace))
+
+    _guard(_run)
