@@ -471,7 +471,162 @@ class CarriedState(BaseModel):
     usage: UsageTotals
     previous_transcript: list[TranscriptEntry] = Field(default_factory=list)
     activity_log: list[str] = Field(default_factory=list)
+    activity_log_segments: list[ArtifactRef] = Field(default_factory=list)
     continued: int = 0
+
+
+# ------------------------------------------------------------------------------------- activity inputs
+class PlannerInput(BaseModel):
+    topic: str
+    context: str = ""
+    duration_seconds: int = DEFAULT_DURATION_SECONDS
+    mode: Mode = "adaptive"
+    follow_up_topic: str | None = None
+    previous_summary: str = ""
+
+
+class NoteTakerInput(BaseModel):
+    topic: str
+    research_goal: str
+    angle: str
+    sections: list[dict[str, str]] = Field(default_factory=list, description="[{id, title}]")
+    window: list[TranscriptEntry]
+    notes: NotesState
+    current_section_id: str | None = None
+
+
+class ResearcherInput(BaseModel):
+    topic: str
+    window: list[TranscriptEntry]
+    existing_topics: list[str] = Field(default_factory=list)
+    recent_topics: list[str] = Field(default_factory=list, description="Researched < 300 s ago: do not repeat")
+
+
+class OrchestratorInput(BaseModel):
+    topic: str
+    research_goal: str
+    angle: str
+    mode: Mode = "adaptive"
+    plan_coverage: str
+    window: list[TranscriptEntry]
+    notes: NotesState
+    research: list[ResearchItem]
+    elapsed_seconds: float
+    target_seconds: float
+    phase: Phase
+    current_section_id: str | None = None
+    current_section_title: str = ""
+    section_seconds_remaining: float | None = None
+    dimensions: dict[str, str] = Field(default_factory=dict, description="Structured mode: coverage flags")
+    fallback: OrchestratorDecision | None = Field(default=None, description="What the engine would ask")
+    follow_up_context: str = ""
+
+
+class TranscriptRefs(BaseModel):
+    json_ref: ArtifactRef
+    markdown_ref: ArtifactRef
+    entries: int
+
+
+class SaveTranscriptInput(BaseModel):
+    workflow_id: str
+    segments: list[ArtifactRef] = Field(default_factory=list)
+    tail: list[TranscriptEntry] = Field(default_factory=list)
+    previous: list[TranscriptEntry] = Field(default_factory=list, description="Earlier session (follow-ups)")
+    name: str = "transcript"
+
+
+class AnalysisInput(BaseModel):
+    workflow_id: str
+    plan: PlanSnapshot
+    notes: NotesState
+    transcript: ArtifactRef
+
+
+class WriterInput(BaseModel):
+    workflow_id: str
+    plan: PlanSnapshot
+    analysis: AnalysisSummary
+    transcript: ArtifactRef
+    style: Style = "standard"
+    interviewee_name: str = "the interviewee"
+
+
+class WriterOutput(BaseModel):
+    essay: ArtifactRef
+    title: str
+    words: int
+    quotes_verified: int = 0
+    quotes_unverified: list[str] = Field(default_factory=list)
+
+
+class FollowUpInput(BaseModel):
+    workflow_id: str
+    plan: PlanSnapshot
+    notes: NotesState
+    transcript: ArtifactRef
+
+
+class SectionSummaryInput(BaseModel):
+    section_id: str
+    title: str
+    goal: str = ""
+    entries: list[TranscriptEntry]
+
+
+class AssistantInput(BaseModel):
+    topic: str
+    section_title: str = ""
+    section_goal: str = ""
+    query: AssistantQuery
+
+
+class SessionRecord(BaseModel):
+    """What a later follow-up session needs from this one (artifact `<workflow id>/session.json`)."""
+
+    workflow_id: str
+    plan: PlanSnapshot
+    notes: NotesState
+    transcript: list[TranscriptEntry]
+    follow_up: FollowUpAnalysis | None = None
+    title: str = ""
+
+
+class LoadSessionInput(BaseModel):
+    workflow_id: str
+
+
+class ExportInput(BaseModel):
+    workflow_id: str
+    status: str
+    exit_reason: str
+    plan: PlanSnapshot
+    notes: NotesState
+    sections: list[SectionArtifact]
+    transcript: ArtifactRef
+    event_segments: list[ArtifactRef] = Field(default_factory=list)
+    events_tail: list[InterviewEvent] = Field(default_factory=list)
+    activity_log: list[str] = Field(default_factory=list)
+    activity_log_segments: list[ArtifactRef] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+    follow_up: FollowUpAnalysis | None = None
+    title: str = ""
+
+
+class ExportRefs(BaseModel):
+    event_log: ArtifactRef
+    evaluation_bundle: ArtifactRef
+    replay_bundle: ArtifactRef
+    section_summaries: ArtifactRef
+    notes: ArtifactRef
+    activity_log: ArtifactRef
+    session_record: ArtifactRef
+
+
+class ArchiveInput(BaseModel):
+    workflow_id: str
+    name: str
+    lines: list[str]
 
 
 InterviewInput.model_rebuild()

@@ -1,0 +1,49 @@
+"""Analysis (000): the full (merged) transcript, notes, plan → claims, themes, tensions, exact quotes, title.
+Quotes that are not the transcript's exact words are dropped here, so the Writer only sees real ones."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.interview.common import entries_context, load_transcript, transcript_text
+from activities.llm import offline
+from models.common import AgentResult
+from models.interview import AnalysisInput, AnalysisSummary, QuoteItem
+from workflows.logic.interview.entries import dedupe_quotes, quote_in_transcript, sentences
+from workflows.logic.interview.notes import summary_text
+
+ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
+                     description="Interview: extracts essay-ready claims, themes, tensions, quotes and a title")
+
+
+@activity.defn(name="interview_analysis")
+async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]:
+    entries = load_transcript(inp.transcript)
+    result = await ANALYSIS.run(
+        {"topic": inp.plan.topic, "research_goal": inp.plan.research_goal, "angle": inp.plan.angle,
+         "notes_text": summary_text(inp.notes), "transcript": transcript_text(entries)},
+        offline_context={"window": entries_context(entries), "topic": inp.plan.topic,
+                         "titles": inp.notes.possible_titles})
+    out = result.output
+    kept = [q for q in out.quotes if quote_in_transcript(q.text, entries)]
+    texts = dedupe_quotes([q.text for q in kept])
+    out.quotes = [q for q in kept if q.text in texts]
+    out.research_goal = out.research_goal or inp.plan.research_goal
+    return result
+
+
+def _offline_analysis(req: offline.OfflineRequest):
+    said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
+    if not said:
+        return AnalysisSummary(suggested_title=req.context.get("topic", ""))
+    by_len = sorted(said, key=len, reverse=True)
+    titles = req.context.get("titles") or []
+    return AnalysisSummary(
+        main_claims=by_len[:3], themes=[" ".join(s.split()[:5]) for s in by_len[:2]],
+        tensions=[s for s in said if " but " in s.lower()][:2],
+        quotes=[QuoteItem(text=s) for s in by_len[:4]],
+        suggested_title=(titles[0] if titles else req.context.get("topic", "")).strip())
+
+
+offline.register_responder("interview_analysis", _offline_analysis)

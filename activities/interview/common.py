@@ -1,0 +1,25 @@
+"""Helpers shared by the interview agents: transcript loading from the artifact store, prompt text."""
+
+from __future__ import annotations
+
+import json
+
+from activities.artifacts import store
+from models.common import ArtifactRef
+from models.interview import TranscriptEntry
+from workflows.logic.interview.entries import format_transcript
+
+
+def load_transcript(ref: ArtifactRef) -> list[TranscriptEntry]:
+    """The full transcript (a JSON list of entries) the workflow saved with `interview_save_transcript`."""
+    data = json.loads(store().get(ref))
+    return [TranscriptEntry.model_validate(e) for e in data]
+
+
+def transcript_text(entries: list[TranscriptEntry]) -> str:
+    return format_transcript(entries) or "(nothing said yet)"
+
+
+def entries_context(entries: list[TranscriptEntry]) -> list[dict]:
+    """Small structured view of a transcript for the offline responders (speaker + text)."""
+    return [{"speaker": e.speaker, "text": e.text, "kind": e.kind} for e in entries]

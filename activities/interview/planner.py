@@ -1,0 +1,34 @@
+"""Planner (000): topic, context, duration → research goal, angle, sections with prioritised questions.
+In structured mode the plan is a 003 schema (required dimensions and follow-up pools per section)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.llm import offline
+from models.common import AgentResult
+from models.interview import PlannerInput, PlanSnapshot
+from workflows.logic.interview.plan import default_plan
+
+PLANNER = AgentSpec("interview_planner", "interview/planner.md", PlanSnapshot, tier="medium",
+                    description="Interview: designs the rubric (research goal, angle, sections, questions)")
+
+
+@activity.defn(name="interview_planner")
+async def interview_planner(inp: PlannerInput) -> AgentResult[PlanSnapshot]:
+    return await PLANNER.run(
+        {"topic": inp.topic, "context": inp.context, "duration_minutes": round(inp.duration_seconds / 60, 1),
+         "mode": inp.mode, "follow_up_topic": inp.follow_up_topic, "previous_summary": inp.previous_summary},
+        offline_context={"topic": inp.topic, "context": inp.context, "mode": inp.mode,
+                         "duration_seconds": inp.duration_seconds})
+
+
+def _offline_plan(req: offline.OfflineRequest):
+    c = req.context
+    if "topic" not in c:
+        return None
+    return default_plan(c["topic"], c.get("context", ""), c.get("mode", "adaptive"), int(c.get("duration_seconds", 840)))
+
+
+offline.register_responder("interview_planner", _offline_plan)

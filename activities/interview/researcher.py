@@ -1,0 +1,43 @@
+"""Researcher (000): the last 20 entries → definitions, counterpoints, metrics (skeptical fact-checking).
+Topic freshness (300 s) is the workflow's: it passes recent topics and drops repeats."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.interview.common import entries_context, transcript_text
+from activities.llm import offline
+from models.common import AgentResult
+from models.interview import ResearchItem, ResearchOutput, ResearcherInput
+
+RESEARCHER = AgentSpec("interview_researcher", "interview/researcher.md", ResearchOutput, tier="low",
+                       description="Interview: fact-checks claims and finds context and counterpoints")
+
+
+@activity.defn(name="interview_researcher")
+async def interview_researcher(inp: ResearcherInput) -> AgentResult[ResearchOutput]:
+    return await RESEARCHER.run(
+        {"topic": inp.topic, "existing_topics": inp.existing_topics, "recent_topics": inp.recent_topics,
+         "window_size": len(inp.window), "transcript": transcript_text(inp.window)},
+        offline_context={"window": entries_context(inp.window), "topic": inp.topic,
+                         "existing": inp.existing_topics})
+
+
+def _offline_research(req: offline.OfflineRequest):
+    """One item about the longest capitalised term the interviewee used (demo only; labelled offline)."""
+    import re
+
+    said = " ".join(e["text"] for e in req.context.get("window", []) if e["speaker"] == "interviewee")
+    terms = [t for t in re.findall(r"\b[A-Z][a-zA-Z]{3,}(?:\s[A-Z][a-zA-Z]{3,})?\b", said)
+             if t.lower() not in {x.lower() for x in req.context.get("existing", [])}]
+    if not terms:
+        return ResearchOutput()
+    term = max(terms, key=len)
+    return ResearchOutput(topics_considered=[term], items=[ResearchItem(
+        topic=term, kind="context", priority=2,
+        summary=f"The interviewee brought up {term}; no external source was consulted (offline test double).",
+        how_to_use_in_question=f"Ask what {term} looked like in practice.")])
+
+
+offline.register_responder("interview_researcher", _offline_research)

@@ -1,0 +1,51 @@
+"""Section summaries (003 §7): a bounded context summary per section that introduces no fact absent from the
+transcript — quotes must be exact, and key points whose words are mostly not in the transcript are dropped."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.interview.common import entries_context, transcript_text
+from activities.llm import offline
+from models.common import AgentResult
+from models.interview import SectionSummary, SectionSummaryInput, TranscriptEntry
+from workflows.logic.interview.entries import quote_in_transcript, sentences
+from workflows.logic.interview.similarity import words
+
+SECTION_SUMMARY = AgentSpec("interview_section_summary", "interview/section_summary.md", SectionSummary, tier="low",
+                            description="Interview: bounded context summary of one section (003 §7)")
+STOPWORDS = {"the", "a", "an", "and", "or", "of", "to", "in", "on", "for", "with", "is", "was", "it", "that",
+             "this", "they", "their", "about", "how", "what", "why", "be", "are", "were", "as", "at", "by"}
+
+
+def grounded(point: str, entries: list[TranscriptEntry], min_share: float = 0.6) -> bool:
+    """Most of a point's content words must appear in the transcript."""
+    content = words(point) - STOPWORDS
+    if not content:
+        return False
+    said = set().union(*(words(e.text) for e in entries)) if entries else set()
+    return len(content & said) / len(content) >= min_share
+
+
+@activity.defn(name="interview_section_summary")
+async def interview_section_summary(inp: SectionSummaryInput) -> AgentResult[SectionSummary]:
+    result = await SECTION_SUMMARY.run(
+        {"section_id": inp.section_id, "title": inp.title, "goal": inp.goal,
+         "transcript": transcript_text(inp.entries)},
+        offline_context={"window": entries_context(inp.entries), "section_id": inp.section_id})
+    out = result.output
+    candidate_entries = [e for e in inp.entries if e.speaker == "interviewee"]
+    out.section_id = inp.section_id
+    out.key_points = [p for p in out.key_points if grounded(p, inp.entries)]
+    out.quotes = [q for q in out.quotes if quote_in_transcript(q, candidate_entries)]
+    out.open_threads = [t for t in out.open_threads if grounded(t, inp.entries)]
+    return result
+
+
+def _offline_summary(req: offline.OfflineRequest):
+    said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
+    return SectionSummary(section_id=req.context.get("section_id", ""), key_points=said[:3], quotes=said[:1])
+
+
+offline.register_responder("interview_section_summary", _offline_summary)

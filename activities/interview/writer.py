@@ -1,0 +1,67 @@
+"""Writer (000): first-person ghostwritten essay in the speaker's voice; standard | punchy | reflective.
+The essay goes to the artifact store (history keeps the ref); quotes are checked against the transcript."""
+
+from __future__ import annotations
+
+import re
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.artifacts import store
+from activities.interview.common import entries_context, load_transcript, transcript_text
+from activities.llm import offline
+from models.common import AgentResult
+from models.interview import AnalysisSummary, WriterInput, WriterOutput
+from workflows.logic.interview.entries import quote_in_transcript, sentences
+
+WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput,  # free text: run_text tier="high",
+                   description="Interview: first-person essay in the interviewee's voice (3 styles)")
+_LABEL = "[offline test double] "
+
+
+def essay_title(text: str, fallback: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return fallback
+
+
+def quoted_spans(text: str) -> list[str]:
+    return [q for q in re.findall(r"[\"“]([^\"”]{12,})[\"”]", text)]
+
+
+@activity.defn(name="interview_writer")
+async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
+    entries = load_transcript(inp.transcript)
+    text, usage = await WRITER.run_text(
+        {"topic": inp.plan.topic, "angle": inp.plan.angle, "interviewee_name": inp.interviewee_name,
+         "style": inp.style, "analysis": inp.analysis, "transcript": transcript_text(entries)},
+        offline_context={"window": entries_context(entries), "style": inp.style,
+                         "title": inp.analysis.suggested_title or inp.plan.topic})
+    quotes = quoted_spans(text)
+    unverified = [q for q in quotes if not quote_in_transcript(q, entries)]
+    title = essay_title(text.removeprefix(_LABEL), inp.analysis.suggested_title or inp.plan.topic)
+    ref = store().put(inp.workflow_id, "essay.md", text, "text/markdown")
+    return AgentResult[WriterOutput](output=WriterOutput(essay=ref, title=title, words=len(text.split()),
+                                                         quotes_verified=len(quotes) - len(unverified),
+                                                         quotes_unverified=unverified), usage=usage)
+
+
+def _offline_essay(req: offline.OfflineRequest) -> str | None:
+    """An essay stitched from the interviewee's own sentences, in order (demo only; labelled offline)."""
+    said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
+    if "window" not in req.context:
+        return None
+    title = req.context.get("title") or "Notes from a conversation"
+    style = req.context.get("style", "standard")
+    if not said:
+        return f"# {title}\n\nThere was nothing said to write about yet."
+    per_paragraph = {"punchy": 2, "standard": 4, "reflective": 6}.get(style, 4)
+    paragraphs = [" ".join(said[i:i + per_paragraph]) for i in range(0, len(said), per_paragraph)]
+    best = max(said, key=len)
+    body = "\n\n".join(paragraphs)
+    return f"# {title}\n\n{body}\n\n> \"{best}\"\n"
+
+
+offline.register_responder("interview_writer", _offline_essay)
