@@ -48,3 +48,30 @@ def use_config(monkeypatch: Any, tmp_path: Path, yaml_text: str, **env: str) -> 
         monkeypatch.setenv(key, value)
     reset_config_cache()
     return path
+
+
+def _decoded(node: Any, out: list[str]) -> None:
+    import base64
+    import binascii
+
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "data" and isinstance(value, str):
+                try:
+                    out.append(base64.b64decode(value, validate=True).decode("utf-8", errors="replace"))
+                except (binascii.Error, ValueError):
+                    pass
+            _decoded(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _decoded(value, out)
+
+
+async def history_text(handle: WorkflowHandle) -> str:
+    """The whole history as searchable text: the JSON plus every payload decoded (payloads are base64)."""
+    import json
+
+    raw = (await handle.fetch_history()).to_json()
+    decoded: list[str] = []
+    _decoded(json.loads(raw), decoded)
+    return raw + "\n" + "\n".join(decoded)
