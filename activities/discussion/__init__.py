@@ -1,6 +1,18 @@
-"""discussion pipeline activities."""
+"""Team-discussion activities (seed 002): one module per role agent, plus transcript and report renderers."""
 
 from typing import Any
 
-LLM_ACTIVITIES: list[Any] = []
-ACTIVITIES: list[Any] = []
+from activities.discussion.critic import discussion_critique
+from activities.discussion.ideation import discussion_ideate
+from activities.discussion.implementer import discussion_implement
+from activities.discussion.kickoff import discussion_kickoff
+from activities.discussion.moderator import discussion_score
+from activities.discussion.report import discussion_report
+from activities.discussion.researcher import discussion_research
+from activities.discussion.selection import discussion_select
+from activities.discussion.synthesis import discussion_synthesize
+from activities.discussion.transcript import discussion_transcript
+
+LLM_ACTIVITIES: list[Any] = [discussion_kickoff, discussion_research, discussion_ideate, discussion_critique,
+                             discussion_implement, discussion_synthesize, discussion_score, discussion_select]
+ACTIVITIES: list[Any] = [discussion_transcript, discussion_report]

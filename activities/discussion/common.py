@@ -1,0 +1,110 @@
+"""What every discussion agent shares: per-role model choice, the seed's BuildContext from message artifacts,
+one LLM call through the gateway, and saving the agent's contribution as a message artifact."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.agents.base import AgentSpec, render_prompt
+from activities.artifacts import store
+from activities.llm import gateway
+from activities.llm.config import AgentConfig, LLMConfig, current_config
+from models.common import LLMUsage
+from models.discussion import MessageRef, MessageType, TurnInput
+from workflows.logic.discussion.context import ContextMessage, build_context, format_ideas
+
+T = TypeVar("T", bound=BaseModel)
+
+ROLE_TITLES = {"leader": "Team Leader", "researcher": "Researcher", "ideation": "Ideation Specialist",
+               "critic": "Critic", "implementer": "Implementer", "moderator": "Moderator"}
+EXCERPT_CHARS = 280
+
+
+def config_for(agent: str, model: str | None) -> LLMConfig | None:
+    """The LLM config with this agent pinned to the role's model id (None: use the configured model).
+
+    A full litellm id picks the provider by its prefix ("anthropic/claude-…" → anthropic); a bare name goes to
+    the default provider. Under the offline profile the offline test double answers for any id (it records
+    the id, so tests can check that each role reached the model it asked for).
+    """
+    if not model:
+        return None
+    cfg = current_config().model_copy(deep=True)
+    provider = cfg.default_provider
+    if provider != "offline":
+        default = cfg.providers[provider]
+        if not model.startswith(default.prefix):
+            provider = next((name for name, p in cfg.providers.items() if model.startswith(p.prefix)), provider)
+    base = cfg.agents.get(agent, AgentConfig())
+    cfg.agents[agent] = base.model_copy(update={"provider": provider, "model": model})
+    return cfg
+
+
+def load_context(inp: TurnInput) -> str:
+    """BuildContext over the message artifacts the workflow passed by reference."""
+    artifacts = store()
+    messages = [ContextMessage(m.from_role, m.to, artifacts.get(m.ref)) for m in inp.messages]
+    return build_context(inp.topic, messages, inp.ideas)
+
+
+def team_members(inp: TurnInput) -> list[str]:
+    """The seed's member list for the leader: everyone but the leader."""
+    return [ROLE_TITLES.get(r, r) for r in inp.team if r != "leader"]
+
+
+def offline_context(inp: TurnInput, **extra: Any) -> dict[str, Any]:
+    """Structured hints for the offline test double's deterministic answers (never sent to a real model)."""
+    return {"topic": inp.topic, "round": inp.round, "max_rounds": inp.max_rounds, "mode": inp.mode,
+            "min_ideas": inp.min_ideas, "team": list(inp.team), "role": inp.role,
+            "ideas": [{"id": i.id, "title": i.title, "description": i.description, "overall": i.overall}
+                      for i in inp.ideas], **extra}
+
+
+def base_variables(inp: TurnInput) -> dict[str, Any]:
+    return {"topic": inp.topic, "context": load_context(inp), "round": inp.round, "max_rounds": inp.max_rounds,
+            "final_round": inp.round >= inp.max_rounds, "team": team_members(inp), "team_size": len(inp.team),
+            "ideas": format_ideas(inp.ideas), "min_ideas": inp.min_ideas}
+
+
+async def ask(spec: AgentSpec[Any], inp: TurnInput, variables: dict[str, Any], output_model: type[T] | None,
+              **hints: Any) -> tuple[Any, LLMUsage]:
+    """One call through the gateway with the role's model; free-text answers must not be empty."""
+    messages = render_prompt(spec.prompt, variables)
+    _heartbeat(f"{spec.name}: round {inp.round}, calling {inp.model or 'the configured model'}")
+    out, usage = await gateway.complete(spec.name, messages, output_model,
+                                        offline_context=offline_context(inp, **hints),
+                                        config=config_for(spec.name, inp.model))
+    if output_model is None and not str(out).strip():
+        raise ApplicationError(f"{spec.name}: model {usage.model} returned an empty answer",
+                               type=gateway.INVALID_OUTPUT)
+    return out, usage
+
+
+def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def save_message(inp: TurnInput, kind: MessageType, text: str) -> MessageRef:
+    """The contribution goes to the artifact store; the workflow keeps only the ref and an excerpt."""
+    ref = store().put(inp.discussion_id, f"{inp.message_id}.md", text, "text/markdown")
+    return MessageRef(id=inp.message_id, from_role=inp.role, to="team", type=kind, round=inp.round, ref=ref,
+                      excerpt=excerpt(text))
+
+
+def topic_words(topic: str, limit: int = 6) -> str:
+    """A short phrase from the topic (offline responders build their deterministic answers from it)."""
+    words = re.sub(r"[^\w\s-]", " ", topic).split()
+    return " ".join(words[:limit]) or "the topic"
+
+
+def _heartbeat(detail: str) -> None:
+    try:
+        activity.heartbeat(detail)
+    except RuntimeError:
+        pass

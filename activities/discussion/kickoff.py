@@ -1,0 +1,32 @@
+"""Phase 1, the Team Leader's kickoff: frame the topic and give each member a focus (required step)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.discussion.common import ROLE_TITLES, ask, base_variables, save_message, topic_words
+from activities.llm import offline
+from models.common import AgentResult
+from models.discussion import TurnInput, TurnOutput
+
+KICKOFF = AgentSpec("discussion_kickoff", "discussion/kickoff.md", TurnOutput, tier="medium", role="writer",
+                    description="Team Leader: frames the discussion and assigns focus areas (seed 002 phase 1)")
+
+
+@activity.defn(name="discussion_kickoff")
+async def discussion_kickoff(inp: TurnInput) -> AgentResult[TurnOutput]:
+    text, usage = await ask(KICKOFF, inp, base_variables(inp), None)
+    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "kickoff", text)), usage=usage)
+
+
+def _offline_kickoff(req: offline.OfflineRequest) -> str:
+    topic = topic_words(str(req.context.get("topic", "")))
+    lines = [f"Kickoff: we explore {topic}. Direction for each member:"]
+    for role in req.context.get("team", []):
+        if role != "leader":
+            lines.append(f"- {ROLE_TITLES.get(role, role)}: look at {topic} from the {role} angle.")
+    return "\n".join(lines)
+
+
+offline.register_responder(KICKOFF.name, _offline_kickoff)

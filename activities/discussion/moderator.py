@@ -1,0 +1,49 @@
+"""Phase 3, the Moderator: scores every idea on five 0-10 criteria, with pros, cons and feedback."""
+
+from __future__ import annotations
+
+import hashlib
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.discussion.common import ask, base_variables, save_message
+from activities.llm import offline
+from models.common import AgentResult
+from models.discussion import ScoringOutput, ScoringTurn, TurnInput
+from workflows.logic.discussion.scoring import CRITERIA
+
+SCORE = AgentSpec("discussion_score", "discussion/moderator.md", ScoringOutput, tier="medium", role="auditor",
+                  description="Moderator: final validation, five 0-10 criteria per idea (seed 002 phase 3)")
+
+
+def render_scores(out: ScoringOutput) -> str:
+    lines = [out.summary.strip(), ""] if out.summary.strip() else []
+    lines.append("| idea | " + " | ".join(CRITERIA) + " |")
+    lines.append("|---" * (len(CRITERIA) + 1) + "|")
+    for ev in out.evaluations:
+        lines.append(f"| {ev.idea_id} | " + " | ".join(f"{getattr(ev, c):g}" for c in CRITERIA) + " |")
+    for ev in out.evaluations:
+        lines.append(f"\n**{ev.idea_id}** pros: {'; '.join(ev.pros) or '-'}; cons: {'; '.join(ev.cons) or '-'}. "
+                     f"{ev.feedback}")
+    return "\n".join(lines)
+
+
+@activity.defn(name="discussion_score")
+async def discussion_score(inp: TurnInput) -> AgentResult[ScoringTurn]:
+    out, usage = await ask(SCORE, inp, base_variables(inp), ScoringOutput)
+    message = save_message(inp, "validation", render_scores(out))
+    return AgentResult[ScoringTurn](output=ScoringTurn(message=message, evaluations=out.evaluations), usage=usage)
+
+
+def _offline_score(req: offline.OfflineRequest) -> dict[str, object]:
+    evaluations = []
+    for idea in req.context.get("ideas", []):
+        digest = hashlib.sha256(idea["title"].encode()).digest()
+        scores = {c: float(5 + digest[n] % 5) for n, c in enumerate(CRITERIA)}
+        evaluations.append({"idea_id": idea["id"], "pros": [f"clear focus on {idea['title'].lower()}"],
+                            "cons": ["needs an owner"], "feedback": "Pilot it first.", **scores})
+    return {"summary": f"{len(evaluations)} idea(s) evaluated.", "evaluations": evaluations}
+
+
+offline.register_responder(SCORE.name, _offline_score)

@@ -1,0 +1,31 @@
+"""Phase 2 step 5, the Team Leader's synthesis of a round (and, in the final round, the strongest ideas)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.discussion.common import ask, base_variables, save_message
+from activities.llm import offline
+from models.common import AgentResult
+from models.discussion import TurnInput, TurnOutput
+
+SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesis.md", TurnOutput, tier="medium",
+                       role="writer", description="Team Leader: synthesizes each round (seed 002 step 5)")
+
+
+@activity.defn(name="discussion_synthesize")
+async def discussion_synthesize(inp: TurnInput) -> AgentResult[TurnOutput]:
+    text, usage = await ask(SYNTHESIZE, inp, base_variables(inp), None)
+    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "synthesis", text)), usage=usage)
+
+
+def _offline_synthesize(req: offline.OfflineRequest) -> str:
+    ideas = req.context.get("ideas", [])
+    final = req.context.get("round", 0) >= req.context.get("max_rounds", 1)
+    listed = ", ".join(f"{i['id']} {i['title']}" for i in ideas) or "no ideas yet"
+    nxt = "These are the strongest ideas." if final else "Next round: sharpen them against the critique."
+    return f"Round {req.context.get('round')} synthesis: {listed}. {nxt}"
+
+
+offline.register_responder(SYNTHESIZE.name, _offline_synthesize)

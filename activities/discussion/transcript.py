@@ -1,0 +1,26 @@
+"""`discussion_transcript`: assemble message artifacts into one markdown transcript (per round, and whole)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.artifacts import store
+from activities.discussion.common import ROLE_TITLES
+from models.common import ArtifactRef
+from models.discussion import MessageRef, TranscriptInput
+
+
+def render_transcript(title: str, messages: list[tuple[MessageRef, str]]) -> str:
+    parts = [f"# {title}", ""]
+    for msg, text in messages:
+        who = ROLE_TITLES.get(msg.from_role, msg.from_role)
+        where = f"round {msg.round}" if msg.round else "outside the rounds"
+        parts += [f"## {msg.id} · {msg.type} · {who} → {msg.to} ({where})", "", text.strip(), ""]
+    return "\n".join(parts)
+
+
+@activity.defn(name="discussion_transcript")
+async def discussion_transcript(inp: TranscriptInput) -> ArtifactRef:
+    artifacts = store()
+    text = render_transcript(inp.title, [(m, artifacts.get(m.ref)) for m in inp.messages])
+    return artifacts.put(inp.discussion_id, inp.name, text, "text/markdown")
