@@ -242,6 +242,9 @@ class AnswerSource(Protocol):
 
     label: str
 
+    def exhausted(self, turn: int) -> bool:
+        """True when there is no answer `turn` to give (checked before the question is recorded)."""
+
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         """The answer to question `turn`, or None when the interviewee has nothing more to say."""
 
@@ -253,8 +256,11 @@ class TranscriptAnswers:
     answers: list[str]
     label: str = "transcript"
 
+    def exhausted(self, turn: int) -> bool:
+        return turn > len(self.answers)
+
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
-        return self.answers[turn - 1] if turn <= len(self.answers) else None
+        return None if self.exhausted(turn) else self.answers[turn - 1]
 
 
 @dataclass
@@ -272,11 +278,14 @@ class PersonaAnswers:
     fallbacks: int = 0
     offline: bool = False
 
+    def exhausted(self, turn: int) -> bool:
+        return self.max_turns is not None and turn > self.max_turns
+
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
         from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
 
-        if self.max_turns is not None and turn > self.max_turns:
+        if self.exhausted(turn):
             return None
         inp = IntervieweeInput(interview_id=self.interview_id, turn=turn, topic=self.topic, persona=self.persona,
                                question=question, recent=[Exchange(speaker=e.speaker, text=e.text) for e in recent])
@@ -362,6 +371,16 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
                 or (s.status == "IN_PROGRESS" and bool(s.next_question) and s.next_question != q),
                 opts.fresh_question_timeout, opts.poll_seconds)
             continue  # still the same question: keep waiting; the session's own clock ends it regardless
+        if source.exhausted(turn + 1):
+            if opts.close_when_done:
+                closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
+                                                                text=CLOSING_REMARK), report)
+                report.closed_by_client = closing is not None
+                say(f"Interviewer: {CLOSING_REMARK}")
+            else:
+                report.final_status, report.exit_reason = state.status, state.exit_reason
+                return report  # stop here; the session goes on (another client may take over)
+            break
         turn += 1
         asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
                                                       text=question), report)
@@ -372,14 +391,9 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         recent.append(asked.entry)
         last_question = question
         answer = await source.answer(turn, question, recent[-8:])
-        if answer is None:
-            turn -= 1
-            if opts.close_when_done:
-                closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
-                                                                text=CLOSING_REMARK), report)
-                report.closed_by_client = closing is not None
-                say(f"Interviewer: {CLOSING_REMARK}")
-            break
+        if answer is None:  # a source that gives up mid-turn: the question stays unanswered, the session goes on
+            report.final_status, report.exit_reason = state.status, state.exit_reason
+            return report
         if opts.pace_seconds:
             await asyncio.sleep(opts.pace_seconds)  # the interviewee speaking: real time passes, by design
         answered = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "a"), speaker="interviewee",
