@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 from temporalio import activity
@@ -24,10 +24,13 @@ def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     event.setdefault("run_id", info.workflow_run_id)
     event.setdefault("activity", info.activity_type)
     event.setdefault("attempt", info.attempt)
+    if info.task_queue.endswith("-llm"):  # agent activities are named after their agent
+        event.setdefault("agent", info.activity_type)
     return event
 
 
-def configure_logging(fmt: str | None = None, level: str | None = None) -> None:
+def configure_logging(fmt: str | None = None, level: str | None = None, stream: TextIO | None = None) -> None:
+    """COLLOQUY_LOG_FORMAT=json|console, COLLOQUY_LOG_LEVEL; `stream` (default stderr) is for tests."""
     fmt = fmt or os.environ.get("COLLOQUY_LOG_FORMAT", "console")
     level_name = (level or os.environ.get("COLLOQUY_LOG_LEVEL", "INFO")).upper()
     renderer: Any = structlog.processors.JSONRenderer() if fmt == "json" else structlog.dev.ConsoleRenderer(
@@ -41,7 +44,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,

@@ -98,8 +98,9 @@ def register_local_prices(cfg: LLMConfig) -> None:
             names |= {table[provider] for table in cfg.tiers.values() if provider in table}
         for name in names:
             full = name if name.startswith(prov.prefix) else prov.prefix + name
-            known = litellm.model_cost.get(full)
-            if known is not None and _registered_prices.get(full) is None:
+            bare = full.split("/", 1)[-1]  # litellm.register_model also writes the name without its prefix
+            known = full in litellm.model_cost or bare in litellm.model_cost
+            if known and _registered_prices.get(full) is None:
                 continue  # a public price: leave it alone
             if _registered_prices.get(full) == (0.0, 0.0):
                 continue

@@ -1,0 +1,95 @@
+"""Logs carry workflow id, run id, activity and agent; each agent call is an OTEL span with model, tokens and
+cost; the TracingInterceptor links client, workflow and activity spans into one trace."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from temporalio.client import Client
+
+from core.logging import configure_logging
+from core.settings import ROOT
+from core.telemetry import configure_tracing, tracing_interceptor
+from tests.workflows.platform.helpers import run_model_check
+
+OK = {"ok": True, "echo": "colloquy", "model_note": "scripted"}
+
+
+async def test_log_lines_carry_workflow_run_activity_and_agent(ts_env, worker, offline):
+    buffer = io.StringIO()
+    configure_logging(fmt="json", level="INFO", stream=buffer)
+    try:
+        offline.script("model_check", offline.Fault(kind="server_error"), OK)
+        async with worker(ts_env.client) as queue:
+            handle, report = await run_model_check(ts_env.client, queue)
+    finally:
+        configure_logging()
+    assert report.rows[0].ok
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines() if line.startswith("{")]
+    calls = [ln for ln in lines if ln["event"] == "llm.call"]
+    failed = [ln for ln in lines if ln["event"] == "llm.failed"]
+    assert len(calls) == 1 and len(failed) == 1
+    for line in calls + failed:
+        assert line["workflow_id"] == handle.id
+        assert line["run_id"] == handle.result_run_id
+        assert line["activity"] == "model_check" and line["agent"] == "model_check"
+    assert calls[0]["attempt"] == 2 and failed[0]["attempt"] == 1
+    assert calls[0]["model"] == "offline-low" and calls[0]["tokens_in"] > 0
+    assert failed[0]["error_type"] == "LLMUnavailable" and failed[0]["retryable"] is True
+
+
+async def test_agent_calls_are_spans_in_the_workflow_trace(ts_env, worker, offline):
+    provider = configure_tracing()
+    assert provider is not None, "OTEL_SDK_DISABLED is set"
+    exporter = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    traced = Client(**{**ts_env.client.config(), "interceptors": [tracing_interceptor()]})
+    offline.script("model_check", OK)
+    try:
+        async with worker(traced) as queue:
+            _, report = await run_model_check(traced, queue)
+        spans = exporter.get_finished_spans()
+    finally:
+        exporter.shutdown()
+    usage = report.rows[0].usage
+    [llm] = [s for s in spans if s.name == "llm model_check"]
+    assert llm.attributes["llm.model"] == "offline-low" and llm.attributes["llm.provider"] == "offline"
+    assert llm.attributes["llm.input_tokens"] == usage.input_tokens
+    assert llm.attributes["llm.output_tokens"] == usage.output_tokens
+    assert llm.attributes["llm.cost_usd"] == usage.cost_usd
+    assert llm.attributes["gen_ai.request.model"] == "colloquy-offline/offline-low"
+    by_name = {s.name: s for s in spans}
+    start = by_name["StartWorkflow:ModelCheckWorkflow"]
+    run_activity = [s for s in spans if s.name == "RunActivity:model_check"]
+    assert len(run_activity) == 1  # the interceptor is applied once (client-provided), not twice
+    assert llm.context.trace_id == start.context.trace_id == run_activity[0].context.trace_id
+    assert llm.parent.span_id == run_activity[0].context.span_id
+
+
+def test_console_exporter_prints_agent_spans():
+    code = (
+        "import asyncio, core.settings\n"
+        "from core.telemetry import configure_tracing\n"
+        "configure_tracing()\n"
+        "from activities.llm import gateway, offline\n"
+        "offline.script('console_check', {'ok': True, 'echo': 'x', 'model_note': ''})\n"
+        "from activities.model_check import ModelCheckOutput\n"
+        "out, usage = asyncio.run(gateway.complete('console_check', [{'role': 'user', 'content': 'hi'}],"
+        " ModelCheckOutput))\n"
+        "print('RESULT', out.echo, usage.input_tokens)\n"
+    )
+    env = {**os.environ, "OTEL_TRACES_EXPORTER": "console", "COLLOQUY_PROFILE": "offline",
+           "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    env.pop("OTEL_SDK_DISABLED", None)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "RESULT x" in proc.stdout
+    assert '"name": "llm console_check"' in proc.stdout
+    assert '"llm.model": "offline-medium"' in proc.stdout and '"llm.cost_usd": 0.0' in proc.stdout
