@@ -14,10 +14,22 @@ LLM = ("discussion_kickoff", "discussion_research", "discussion_ideate", "discus
 
 
 async def start(client: Client, queue: str, topic: str = "How can a small town cut food waste?",
-                level: str = "standard", **fields) -> WorkflowHandle:
+                level: str = "standard", workflow_id: str | None = None, **fields) -> WorkflowHandle:
     inp = DiscussionInput(topic=topic, level=level, **fields)
-    return await client.start_workflow(DiscussionWorkflow.run, inp, id=f"discussion-test-{uuid.uuid4().hex[:8]}",
-                                       task_queue=queue)
+    return await client.start_workflow(DiscussionWorkflow.run, inp, id=workflow_id or new_id(), task_queue=queue)
+
+
+def new_id() -> str:
+    return f"discussion-test-{uuid.uuid4().hex[:8]}"
+
+
+async def search_attributes(handle: WorkflowHandle) -> dict[str, object]:
+    desc = await handle.describe()
+    return {pair.key.name: pair.value for pair in desc.typed_search_attributes}
+
+
+def prompt_of(call) -> str:
+    return "\n".join(str(m.get("content", "")) for m in call.messages)
 
 
 def idea(title: str, description: str | None = None, refines: str | None = None) -> dict:
