@@ -1,0 +1,202 @@
+"""Run history and evaluation queries (§17) in an embedded analytics DB (DuckDB).
+
+Default file `.data/history.duckdb` (env COLLOQUY_HISTORY_DB: a file path). Tables follow the seed's schema:
+runs, invocations, audit_scores, post_iterations. Writes are idempotent per run (a retried activity replaces
+that run's rows in one transaction). Each connection is short-lived, so a CLI reader and a worker writer can
+take turns on the file (DuckDB allows one writing process at a time; the storage retry policy rides out a lock).
+
+Postgres by URL (`postgresql://...`) is the documented networked twin: the interface (`HistoryStore`) is the
+seam, but only the DuckDB backend is implemented; a Postgres URL is refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from core.settings import data_dir
+from models.writing import RunRecord
+from workflows.logic.writing.accounting import run_totals
+
+SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS runs (
+        run_id TEXT PRIMARY KEY, story TEXT, started_at TIMESTAMP, completed_at TIMESTAMP, status TEXT,
+        duration_s DOUBLE, total_tokens BIGINT, total_cost_usd DOUBLE, final_post_path TEXT, final_score DOUBLE,
+        models TEXT, config_name TEXT, forced BOOLEAN, reason TEXT)""",
+    """CREATE TABLE IF NOT EXISTS invocations (
+        run_id TEXT, seq INTEGER, agent TEXT, activity TEXT, state TEXT, persona TEXT, started_at TIMESTAMP,
+        duration_s DOUBLE, success BOOLEAN, status TEXT, input_tokens BIGINT, output_tokens BIGINT,
+        total_tokens BIGINT, cost_usd DOUBLE, output_word_count INTEGER, context_used_pct DOUBLE,
+        PRIMARY KEY (run_id, seq))""",
+    """CREATE TABLE IF NOT EXISTS audit_scores (
+        run_id TEXT, auditor_agent TEXT, target_agent TEXT, state TEXT, kind TEXT, visit INTEGER,
+        overall_score DOUBLE, hook_score DOUBLE, specifics_score DOUBLE, voice_score DOUBLE,
+        structure_score DOUBLE, feedback TEXT)""",
+    """CREATE TABLE IF NOT EXISTS post_iterations (
+        story TEXT, run_id TEXT, iteration INTEGER, final_score DOUBLE, total_cost_usd DOUBLE, improvements TEXT,
+        PRIMARY KEY (story, run_id))""",
+]
+TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
+
+QUERIES: dict[str, str] = {
+    # seed eval-agents: agent comparison from the scores other models gave its drafts
+    "agents": """
+        SELECT target_agent AS agent, ROUND(AVG(overall_score), 2) AS avg_score, ROUND(AVG(hook_score), 2) AS hook,
+               ROUND(AVG(specifics_score), 2) AS specifics, ROUND(AVG(voice_score), 2) AS voice,
+               COUNT(DISTINCT run_id) AS runs
+        FROM audit_scores WHERE kind = 'audit' GROUP BY target_agent ORDER BY avg_score DESC, agent""",
+    "agent_over_time": """
+        SELECT r.run_id, r.started_at, ROUND(AVG(a.overall_score), 2) AS avg_score,
+               ROUND(AVG(a.hook_score), 2) AS avg_hook, ROUND(AVG(a.specifics_score), 2) AS avg_specifics
+        FROM audit_scores a JOIN runs r ON a.run_id = r.run_id
+        WHERE a.target_agent = ? AND a.kind = 'audit' GROUP BY r.run_id, r.started_at ORDER BY r.started_at""",
+    "costs": """
+        SELECT agent, COUNT(*) AS invocations, SUM(total_tokens) AS total_tokens,
+               ROUND(SUM(cost_usd), 6) AS total_cost, ROUND(AVG(cost_usd), 6) AS avg_cost_per_invocation
+        FROM invocations GROUP BY agent ORDER BY total_cost DESC, agent""",
+    "best_for_task": """
+        SELECT i.agent, ROUND(AVG(a.overall_score), 2) AS avg_score, COUNT(*) AS sample_size
+        FROM invocations i JOIN audit_scores a ON i.run_id = a.run_id AND i.agent = a.target_agent
+        WHERE i.state = ? AND i.success AND a.kind = 'audit'
+        GROUP BY i.agent ORDER BY avg_score DESC, i.agent""",
+    "trend": """
+        SELECT run_id, story, started_at, status, final_score, ROUND(total_cost_usd, 6) AS total_cost_usd,
+               total_tokens
+        FROM runs ORDER BY started_at, run_id""",
+    "post": """
+        SELECT p.iteration, r.started_at, p.final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
+               p.improvements, p.run_id
+        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ? ORDER BY p.iteration""",
+    "weekly": """
+        SELECT strftime(started_at, '%Y-%W') AS week, COUNT(*) AS runs, ROUND(AVG(final_score), 2) AS avg_quality,
+               ROUND(SUM(total_cost_usd), 6) AS total_cost, SUM(total_tokens) AS total_tokens
+        FROM runs WHERE status = 'complete' GROUP BY week ORDER BY week""",
+}
+
+
+def history_location() -> str:
+    return os.environ.get("COLLOQUY_HISTORY_DB") or str(data_dir() / "history.duckdb")
+
+
+class HistoryStore:
+    """The history interface: record a run, run the named evaluation queries, export every table."""
+
+    def __init__(self, location: str | None = None) -> None:
+        location = location or history_location()
+        if location.startswith(("postgres://", "postgresql://")):
+            raise ApplicationError("Postgres history is not implemented in this build: use a DuckDB file path "
+                                   "(COLLOQUY_HISTORY_DB=/path/history.duckdb)", type="ConfigError", non_retryable=True)
+        self.path = Path(location.removeprefix("duckdb://")).expanduser()
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[Any]:
+        import duckdb
+
+        if read_only and not self.path.exists():
+            raise FileNotFoundError(f"no run history yet at {self.path} (run `colloquy write` first)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = duckdb.connect(str(self.path), read_only=read_only)
+        try:
+            if not read_only:
+                for ddl in SCHEMA:
+                    conn.execute(ddl)
+            yield conn
+        finally:
+            conn.close()
+
+    # ---------------------------------------------------------------------------------------- writing
+    def record_run(self, record: RunRecord, config_name: str = "") -> int:
+        """Insert (or replace) one run with its invocations, audit/gate scores and post iteration."""
+        s = record.state
+        totals = run_totals(s.invocations)
+        duration = (record.finished_at - s.started_at).total_seconds() if s.started_at else 0.0
+        final_path = record.final_post.ref.uri if record.final_post else None
+        with self.connect() as conn:
+            conn.execute("BEGIN TRANSACTION")
+            try:
+                for table in ("invocations", "audit_scores", "post_iterations", "runs"):
+                    conn.execute(f"DELETE FROM {table} WHERE run_id = ?", [s.run_id])
+                conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                    s.run_id, s.story_name, _naive(s.started_at), _naive(record.finished_at), s.status, duration,
+                    totals.total_tokens, totals.cost_usd, final_path, s.final_score, ",".join(s.models),
+                    config_name, record.forced, s.reason])
+                conn.executemany("INSERT INTO invocations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                    [s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at), i.duration_s,
+                     i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens, i.cost_usd, i.word_count,
+                     i.context_used_pct] for i in s.invocations] or [])
+                rows = [[s.run_id, a.auditor, a.target, a.state, a.kind, a.visit, a.overall, a.hook, a.specifics,
+                         a.voice, a.structure, a.feedback] for a in s.audit_scores]
+                rows += [[s.run_id, g.get("model"), g.get("target"), g["state"], "quality_gate", g["visit"],
+                          g["score"], None, None, None, None, g.get("feedback", "")] for g in s.gate_scores]
+                if rows:
+                    conn.executemany("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                previous = conn.execute("SELECT COUNT(*) FROM post_iterations WHERE story = ?",
+                                        [s.story_name]).fetchone()[0]
+                improvements = "; ".join(s.human_feedback) or ("Initial" if previous == 0 else "Re-run")
+                conn.execute("INSERT INTO post_iterations VALUES (?, ?, ?, ?, ?, ?)", [
+                    s.story_name, s.run_id, previous + 1, s.final_score, totals.cost_usd, improvements])
+                conn.execute("COMMIT")
+            except Exception:
+                conn.execute("ROLLBACK")
+                raise
+        return len(s.invocations)
+
+    # ---------------------------------------------------------------------------------------- reading
+    def query(self, name: str, param: str | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+        if name not in QUERIES:
+            raise KeyError(f"unknown history query {name!r}: one of {', '.join(QUERIES)}")
+        sql = QUERIES[name]
+        needs = sql.count("?")
+        if needs and not param:
+            raise ValueError(f"query {name!r} needs a parameter")
+        with self.connect(read_only=True) as conn:
+            cur = conn.execute(sql, [param] * needs if needs else [])
+            columns = [d[0] for d in cur.description]
+            return columns, cur.fetchall()
+
+    def export(self, directory: Path) -> list[Path]:
+        """Every table as CSV and JSON (seed eval-export)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        written = []
+        with self.connect(read_only=True) as conn:
+            for table in TABLES:
+                cur = conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")
+                columns = [d[0] for d in cur.description]
+                rows = cur.fetchall()
+                csv_path = directory / f"{table}.csv"
+                with csv_path.open("w", newline="", encoding="utf-8") as fh:
+                    writer = csv.writer(fh)
+                    writer.writerow(columns)
+                    writer.writerows(rows)
+                json_path = directory / f"{table}.json"
+                json_path.write_text(json.dumps([dict(zip(columns, r, strict=True)) for r in rows], default=str,
+                                                indent=1), encoding="utf-8")
+                written += [csv_path, json_path]
+        return written
+
+
+def _naive(value: Any) -> Any:
+    return value.replace(tzinfo=None) if value is not None and getattr(value, "tzinfo", None) else value
+
+
+class RecordHistoryInput(RunRecord):
+    config_name: str = ""
+
+
+@activity.defn(name="writing_record_history")
+async def writing_record_history(inp: RecordHistoryInput) -> int:
+    """Record the finished run in the history DB; returns the number of invocations written."""
+    try:
+        return HistoryStore().record_run(inp, inp.config_name)
+    except ApplicationError:
+        raise
+    except Exception as exc:  # a lock held by another process, a full disk: retryable StorageError
+        raise ApplicationError(f"history DB {history_location()}: {exc}", type="StorageRetry") from exc

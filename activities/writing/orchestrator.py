@@ -1,0 +1,43 @@
+"""Orchestrator consult (§13): informed of a circuit break with full context, it decides force_complete /
+retry_different / halt / dump_context. The workflow then applies the decision (hard limits still win)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.llm import offline
+from activities.writing.common import complete, persona_text
+from activities.artifacts import store
+from models.writing import CircuitBreakerDecision, ConsultInput, ConsultResult
+
+
+ORCHESTRATOR = AgentSpec("writing_orchestrator", "writing/orchestrator.md", CircuitBreakerDecision, tier="high",
+                         role="auditor", description="Decides what to do when a circuit breaker rule fires")
+
+
+@activity.defn(name="writing_orchestrator")
+async def writing_orchestrator(inp: ConsultInput) -> ConsultResult:
+    persona = persona_text("orchestrator", inp.persona_file, inp.persona_text)
+    ctx = inp.brk.context
+    variables = {
+        "persona": persona, "story": store().get(inp.story)[:4000], "rule": inp.brk.rule, "message": inp.brk.message,
+        "state_visits": ctx.state_visits, "history": " → ".join(f"{a}→{b}" for a, b in ctx.transition_history),
+        "transition_count": ctx.transition_count, "elapsed_s": round(ctx.elapsed_s), "cost": ctx.total_cost_usd,
+        "outputs": "\n".join(f"- {o}" for o in inp.outputs) or "(none)",
+        "scores": "\n".join(f"- {s}" for s in inp.quality_scores) or "(none)", "states": ", ".join(inp.states),
+    }
+    decision, usage = await complete(ORCHESTRATOR.name, ORCHESTRATOR.prompt, variables, CircuitBreakerDecision,
+                                     model=inp.model, role="auditor",
+                                     offline_context={"rule": inp.brk.rule, "outputs": len(inp.outputs)})
+    return ConsultResult(decision=decision, usage=usage)
+
+
+def _offline_orchestrator(req: offline.OfflineRequest) -> dict:
+    if req.context.get("outputs"):
+        return {"reasoning": f"{req.context.get('rule')} fired; outputs exist, so finish with the best one.",
+                "decision": "force_complete"}
+    return {"reasoning": f"{req.context.get('rule')} fired and nothing usable exists.", "decision": "halt"}
+
+
+offline.register_responder("writing_orchestrator", _offline_orchestrator)

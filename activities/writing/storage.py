@@ -1,0 +1,111 @@
+"""Non-LLM writing activities: prepare a run (config file, personas, story artifact) and write the run logs."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from pydantic import BaseModel, Field
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.artifacts import store
+from activities.writing.common import persona_path
+from core.settings import ROOT
+from models.common import ArtifactRef
+from models.writing import RunArtifacts, RunRecord, WorkflowConfig
+from workflows.logic.writing.config import ConfigError, parse_config_yaml, persona_for
+from workflows.logic.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
+
+CONFIG_DIR = ROOT / "configs" / "writing"
+
+
+def load_named_config(name: str) -> WorkflowConfig:
+    """configs/writing/<name>.yaml, or a path to a YAML file."""
+    path = CONFIG_DIR / f"{name}.yaml"
+    if not path.is_file():
+        from pathlib import Path
+
+        candidate = Path(name)
+        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+            path = candidate
+        else:
+            known = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+            raise ConfigError([f"no config named {name!r} (known: {known})"], name)
+    return parse_config_yaml(path.read_text(encoding="utf-8"), name)
+
+
+class PrepareInput(BaseModel):
+    run_id: str
+    config: WorkflowConfig | None = None
+    config_name: str = "default"
+    inline_personas: list[str] = Field(default_factory=list)
+    story_text: str | None = None
+
+
+class PrepareResult(BaseModel):
+    config: WorkflowConfig
+    story_ref: ArtifactRef | None = None
+
+
+@activity.defn(name="writing_prepare_run")
+async def writing_prepare_run(inp: PrepareInput) -> PrepareResult:
+    """Load the named config (when none was given), check every persona file exists, store the story."""
+    try:
+        cfg = inp.config or load_named_config(inp.config_name)
+    except ConfigError as exc:
+        raise ApplicationError(str(exc), type="ConfigError", non_retryable=True) from None
+    missing = []
+    for name, state in cfg.states.items():
+        if state.type not in ("fan-out", "single", "orchestrator-task"):
+            continue
+        persona = persona_for(state)
+        if persona in inp.inline_personas:
+            continue
+        if not persona_path(persona, cfg.personas.get(persona)).is_file():
+            missing.append(f"state {name!r}: persona file {cfg.personas.get(persona) or persona + '.md'} not found")
+    if cfg.orchestrator.persona not in inp.inline_personas and \
+            not persona_path(cfg.orchestrator.persona, cfg.personas.get(cfg.orchestrator.persona)).is_file():
+        missing.append(f"orchestrator persona {cfg.orchestrator.persona!r} not found")
+    if missing:
+        raise ApplicationError(f"invalid writing workflow config {cfg.name!r}: " + "; ".join(missing),
+                               type="ConfigError", non_retryable=True)
+    ref = store().put(inp.run_id, "input_story.md", inp.story_text, "text/markdown") if inp.story_text else None
+    return PrepareResult(config=cfg, story_ref=ref)
+
+
+class RunLogsInput(RunRecord):
+    analysis_ref: ArtifactRef | None = None
+
+
+@activity.defn(name="writing_write_run_logs")
+async def writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
+    """§7: run_manifest.yaml, state_log.jsonl, token_usage.jsonl, agent_logs/*.jsonl, run_summary.md."""
+    artifacts = store()
+    scope = inp.state.run_id
+    refs: dict[str, ArtifactRef] = {}
+    refs["run_manifest.yaml"] = artifacts.put(scope, "run_manifest.yaml",
+                                              yaml.safe_dump(manifest(inp), sort_keys=False, allow_unicode=True),
+                                              "application/yaml")
+    refs["state_log.jsonl"] = artifacts.put(scope, "state_log.jsonl", "\n".join(state_log_lines(inp)) + "\n",
+                                            "application/jsonl")
+    refs["token_usage.jsonl"] = artifacts.put(scope, "token_usage.jsonl", "\n".join(token_lines(inp)) + "\n",
+                                              "application/jsonl")
+    for name, lines in agent_logs(inp).items():
+        refs[name] = artifacts.put(scope, name.replace("/", "__"), "\n".join(lines) + "\n", "application/jsonl")
+    post_text = artifacts.get(inp.final_post.ref) if inp.final_post else None
+    analysis_text = artifacts.get(inp.analysis_ref) if inp.analysis_ref else None
+    refs["run_summary.md"] = artifacts.put(scope, "run_summary.md", run_summary(inp, post_text, analysis_text))
+    return RunArtifacts(refs=refs)
+
+
+class DumpInput(BaseModel):
+    run_id: str
+    context: dict
+
+
+@activity.defn(name="writing_dump_context")
+async def writing_dump_context(inp: DumpInput) -> ArtifactRef:
+    """The orchestrator's dump_context decision: everything the run knows, as debug_dump.json."""
+    return store().put(inp.run_id, "debug_dump.json", json.dumps(inp.context, indent=2, default=str),
+                       "application/json")

@@ -1,0 +1,97 @@
+"""Token and cost accounting (§6): per-invocation cost, context-window health, totals by agent and by state."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from pydantic import BaseModel
+
+from models.common import LLMUsage
+from models.writing import Invocation, WorkflowConfig
+
+# Context windows of a few well-known families, used only when the config does not say (seed agents.*).
+KNOWN_WINDOWS = (("claude", 200_000), ("gemini", 1_000_000), ("gpt-4o", 128_000), ("gpt-4", 128_000),
+                 ("llama3.1", 131_072), ("qwen2.5", 32_768), ("phi3", 4_096), ("smollm2", 8_192),
+                 ("offline", 8_192))
+
+
+def context_window_for(cfg: WorkflowConfig, model: str) -> int:
+    settings = cfg.agents.get(model)
+    if settings and settings.context_window:
+        return settings.context_window
+    lowered = model.lower()
+    for family, window in KNOWN_WINDOWS:
+        if family in lowered:
+            return window
+    return cfg.settings.default_context_window
+
+
+def invocation_cost(cfg: WorkflowConfig, model: str, usage: LLMUsage) -> float:
+    """The config's price (seed `cost_per_1k`) when it names one for this model, else the gateway's cost."""
+    settings = cfg.agents.get(model)
+    if settings and settings.cost_per_1k is not None:
+        price = settings.cost_per_1k
+        return round(usage.input_tokens / 1000 * price.input + usage.output_tokens / 1000 * price.output, 8)
+    return round(usage.cost_usd, 8)
+
+
+def context_status(percent: float) -> str:
+    """§6 get_recommendation, as a status word."""
+    if percent > 90:
+        return "critical"
+    if percent > 80:
+        return "warning"
+    if percent > 60:
+        return "moderate"
+    return "healthy"
+
+
+RECOMMENDATION = {
+    "critical": "Critical: Consider summarizing context or starting new session",
+    "warning": "Warning: Context window filling up",
+    "moderate": "Note: Context usage moderate",
+    "healthy": "Healthy: Plenty of context remaining",
+}
+
+
+def context_use(used_tokens: int, window: int) -> tuple[float, str]:
+    percent = round(100.0 * used_tokens / window, 2) if window else 0.0
+    return percent, context_status(percent)
+
+
+class Totals(BaseModel):
+    invocations: int = 0
+    succeeded: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    duration_s: float = 0.0
+    max_context_pct: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, inv: Invocation) -> None:
+        self.invocations += 1
+        self.succeeded += 1 if inv.success else 0
+        self.input_tokens += inv.input_tokens
+        self.output_tokens += inv.output_tokens
+        self.cost_usd = round(self.cost_usd + inv.cost_usd, 8)
+        self.duration_s = round(self.duration_s + inv.duration_s, 3)
+        self.max_context_pct = max(self.max_context_pct, inv.context_used_pct)
+
+
+def run_totals(invocations: Iterable[Invocation]) -> Totals:
+    totals = Totals()
+    for inv in invocations:
+        totals.add(inv)
+    return totals
+
+
+def totals_by(invocations: Iterable[Invocation], key: str) -> dict[str, Totals]:
+    """Totals grouped by an Invocation attribute: 'model' (the seed's agent), 'state' or 'agent'."""
+    groups: dict[str, Totals] = {}
+    for inv in invocations:
+        groups.setdefault(str(getattr(inv, key)), Totals()).add(inv)
+    return groups

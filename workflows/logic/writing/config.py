@@ -1,0 +1,179 @@
+"""Config loading and validation: every error is found before any model is called.
+
+`validate_config(cfg)` returns a list of clear messages (empty = valid). Checks: exactly one initial state,
+at least one terminal, required transitions per state type, transition keys allowed for the type, targets
+that exist, tasks and personas that are defined, states unreachable from the initial state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from models.writing import StateConfig, WorkflowConfig
+
+FAN_OUT_KEYS = ("all_success", "partial_success", "all_failure")
+GATE_KEYS = ("proceed", "retry", "halt")
+TASK_KEYS = ("success",)
+APPROVAL_KEYS = ("approved", "feedback", "abort")
+
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "fan-out": FAN_OUT_KEYS,
+    "human-approval": APPROVAL_KEYS,
+}
+OPTIONAL: dict[str, tuple[str, ...]] = {
+    "fan-out": (),
+    "human-approval": ("timeout",),
+}
+FAN_OUT_TASKS = ("draft", "audit", "final_audit")
+SINGLE_TASKS = ("synthesize", "final_analysis", "quality_gate")
+# The text kind each task produces (what a later state can read as input).
+TASK_OUTPUT_KIND = {"draft": "draft", "audit": "audit", "final_audit": "final_audit", "synthesize": "post",
+                    "final_analysis": "analysis", "quality_gate": "review"}
+DEFAULT_PERSONA = {"draft": "writer", "audit": "auditor", "final_audit": "auditor", "synthesize": "synthesizer",
+                   "final_analysis": "orchestrator", "quality_gate": "quality_gate"}
+
+
+class ConfigError(ValueError):
+    """A workflow config that cannot run. `errors` lists every problem found."""
+
+    def __init__(self, errors: list[str], name: str = "config") -> None:
+        self.errors = errors
+        super().__init__(f"invalid writing workflow config {name!r}: " + "; ".join(errors))
+
+
+def required_transitions(state: StateConfig) -> tuple[str, ...]:
+    if state.type in REQUIRED:
+        return REQUIRED[state.type]
+    if state.type in ("single", "orchestrator-task"):
+        return GATE_KEYS if state.task == "quality_gate" else TASK_KEYS
+    return ()
+
+
+def allowed_transitions(state: StateConfig) -> tuple[str, ...]:
+    if state.type in ("single", "orchestrator-task"):
+        return required_transitions(state) + ("failure",)
+    return required_transitions(state) + OPTIONAL.get(state.type, ())
+
+
+def targets(state: StateConfig) -> list[str]:
+    found = list(state.transitions.values())
+    if state.next:
+        found.append(state.next)
+    return found
+
+
+def initial_state(cfg: WorkflowConfig) -> str:
+    return next(name for name, s in cfg.states.items() if s.type == "initial")
+
+
+def persona_for(state: StateConfig) -> str:
+    return state.persona or DEFAULT_PERSONA.get(state.task or "", "writer")
+
+
+def validate_config(cfg: WorkflowConfig) -> list[str]:
+    errors: list[str] = []
+    states = cfg.states
+    initials = [n for n, s in states.items() if s.type == "initial"]
+    if len(initials) != 1:
+        errors.append(f"exactly one state of type initial is needed, found {len(initials)} ({', '.join(initials)})")
+    if not any(s.type == "terminal" for s in states.values()):
+        errors.append("no terminal state: add one (e.g. complete) so the run can end")
+    for name, s in states.items():
+        where = f"state {name!r} ({s.type})"
+        if s.type == "initial":
+            if not s.next:
+                errors.append(f"{where}: missing 'next' (the first state to run)")
+            if s.transitions:
+                errors.append(f"{where}: an initial state has no transitions, only 'next'")
+        elif s.next:
+            errors.append(f"{where}: 'next' is only for the initial state; use transitions")
+        if s.type == "terminal":
+            if s.transitions:
+                errors.append(f"{where}: a terminal state has no transitions")
+            continue
+        if s.type in ("fan-out", "single", "orchestrator-task"):
+            if s.task is None:
+                errors.append(f"{where}: missing 'task' (one of draft, audit, final_audit, synthesize, "
+                              "final_analysis, quality_gate)")
+            elif s.type == "fan-out" and s.task not in FAN_OUT_TASKS:
+                errors.append(f"{where}: task {s.task!r} cannot fan out (fan-out tasks: {', '.join(FAN_OUT_TASKS)})")
+            elif s.type != "fan-out" and s.task not in SINGLE_TASKS:
+                errors.append(f"{where}: task {s.task!r} needs a fan-out state")
+            persona = persona_for(s)
+            if cfg.personas and persona not in cfg.personas:
+                errors.append(f"{where}: persona {persona!r} is not defined under personas "
+                              f"({', '.join(sorted(cfg.personas))})")
+            for inp in s.input:
+                if inp not in states:
+                    errors.append(f"{where}: input {inp!r} is not a state")
+        if s.type == "single" and not s.agent:
+            errors.append(f"{where}: missing 'agent' (a model id, or 'orchestrator')")
+        if s.type == "fan-out" and s.agents is not None and not s.agents:
+            errors.append(f"{where}: 'agents' is empty (omit it to use the run's models)")
+        for key in required_transitions(s):
+            if key not in s.transitions:
+                errors.append(f"{where}: missing transition {key!r}")
+        allowed = allowed_transitions(s)
+        for key in s.transitions:
+            if key not in allowed:
+                errors.append(f"{where}: transition {key!r} is not valid here (valid: {', '.join(allowed)})")
+        for target in targets(s):
+            if target not in states:
+                errors.append(f"{where}: transition to unknown state {target!r}")
+    if len(initials) == 1:
+        seen = reachable(cfg, initials[0])
+        for name in states:
+            if name not in seen:
+                errors.append(f"state {name!r} is unreachable from {initials[0]!r}")
+    for rule in cfg.circuit_breaker.rules:
+        if rule.limit is not None and rule.limit < 0:
+            errors.append(f"circuit_breaker rule {rule.name}: limit must be >= 0")
+    return errors
+
+
+def reachable(cfg: WorkflowConfig, start: str) -> set[str]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        state = cfg.states.get(stack.pop())
+        if state is None:
+            continue
+        for target in targets(state):
+            if target in cfg.states and target not in seen:
+                seen.add(target)
+                stack.append(target)
+    return seen
+
+
+def check_config(cfg: WorkflowConfig) -> WorkflowConfig:
+    errors = validate_config(cfg)
+    if errors:
+        raise ConfigError(errors, cfg.name)
+    return cfg
+
+
+def parse_config(data: dict[str, Any], name: str = "config") -> WorkflowConfig:
+    """A dict (parsed YAML) → a validated WorkflowConfig, or ConfigError listing every problem."""
+    if not isinstance(data, dict):
+        raise ConfigError(["the config must be a mapping with a 'states' section"], name)
+    try:
+        cfg = WorkflowConfig.model_validate(data)
+    except ValidationError as exc:
+        errors = []
+        for err in exc.errors(include_url=False):
+            loc = ".".join(str(p) for p in err["loc"])
+            errors.append(f"{loc}: {err['msg']}")
+        raise ConfigError(errors, name) from None
+    return check_config(cfg)
+
+
+def parse_config_yaml(text: str, name: str = "config") -> WorkflowConfig:
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError([f"not valid YAML: {exc}"], name) from None
+    return parse_config(data, name)

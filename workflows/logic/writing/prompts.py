@@ -1,0 +1,57 @@
+"""Dynamic prompts for partial failures (§3): the sections a prompt shows are built from what actually
+succeeded, so no prompt ever names a model that produced nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+HEADINGS = {"draft": "Draft from", "audit": "Audit from", "final_audit": "Final audit from", "post": "Post",
+            "analysis": "Analysis", "review": "Review"}
+
+
+def agent_list(docs: Sequence[tuple[str, str, str]], kind: str = "draft") -> str:
+    """`docs` = (model, kind, text). The models that produced `kind`, in order, once each."""
+    seen: list[str] = []
+    for model, k, _ in docs:
+        if k == kind and model not in seen:
+            seen.append(model)
+    return ", ".join(seen)
+
+
+def section(docs: Sequence[tuple[str, str, str]], kind: str) -> str:
+    parts = []
+    for model, k, text in docs:
+        if k != kind:
+            continue
+        heading = HEADINGS.get(kind, kind)
+        label = f"{heading} {model}" if kind in ("draft", "audit", "final_audit") else heading
+        parts.append(f"## {label}\n\n{text.strip()}\n")
+    return "\n".join(parts)
+
+
+def prompt_sections(docs: Sequence[tuple[str, str, str]]) -> dict[str, str]:
+    """Template variables: drafts, audits, final_audits, post, analysis, reviews, agent_list, auditor_list."""
+    return {
+        "drafts": section(docs, "draft"),
+        "audits": section(docs, "audit"),
+        "final_audits": section(docs, "final_audit"),
+        "post": section(docs, "post"),
+        "analysis": section(docs, "analysis"),
+        "reviews": section(docs, "review"),
+        "agent_list": agent_list(docs, "draft"),
+        "auditor_list": agent_list(docs, "audit") or agent_list(docs, "final_audit"),
+    }
+
+
+def guidance_block(guidance: str | None) -> str:
+    """What a retried state sees (§14): 'Previous attempt feedback: ...'."""
+    return f"Previous attempt feedback:\n{guidance.strip()}" if guidance and guidance.strip() else ""
+
+
+def word_count(text: str) -> int:
+    return len(text.split())
+
+
+def preview(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"

@@ -1,0 +1,176 @@
+"""Run logs (§7) rendered from the run record: manifest, state log, token log, agent logs, run_summary.md."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from models.writing import Invocation, RunRecord
+from workflows.logic.writing.accounting import RECOMMENDATION, context_status, run_totals, totals_by
+
+_SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
+
+
+def slug(text: str) -> str:
+    return _SAFE.sub("_", text).strip("._") or "x"
+
+
+def _ts(value: Any) -> str:
+    return value.isoformat().replace("+00:00", "Z") if hasattr(value, "isoformat") else str(value)
+
+
+def duration_s(record: RunRecord) -> float:
+    start = record.state.started_at
+    return round((record.finished_at - start).total_seconds(), 3) if start else 0.0
+
+
+def manifest(record: RunRecord) -> dict[str, Any]:
+    s = record.state
+    totals = run_totals(s.invocations)
+    return {
+        "run_id": s.run_id, "story": s.story_name, "status": s.status, "final_state": s.current,
+        "reason": s.reason, "forced_complete": record.forced, "models": s.models,
+        "config": s.config.model_dump(mode="json") if s.config else None,
+        "started_at": _ts(s.started_at), "finished_at": _ts(record.finished_at), "duration_s": duration_s(record),
+        "transitions": [list(t) for t in s.breaker.transition_history],
+        "totals": {"invocations": totals.invocations, "input_tokens": totals.input_tokens,
+                   "output_tokens": totals.output_tokens, "total_tokens": totals.total_tokens,
+                   "cost_usd": totals.cost_usd},
+        "final_post": record.final_post.ref.uri if record.final_post else None,
+        "final_score": s.final_score, "continued_as_new": s.continued,
+    }
+
+
+def state_log_lines(record: RunRecord) -> list[str]:
+    return [json.dumps({"ts": _ts(e.ts), "event": e.event, "state": e.state, **e.data}, default=str)
+            for e in record.state.state_log]
+
+
+def token_line(inv: Invocation) -> dict[str, Any]:
+    return {"ts": _ts(inv.started_at), "agent": inv.model, "state": inv.state, "activity": inv.agent,
+            "input_tokens": inv.input_tokens, "output_tokens": inv.output_tokens, "total": inv.total_tokens,
+            "context_max": inv.context_window, "context_used_pct": inv.context_used_pct,
+            "context_status": inv.context_status, "cost_usd": inv.cost_usd, "status": inv.status}
+
+
+def token_lines(record: RunRecord) -> list[str]:
+    return [json.dumps(token_line(inv)) for inv in record.state.invocations]
+
+
+def agent_logs(record: RunRecord) -> dict[str, list[str]]:
+    """`agent_logs/{model}_{state}.jsonl`: an invoke and a complete entry per invocation."""
+    logs: dict[str, list[str]] = {}
+    for inv in record.state.invocations:
+        name = f"agent_logs/{slug(inv.model)}_{slug(inv.state)}.jsonl"
+        lines = logs.setdefault(name, [])
+        lines.append(json.dumps({"ts": _ts(inv.started_at), "event": "invoke", "agent": inv.model,
+                                 "state": inv.state, "visit": inv.visit, "persona": inv.persona,
+                                 "activity": inv.agent, "guidance": inv.guidance}))
+        lines.append(json.dumps({
+            "ts": _ts(inv.started_at), "event": "complete", "agent": inv.model, "state": inv.state,
+            "success": inv.success, "status": inv.status, "error": inv.error, "duration_s": inv.duration_s,
+            "output_file": inv.output_name, "output_uri": inv.output_ref.uri if inv.output_ref else None,
+            "output_preview": inv.preview, "word_count": inv.word_count,
+            "tokens": {"input": inv.input_tokens, "output": inv.output_tokens, "total": inv.total_tokens},
+            "context": {"max": inv.context_window, "used": inv.total_tokens, "percent": inv.context_used_pct,
+                        "status": inv.context_status},
+            "cost_usd": inv.cost_usd, "attempt": inv.attempt, "fallback_used": inv.fallback_used}))
+    return logs
+
+
+def _fmt_duration(seconds: float) -> str:
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes}m {secs:02d}s" if minutes else f"{secs}s"
+
+
+def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: str | None = None) -> str:
+    s = record.state
+    status = {"complete": "Complete", "halted": "Halted", "failed": "Failed"}.get(s.status, s.status.title())
+    if record.forced:
+        status += " (forced by the orchestrator)"
+    out = [f"# Workflow Run: {s.run_id}", "", f"**Input:** {s.story_name}", f"**Models:** {', '.join(s.models)}",
+           f"**Duration:** {_fmt_duration(duration_s(record))}", f"**Status:** {status}"]
+    if s.reason:
+        out.append(f"**Reason:** {s.reason}")
+    out += ["", "---", "", "## Token Usage Summary", "", "| Agent | Input | Output | Total | Cost |",
+            "|-------|-------|--------|-------|------|"]
+    by_model = totals_by(s.invocations, "model")
+    for model, t in sorted(by_model.items()):
+        out.append(f"| {model} | {t.input_tokens:,} | {t.output_tokens:,} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")
+    total = run_totals(s.invocations)
+    out.append(f"| **Total** | **{total.input_tokens:,}** | **{total.output_tokens:,}** | "
+               f"**{total.total_tokens:,}** | **${total.cost_usd:.4f}** |")
+    out += ["", "### By State", "", "| State | Invocations | Succeeded | Tokens | Cost |",
+            "|-------|-------------|-----------|--------|------|"]
+    for state, t in totals_by(s.invocations, "state").items():
+        out.append(f"| {state} | {t.invocations} | {t.succeeded} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")
+    out += ["", "### Context Window Status", "", "| Agent | Peak used | Max | % Used | Status |",
+            "|-------|-----------|-----|--------|--------|"]
+    for model in sorted(by_model):
+        invs = [i for i in s.invocations if i.model == model]
+        peak = max(invs, key=lambda i: i.context_used_pct)
+        status_word = context_status(peak.context_used_pct)
+        out.append(f"| {model} | {peak.total_tokens:,} | {peak.context_window:,} | {peak.context_used_pct:.1f}% | "
+                   f"{status_word.title()} — {RECOMMENDATION[status_word]} |")
+    out += ["", "---", "", "## State Transitions", ""]
+    out.append(" → ".join([s.breaker.transition_history[0][0]] + [t for _, t in s.breaker.transition_history])
+               if s.breaker.transition_history else "(none)")
+    breaks = [e for e in s.state_log if e.event in ("circuit_break", "orchestrator_decision", "hard_limit")]
+    if breaks:
+        out += ["", "### Circuit Breaks", ""]
+        for e in breaks:
+            detail = e.data.get("message") or e.data.get("decision") or ""
+            reasoning = e.data.get("reasoning")
+            out.append(f"- {e.event}: {e.data.get('rule', '')} {detail}".rstrip()
+                       + (f" — {reasoning}" if reasoning else ""))
+    drafts = [i for i in s.invocations if i.task == "draft"]
+    if drafts:
+        out += ["", "## Draft Phase", "", "| Agent | Visit | Status | Words | Tokens | Preview |",
+                "|-------|-------|--------|-------|--------|---------|"]
+        for i in drafts:
+            out.append(f"| {i.model} | {i.visit} | {i.status} | {i.word_count} | {i.total_tokens:,} | "
+                       f"{i.preview[:60].replace('|', '/')} |")
+    cross = [a for a in s.audit_scores if a.kind == "audit"]
+    if cross:
+        out += ["", "## Audit Consensus", "", "| Auditor | Target | Overall | Hook | Specifics | Voice |",
+                "|---------|--------|---------|------|-----------|-------|"]
+        for a in cross:
+            out.append(f"| {a.auditor} | {a.target} | {a.overall:g}/10 | {_n(a.hook)} | {_n(a.specifics)} | "
+                       f"{_n(a.voice)} |")
+    if s.gate_scores:
+        out += ["", "## Quality Gates", "", "| State | Visit | Score | Decision | Guidance |",
+                "|-------|-------|-------|----------|----------|"]
+        for g in s.gate_scores:
+            out.append(f"| {g['state']} | {g['visit']} | {g['score']}/10 | {g['decision']} | "
+                       f"{str(g.get('retry_guidance') or '')[:80]} |")
+    if record.final_post:
+        fp = record.final_post
+        out += ["", "## Final Post", "", f"**Word count:** {fp.word_count}", f"**File:** {fp.ref.name}"
+                f" ({fp.state}/{fp.model})", "", "### Preview:"]
+        preview_lines = (post_text or fp.preview).strip().splitlines()[:3]
+        out += [f"> {line}" for line in preview_lines if line.strip()]
+    finals = [a for a in s.audit_scores if a.kind == "final_audit"]
+    if finals:
+        out += ["", "## Final Audit Scores", "", "| Agent | Overall | Hook | Specifics | Voice | Structure |",
+                "|-------|---------|------|-----------|-------|-----------|"]
+        for a in finals:
+            out.append(f"| {a.auditor} | {a.overall:g}/10 | {_n(a.hook)} | {_n(a.specifics)} | {_n(a.voice)} | "
+                       f"{_n(a.structure)} |")
+    if s.human_feedback:
+        out += ["", "## Human Feedback", ""] + [f"- {f}" for f in s.human_feedback]
+    out += ["", "## Final Determination", ""]
+    if analysis_text:
+        out.append(analysis_text.strip())
+    elif s.reason:
+        out.append(s.reason)
+    else:
+        out.append("(no final analysis)")
+    if s.final_score is not None:
+        out += ["", f"**Final score:** {s.final_score:g}/10"]
+    out += ["", "---", "", "*Generated by Colloquy WritingWorkflow*", ""]
+    return "\n".join(out)
+
+
+def _n(value: float | None) -> str:
+    return f"{value:g}/10" if value is not None else "-"

@@ -1,0 +1,83 @@
+"""Transition decisions and retry guidance (§3, §14): which key a state's result maps to, and feedback that is
+stored for the retried state and consumed once (the config is never mutated)."""
+
+from __future__ import annotations
+
+from models.writing import AgentOutput, AuditScoreRow, StateConfig
+
+APPROVE_WORDS = {"approve", "approved", "yes", "y", "ok"}
+ABORT_WORDS = {"abort", "cancel", "stop"}
+
+
+def fan_out_outcome(succeeded: int, total: int) -> str:
+    if total > 0 and succeeded == total:
+        return "all_success"
+    if succeeded > 0:
+        return "partial_success"
+    return "all_failure"
+
+
+def next_state(state: StateConfig, outcome: str) -> str | None:
+    """The target of `outcome`, or None when the config has no such transition."""
+    return state.transitions.get(outcome)
+
+
+def store_guidance(pending: dict[str, str], target: str, text: str | None) -> None:
+    """Keep feedback for the target's next run; several pieces for one target are joined, never lost."""
+    text = (text or "").strip()
+    if not text:
+        return
+    pending[target] = f"{pending[target]}\n\n{text}" if pending.get(target) else text
+
+
+def take_guidance(pending: dict[str, str], state: str) -> str | None:
+    """Consume the feedback stored for `state` (returned once, then gone)."""
+    return pending.pop(state, None)
+
+
+def normalise_approval(decision: str, feedback: str | None, *, free_text: bool = False) -> tuple[str, str | None]:
+    """`approve` | `abort` | `feedback` (+ text). With `free_text` (the seed's interactive prompt) any other
+    answer counts as feedback; otherwise an unknown decision is an error.
+
+    Raises ValueError with a message for the user when the answer is unusable."""
+    word = (decision or "").strip()
+    lowered = word.lower()
+    text = (feedback or "").strip() or None
+    if lowered in APPROVE_WORDS:
+        return "approved", None
+    if lowered in ABORT_WORDS or lowered == "reject" and not text:
+        return "abort", None
+    if lowered in ("feedback", "reject", "revise"):
+        if not text:
+            raise ValueError("feedback needs text: say what the synthesis should change")
+        return "feedback", text
+    if not word:
+        raise ValueError("empty approval decision: use approve, abort or feedback with text")
+    if not free_text:
+        raise ValueError(f"unknown approval decision {word[:40]!r}: use approve, abort or feedback (with text)")
+    # free text answer, as in the seed's CLI prompt: anything else is feedback
+    return "feedback", (f"{word}\n{text}" if text else word)
+
+
+def best_output(outputs: dict[str, list[AgentOutput]], scores: list[AuditScoreRow],
+                use_output: str | None = None) -> AgentOutput | None:
+    """force_complete: the output the orchestrator named ('state/model' or file name), else the latest post,
+    else the draft the cross-audits scored best (first on ties), else None."""
+    flat = [o for group in outputs.values() for o in group]
+    if use_output:
+        wanted = use_output.strip()
+        for o in flat:
+            if wanted in (f"{o.state}/{o.model}", o.ref.name, o.model):
+                return o
+    posts = [o for o in flat if o.kind == "post"]
+    if posts:
+        return posts[-1]
+    drafts = [o for o in flat if o.kind == "draft"]
+    if not drafts:
+        return None
+
+    def score(o: AgentOutput) -> float:
+        rows = [r.overall for r in scores if r.kind == "audit" and r.target == o.model]
+        return sum(rows) / len(rows) if rows else 0.0
+
+    return max(drafts, key=score)  # max keeps the first of equals
