@@ -429,6 +429,7 @@ class SectionRuntime(BaseModel):
     """Engine bookkeeping per section (carried across continue-as-new)."""
 
     id: str
+    duration_seconds: float = 0.0
     started_at: datetime | None = None
     deadline: datetime | None = None
     ended_at: datetime | None = None

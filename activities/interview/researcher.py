@@ -9,7 +9,7 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import ResearchItem, ResearchOutput, ResearcherInput
+from models.interview import ResearcherInput, ResearchItem, ResearchOutput
 
 RESEARCHER = AgentSpec("interview_researcher", "interview/researcher.md", ResearchOutput, tier="low",
                        description="Interview: fact-checks claims and finds context and counterpoints")

@@ -12,7 +12,7 @@ from activities.artifacts import store
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import AnalysisSummary, WriterInput, WriterOutput
+from models.interview import WriterInput, WriterOutput
 from workflows.logic.interview.entries import quote_in_transcript, sentences
 
 WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput,  # free text: run_text tier="high",

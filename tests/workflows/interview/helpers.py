@@ -1,0 +1,57 @@
+"""Driving an InterviewWorkflow from a test: start it, speak at given (skipped) times, read its event log."""
+
+from __future__ import annotations
+
+import uuid
+
+from temporalio.client import WorkflowHandle
+
+from models.interview import (
+    QUERY_EVENT_LOG,
+    QUERY_SESSION_STATE,
+    SIGNAL_SESSION_CONTROL,
+    UPDATE_SESSION_CONTROL,
+    UPDATE_SUBMIT_ENTRY,
+    EventLogPage,
+    InterviewEvent,
+    InterviewInput,
+    SessionControl,
+    SessionState,
+    SubmitEntryResult,
+    TranscriptEntry,
+    workflow_id_for,
+)
+from workflows.interview import InterviewWorkflow
+
+
+async def start(env, queue: str, **fields) -> WorkflowHandle:
+    inp = InterviewInput(**{"topic": "Running on-call for a payments team", **fields})
+    return await env.client.start_workflow(InterviewWorkflow.run, inp, id=workflow_id_for(inp.topic, uuid.uuid4().hex[:6]),
+                                           task_queue=queue)
+
+
+async def say(handle: WorkflowHandle, speaker: str, text: str, entry_id: str | None = None,
+              kind: str = "message") -> SubmitEntryResult:
+    entry = TranscriptEntry(entry_id=entry_id or uuid.uuid4().hex[:10], speaker=speaker, text=text, kind=kind)
+    return await handle.execute_update(UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult)
+
+
+async def control(handle: WorkflowHandle, action: str) -> SessionState:
+    return await handle.execute_update(UPDATE_SESSION_CONTROL, SessionControl(action=action), result_type=SessionState)
+
+
+async def signal_control(handle: WorkflowHandle, action: str) -> None:
+    await handle.signal(SIGNAL_SESSION_CONTROL, SessionControl(action=action))
+
+
+async def state(handle: WorkflowHandle) -> SessionState:
+    return await handle.query(QUERY_SESSION_STATE, result_type=SessionState)
+
+
+async def events(handle: WorkflowHandle, after: int = 0) -> list[InterviewEvent]:
+    page = await handle.query(QUERY_EVENT_LOG, after, result_type=EventLogPage)
+    return page.events
+
+
+def of_type(evts: list[InterviewEvent], *types: str) -> list[InterviewEvent]:
+    return [e for e in evts if e.type in types]
