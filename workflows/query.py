@@ -1,3 +1,725 @@
-"""query pipeline workflows (to be built)."""
+"""QueryWorkflow: notes in, grounded answers out (seed 001: 9 agents, 13 states, 4 bounded cycles).
 
-WORKFLOWS: list[type] = []
+    ROUTE → BUILD_CONTEXT ─┬─ PARSE → STORE ─┬─ OBSERVE → COMPLETE               (LOG, CORRECTION)
+                           │                 └─ PLAN …                           (BOTH: the log first)
+                           └─ PLAN → RETRIEVE → ANALYZE → SYNTHESIZE → EVALUATE → OBSERVE → COMPLETE
+         cycles: ANALYZE→PLAN (insufficient), EVALUATE→PLAN (fail, ≤2 retries, then a partial answer),
+                 EXPAND_DOMAIN→BUILD_CONTEXT (a domain is missing), CLARIFY→WAIT_USER→ANALYZE (only the user knows)
+
+Each state is one method below; where to go next is decided by pure functions in workflows/logic/query, and
+every edge is checked and counted by LoopCounters so no cycle can run away. WAIT_USER is a durable wait for the
+`clarify` update (validated), with a timeout. Retrieved entries live in the artifact store; history holds refs.
+
+ImportNotesWorkflow: `colloquy notes import DIR` — every file a LOG, parsed and stored in batches, progress as a
+query, continue-as-new every few batches.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.query.analyzer import analyze_evidence
+    from activities.query.clarifier import clarify_gaps
+    from activities.query.evaluator import evaluate_answer
+    from activities.query.observer import observe_context
+    from activities.query.parser import parse_log, parse_log_batch
+    from activities.query.planner import plan_query
+    from activities.query.retriever import retrieve_notes
+    from activities.query.router import route_input
+    from activities.query.storage import (
+        notes_apply_context_updates,
+        notes_list_import_files,
+        notes_load_domains,
+        notes_read_global_context,
+        notes_recent_entries,
+        notes_store_batch,
+        notes_store_entry,
+    )
+    from activities.query.synthesizer import synthesize_answer
+    from core import search_attributes as sa
+    from models.common import AgentResult, ArtifactRef, LLMUsage, UsageTotals
+    from models.query import (
+        MAX_ANSWER_CHARS,
+        MAX_INPUT_CHARS,
+        ActiveDomainContext,
+        AnalyzeInput,
+        AnalyzerOutput,
+        ApplyContextInput,
+        ApplyContextResult,
+        ClarifierOutput,
+        ClarifyAck,
+        ClarifyAnswer,
+        ClarifyInput,
+        DomainCatalog,
+        EvaluateInput,
+        EvaluationFeedback,
+        EvaluatorOutput,
+        Finding,
+        Gap,
+        ImportBatchInput,
+        ImportBatchResult,
+        ImportProgress,
+        ImportRequest,
+        ImportResult,
+        InputType,
+        ListImportInput,
+        LoadDomainsInput,
+        NotesLocation,
+        ObserveInput,
+        ObserverOutput,
+        ParseInput,
+        ParserOutput,
+        PendingClarification,
+        PendingQuestion,
+        PlanInput,
+        PlannerOutput,
+        QueryRequest,
+        QueryResult,
+        QueryType,
+        RecentEntriesInput,
+        RetrievalAttempt,
+        RetrieveInput,
+        RetrieverOutput,
+        RouteInput,
+        RouterOutput,
+        SessionStateView,
+        StoreBatchInput,
+        StoreBatchResult,
+        StoreEntryInput,
+        StoreEntryResult,
+        SubQuery,
+        SynthesizeInput,
+        SynthesizerOutput,
+        Verdict,
+    )
+    from workflows.calls import call_activity, call_agent
+    from workflows.logic.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
+    from workflows.logic.query.evaluation import (
+        aggregate_verdict,
+        feedback_from,
+        missing_items,
+        partial_response,
+    )
+    from workflows.logic.query.machine import (
+        LoopCounters,
+        LoopLimits,
+        State,
+        TransitionError,
+        clarifiable_gaps,
+        decide_after_analyze,
+        decide_after_evaluate,
+        decide_after_plan,
+        decide_after_wait,
+        expansion_targets,
+    )
+    from workflows.logic.query.parsing import split_both
+    from workflows.logic.query.planning import (
+        ensure_instructions,
+        execution_groups,
+        instructions_for,
+        mark_searched,
+        merge_analyses,
+        merge_gaps_status,
+    )
+    from workflows.logic.query.summaries import describe_store, entries_summary
+
+PIPELINE = "query"
+
+
+def _error_text(err: BaseException) -> str:
+    cause = err.cause if isinstance(err, ActivityError) else err
+    while isinstance(cause, ActivityError) and cause.cause is not None:
+        cause = cause.cause
+    return cause.message if isinstance(cause, ApplicationError) else str(cause or err)
+
+
+@workflow.defn(name="QueryWorkflow")
+class QueryWorkflow:
+    def __init__(self) -> None:
+        self.req: QueryRequest | None = None
+        self.limits = LoopLimits()
+        self.counters = LoopCounters()
+        self.state = State.ROUTE
+        self.usage = UsageTotals()
+        self.catalog: DomainCatalog | None = None
+        self.route: RouterOutput | None = None
+        self.input_type: InputType | None = None
+        self.selected: list[str] = []
+        self.expansion_history: list[str] = []
+        self.ctx: ActiveDomainContext | None = None
+        self.query_text = ""
+        self.log_text = ""
+        self.log_done = False
+        self.parsed: ParserOutput | None = None
+        self.stored: list[StoreEntryResult] = []
+        self.plan: PlannerOutput | None = None
+        self.pending_expansion: list[str] = []
+        self.gaps_status: dict[str, dict[str, bool]] = {}
+        self.retrieval_history: list[RetrievalAttempt] = []
+        self.refs: dict[int, list[ArtifactRef]] = {}
+        self.entry_ids: list[str] = []
+        self.analysis: AnalyzerOutput | None = None
+        self.gaps: list[Gap] = []
+        self.draft: SynthesizerOutput | None = None
+        self.feedback: list[EvaluationFeedback] = []
+        self.evaluations = 0
+        self.partial = False
+        self.final_partial = False
+        self.clarify_round = 0
+        self.planner_questions: list[str] = []
+        self.pending: PendingClarification | None = None
+        self.answer: ClarifyAnswer | None = None
+        self.user_responses: dict[str, str] = {}
+        self.asked: list[str] = []
+        self.declined: list[str] = []
+        self.warnings: list[str] = []
+        self.global_context = ""
+        self.response = ""
+
+    # ================================================================================== the state machine
+    @workflow.run
+    async def run(self, req: QueryRequest) -> QueryResult:
+        self.req = req
+        text = req.text.strip()
+        if not text:
+            raise ApplicationError("the input is empty: write a note or a question", type="ValidationError",
+                                   non_retryable=True)
+        if len(text) > MAX_INPUT_CHARS:
+            raise ApplicationError(f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
+                                   "into several notes (or use `colloquy notes import`)", type="ValidationError",
+                                   non_retryable=True)
+        self.today = req.today or workflow.now().date()
+        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running")])
+        steps = {
+            State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
+            State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
+            State.RETRIEVE: self._retrieve, State.ANALYZE: self._analyze, State.CLARIFY: self._clarify,
+            State.WAIT_USER: self._wait_user, State.SYNTHESIZE: self._synthesize, State.EVALUATE: self._evaluate,
+            State.OBSERVE: self._observe,
+        }
+        state, degraded = State.ROUTE, False
+        while state != State.COMPLETE:
+            self._enter(state, degraded=degraded)
+            degraded = False
+            try:
+                state = await steps[state]()
+            except ActivityError as err:
+                state = self._degrade(state, err)
+                degraded = True
+        self._enter(State.COMPLETE, degraded=degraded)
+        status = "partial" if self.partial or self.final_partial else "completed"
+        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        workflow.set_current_details(f"{status}: {self.response[:200]}")
+        return self._result()
+
+    def _enter(self, state: State, degraded: bool = False) -> None:
+        try:
+            self.counters.enter(state, self.limits, degraded=degraded)
+        except TransitionError as err:  # a bug, never a loop: fail the run clearly instead of retrying a task
+            raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
+                                   non_retryable=True) from None
+        self.state = state
+        workflow.upsert_search_attributes([sa.PHASE.value_set(state.value)])
+
+    def _degrade(self, state: State, err: ActivityError) -> State:
+        """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
+        fallback. Storage errors and a failed Parser/Store are surfaced (the user's text must not be lost
+        silently); a failed query agent yields a partial answer that says what went wrong."""
+        message = _error_text(err)
+        storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
+        if state in (State.ROUTE, State.BUILD_CONTEXT, State.STORE) or storage:
+            raise ApplicationError(f"{state.value} failed: {message}", type="QueryFailed", non_retryable=True)
+        if state == State.PARSE:
+            # Keep the user's text: store it raw, unparsed and flagged.
+            self.warnings.append(f"the Parser failed ({message}); the note was stored as written, without "
+                                 "structured data")
+            self.parsed = None
+            return State.STORE
+        if state == State.OBSERVE:
+            self.warnings.append(f"global context not updated: {message}")
+            return State.COMPLETE
+        self.warnings.append(f"{state.value} failed: {message}")
+        self.partial = True
+        what = ("Here's what I can tell you: " + self.draft.response) if self.draft else \
+            "I could not answer this question right now."
+        self.response = partial_response(what + f"\n\n(The {state.value.lower()} step failed: {message})",
+                                         missing_items(self.gaps, self.feedback, self.declined))
+        return State.OBSERVE
+
+    # ------------------------------------------------------------------------------------------ entry
+    async def _route(self) -> State:
+        assert self.req is not None
+        workflow.set_current_details("routing the input")
+        self.catalog = await call_activity(notes_load_domains, LoadDomainsInput(app_id=self.req.app_id),
+                                           summary=f"load domains of app {self.req.app_id}")
+        available = [d for d in combine_domains(self.catalog, []).available_domains]
+        result: AgentResult[RouterOutput] = await call_agent(
+            route_input, RouteInput(raw_input=self.req.text, session_context=self.req.session_context,
+                                    available_domains=available),
+            kind="fast_agent", summary="Router: classify input + select domains",
+            result_type=AgentResult[RouterOutput])
+        self._count(result.usage)
+        route = result.output
+        self.route = route
+        kept, dropped = valid_selection(self.catalog, route.selected_domains)
+        if dropped:
+            self.warnings.append(f"the Router named unknown domain(s) {', '.join(dropped)}; ignored")
+        self.selected = kept
+        self.input_type = route.input_type
+        text = self.req.text.strip()
+        if route.input_type == InputType.BOTH:
+            log_part, query_part = route.log_portion, route.query_portion
+            if not (log_part and query_part):
+                log_part, query_part = split_both(text)
+            if not query_part:  # nothing to ask after all
+                self.input_type = InputType.LOG
+                log_part = text
+            if not log_part:
+                self.input_type = InputType.QUERY
+            self.log_text, self.query_text = (log_part or "").strip(), (query_part or text).strip()
+        elif route.input_type == InputType.QUERY:
+            self.query_text = route.query_portion or text
+        else:
+            self.log_text = text
+        workflow.upsert_search_attributes([sa.TOPIC.value_set(self.input_type.value)])
+        return State.BUILD_CONTEXT
+
+    async def _build_context(self) -> State:
+        assert self.catalog is not None
+        self.ctx = combine_domains(self.catalog, self.selected)
+        workflow.set_current_details(f"domains: {', '.join(self.ctx.domains_loaded)}")
+        if self.input_type in (InputType.LOG, InputType.CORRECTION, InputType.BOTH) and not self.log_done:
+            return State.PARSE
+        return State.PLAN
+
+    # -------------------------------------------------------------------------------------- log flow
+    async def _parse(self) -> State:
+        assert self.req is not None and self.ctx is not None and self.catalog is not None
+        correction = self.input_type == InputType.CORRECTION
+        recent = []
+        if correction:
+            recent = await call_activity(notes_recent_entries,
+                                         RecentEntriesInput(notes_dir=self.req.notes_dir, until=self.today),
+                                         summary="recent entries (correction target)")
+        workflow.set_current_details("parsing the correction" if correction else "parsing the note")
+        result: AgentResult[ParserOutput] = await call_agent(
+            parse_log, ParseInput(raw_input=self.log_text, timestamp=self._timestamp(),
+                                  domain_schemas=domain_schemas(self.catalog, self.ctx.domains_loaded),
+                                  vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
+                                  correction_target=self.route.correction_target if self.route else None),
+            kind="agent", summary=f"Parser: {'correction' if correction else 'log'} → "
+                                  f"{', '.join(self.ctx.domains_loaded)}",
+            result_type=AgentResult[ParserOutput])
+        self._count(result.usage)
+        self.parsed = result.output
+        return State.STORE
+
+    async def _store(self) -> State:
+        assert self.req is not None
+        correction = self.input_type == InputType.CORRECTION and self.parsed is not None
+        result: StoreEntryResult = await call_activity(
+            notes_store_entry, StoreEntryInput(
+                notes_dir=self.req.notes_dir, raw_input=self.log_text, timestamp=self._timestamp(),
+                parsed=None if correction else self.parsed, correction=self.parsed if correction else None,
+                source_key=f"{workflow.info().workflow_id}:log"),
+            summary="store correction (append + upsert)" if correction else "store raw + parsed entry",
+            result_type=StoreEntryResult)
+        self.stored.append(result)
+        self.log_done = True
+        if result.note and result.note != "already stored":
+            self.warnings.append(result.note)
+        self.response = describe_store(result, self.parsed, correction=self.input_type == InputType.CORRECTION)
+        return State.PLAN if self.input_type == InputType.BOTH else State.OBSERVE
+
+    # ------------------------------------------------------------------------------------ query flow
+    async def _plan(self) -> State:
+        assert self.req is not None and self.ctx is not None and self.catalog is not None
+        workflow.set_current_details(f"planning (attempt {self.evaluations + 1})")
+        if not self.global_context:
+            self.global_context = await call_activity(notes_read_global_context,
+                                                      NotesLocation(notes_dir=self.req.notes_dir),
+                                                      summary="read global context", result_type=str)
+        result: AgentResult[PlannerOutput] = await call_agent(
+            plan_query, PlanInput(
+                query=self.query_text, today=self.today, domain_context=self.ctx,
+                retrieval_history=self.retrieval_history, gaps_from_analyzer=self.gaps,
+                evaluation_feedback=self.feedback, gaps_status=self.gaps_status, user_responses=self.user_responses,
+                global_context_summary=self.global_context or None,
+                clarification_allowed=self.counters.left("clarification", self.limits) > 0),
+            kind="agent", summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
+        self._count(result.usage)
+        plan = ensure_instructions(result.output, self.today)
+        self.plan = plan
+        self.gaps_status = merge_gaps_status(self.gaps_status, plan.gaps_status)
+        self.pending_expansion = expansion_targets(plan.domain_expansion_request or [], self.selected,
+                                                   known_domains(self.catalog))
+        if plan.next_action == "expand_domain" and not self.pending_expansion:
+            self.warnings.append("the Planner asked for domain(s) "
+                                 f"{plan.domain_expansion_request or []} that are unknown or already loaded")
+        self.planner_questions = list(plan.clarify_questions or [])
+        return decide_after_plan(plan, counters=self.counters, limits=self.limits,
+                                 expandable=self.pending_expansion, gaps=self.gaps,
+                                 has_analysis=self.analysis is not None)
+
+    async def _expand_domain(self) -> State:
+        added = self.pending_expansion
+        self.selected = self.selected + [d for d in added if d not in self.selected]
+        self.expansion_history += added
+        self.pending_expansion = []
+        workflow.set_current_details(f"loading domain(s): {', '.join(added)}")
+        return State.BUILD_CONTEXT
+
+    async def _retrieve(self) -> State:
+        """Every sub-query's instructions at once (parallel retrieval for multiple gaps / sub-queries)."""
+        assert self.req is not None and self.ctx is not None and self.plan is not None
+        subs = [s for stage in execution_groups(self.plan) for s in stage]
+        workflow.set_current_details(f"retrieving for {len(subs)} sub-quer{'y' if len(subs) == 1 else 'ies'}")
+        round_no = sum(1 for p in self.counters.path if p == State.RETRIEVE.value)
+        start = len(self.retrieval_history) + 1
+        calls = []
+        for n, sub in enumerate(subs):
+            ins = instructions_for(self.plan, sub.id)
+            calls.append(call_activity(
+                retrieve_notes, RetrieveInput(
+                    scope=workflow.info().workflow_id, label=f"retrieval-{round_no}-sq{sub.id}", instructions=ins,
+                    vocabulary=self.ctx.vocabulary, max_entries=self.req.max_entries,
+                    attempt_start=start + 100 * n, notes_dir=self.req.notes_dir),
+                summary=f"Retriever: {len(ins)} instruction(s) for sub-query {sub.id or 'all'}",
+                result_type=RetrieverOutput))
+        outputs: list[RetrieverOutput] = list(await asyncio.gather(*calls))
+        found = 0
+        for sub, out in zip(subs, outputs, strict=True):
+            if out.entries_ref is not None:
+                self.refs.setdefault(sub.id, []).append(out.entries_ref)
+            self.retrieval_history.extend(out.retrieval_summary)
+            self.warnings.extend(w for w in out.warnings if w not in self.warnings)
+            self.entry_ids.extend(i for i in out.entry_ids if i not in self.entry_ids)
+            found += out.total_entries_found
+        self.gaps = mark_searched(self.gaps, self.gaps_status)
+        return State.ANALYZE
+
+    async def _analyze(self) -> State:
+        """DEPENDENT sub-queries run stage by stage (each sees earlier findings); INDEPENDENT ones in parallel;
+        COUPLED as one pass. The verdict comes from the model's last field; merged: SUFFICIENT only if all are."""
+        assert self.req is not None and self.ctx is not None and self.plan is not None and self.catalog is not None
+        qtype = self.plan.query_type
+        prior: list[Finding] = []
+        parts: list[AnalyzerOutput] = []
+        for stage in execution_groups(self.plan):
+            workflow.set_current_details(f"analyzing {len(self.entry_ids)} entries")
+            results = await asyncio.gather(*(self._analyze_one(sub, qtype, prior) for sub in stage))
+            for r in results:
+                parts.append(r)
+                prior = prior + r.findings
+        self.analysis = merge_analyses(self.query_text, parts)
+        self.gaps = [g.model_copy(update={"searched": g.searched or bool(self.retrieval_history)})
+                     for g in self.analysis.gaps_identified]
+        suspected = [g.suspected_domain for g in self.gaps if g.outside_current_expertise and g.suspected_domain]
+        self.pending_expansion = expansion_targets(suspected, self.selected, known_domains(self.catalog))
+        nxt = decide_after_analyze(self.analysis, counters=self.counters, limits=self.limits,
+                                   expandable=self.pending_expansion)
+        if nxt == State.SYNTHESIZE and self.analysis.verdict != Verdict.SUFFICIENT:
+            self.partial = True  # the Analyze→Plan cycle is spent: answer with what exists, gaps disclosed
+        return nxt
+
+    async def _analyze_one(self, sub: SubQuery, qtype: QueryType, prior: list[Finding]) -> AnalyzerOutput:
+        assert self.ctx is not None
+        refs = [r for refs in self.refs.values() for r in refs] if sub.id == 0 else self.refs.get(sub.id, [])
+        result: AgentResult[AnalyzerOutput] = await call_agent(
+            analyze_evidence, AnalyzeInput(
+                query=sub.question if sub.id else self.query_text, query_type=qtype, sub_query_id=sub.id or None,
+                entries_refs=refs, domain_context=self.ctx, global_context=self.global_context or None,
+                retrieval_history=self.retrieval_history, user_responses=self.user_responses, prior_findings=prior),
+            kind="agent", summary=f"Analyzer: {(sub.question if sub.id else self.query_text)[:60]}",
+            result_type=AgentResult[AnalyzerOutput])
+        self._count(result.usage)
+        return result.output
+
+    async def _clarify(self) -> State:
+        assert self.ctx is not None
+        gaps = clarifiable_gaps(self.gaps)
+        result: AgentResult[ClarifierOutput] = await call_agent(
+            clarify_gaps, ClarifyInput(original_query=self.query_text, gaps=gaps,
+                                       planner_questions=self.planner_questions, vocabulary=self.ctx.vocabulary,
+                                       retrieval_history=self.retrieval_history, previous_clarifications=self.asked),
+            kind="agent", summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
+        self._count(result.usage)
+        fresh = [q for q in result.output.questions if q.question not in self.asked]
+        if not fresh:
+            self.warnings.append("the Clarifier had no new question to ask")
+            return State.SYNTHESIZE
+        self.clarify_round += 1
+        timeout = self.req.clarification_timeout_s if self.req else 0
+        self.pending = PendingClarification(
+            request_id=f"clarify-{self.clarify_round}",
+            questions=[PendingQuestion(id=f"q{i + 1}", question=q.question, options=q.options,
+                                       gap_addressed=q.gap_addressed) for i, q in enumerate(fresh)],
+            context_explanation=result.output.context_explanation, fallback_action=result.output.fallback_action,
+            deadline=workflow.now() + timedelta(seconds=timeout))
+        self.asked += [q.question for q in fresh]
+        return State.WAIT_USER
+
+    async def _wait_user(self) -> State:
+        """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
+        assert self.req is not None and self.pending is not None
+        pending = self.pending
+        workflow.upsert_search_attributes([sa.STATUS.value_set("waiting_user")])
+        workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
+        self.answer = None
+        try:
+            await workflow.wait_condition(lambda: self.answer is not None,
+                                          timeout=timedelta(seconds=self.req.clarification_timeout_s))
+        except TimeoutError:
+            self.warnings.append(f"no answer to the clarifying question(s) within "
+                                 f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
+        answer, self.answer, self.pending = self.answer, None, None
+        workflow.upsert_search_attributes([sa.STATUS.value_set("running")])
+        answered = answer is not None and not answer.decline and bool(answer.answers)
+        if answered:
+            assert answer is not None
+            by_id = {q.id: q.question for q in pending.questions}
+            for qid, text in answer.answers.items():
+                self.user_responses[by_id[qid]] = text.strip()
+            await self._store_answers(pending, answer)
+        else:
+            self.declined += [q.question for q in pending.questions]
+            self.partial = True
+        return decide_after_wait(answered)
+
+    async def _store_answers(self, pending: PendingClarification, answer: ClarifyAnswer) -> None:
+        """Seed §3.2 (2.4): what the user told us goes into today's notes, so it is not lost."""
+        assert self.req is not None
+        lines = [f"[clarification] {q.question} — {answer.answers[q.id].strip()}" for q in pending.questions
+                 if q.id in answer.answers]
+        result = await call_activity(notes_store_entry, StoreEntryInput(
+            notes_dir=self.req.notes_dir, raw_input="\n".join(lines), timestamp=workflow.now(),
+            source_key=f"{workflow.info().workflow_id}:{pending.request_id}"),
+            summary="store the user's clarification answers", result_type=StoreEntryResult)
+        self.stored.append(result)
+
+    async def _synthesize(self) -> State:
+        assert self.req is not None and self.ctx is not None
+        analysis = self.analysis or AnalyzerOutput(query_intent=self.query_text, verdict=Verdict.INSUFFICIENT,
+                                                   verdict_reasoning="no analysis was possible")
+        partial = self.partial or self.final_partial
+        missing = missing_items(self.gaps, self.feedback if self.final_partial else [], self.declined) \
+            if partial else []
+        workflow.set_current_details("writing the final partial answer" if self.final_partial else "writing the answer")
+        result: AgentResult[SynthesizerOutput] = await call_agent(
+            synthesize_answer, SynthesizeInput(
+                query=self.query_text, query_type=self.plan.query_type if self.plan else QueryType.SIMPLE,
+                analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
+                evaluation_feedback=self.feedback, user_responses=self.user_responses,
+                response_style=self.req.response_style),
+            kind="long_agent", summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
+            result_type=AgentResult[SynthesizerOutput])
+        self._count(result.usage)
+        draft = result.output
+        if partial:
+            draft = draft.model_copy(update={"response": partial_response(draft.response, missing),
+                                             "gaps_disclosed": missing})
+        self.draft = draft
+        self.response = draft.response
+        return State.OBSERVE if self.final_partial else State.EVALUATE
+
+    async def _evaluate(self) -> State:
+        assert self.ctx is not None and self.draft is not None and self.catalog is not None
+        self.evaluations += 1
+        analysis = self.analysis or AnalyzerOutput(query_intent=self.query_text, verdict=Verdict.INSUFFICIENT)
+        result: AgentResult[EvaluatorOutput] = await call_agent(
+            evaluate_answer, EvaluateInput(
+                query=self.query_text, response=self.draft.response, analysis=analysis,
+                entries_summary=entries_summary(self.retrieval_history, self.entry_ids),
+                evaluation_rules=self.ctx.evaluation_rules, attempt_number=self.evaluations,
+                previous_feedback=self.feedback),
+            kind="agent", summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
+        self._count(result.usage)
+        passed, reasons = aggregate_verdict(result.output)
+        if not passed:
+            self.feedback = feedback_from(result.output, reasons)
+        suspected = [g.suspected_domain for g in self.gaps if g.outside_current_expertise and g.suspected_domain]
+        self.pending_expansion = expansion_targets(suspected, self.selected, known_domains(self.catalog))
+        nxt = decide_after_evaluate(passed, counters=self.counters, limits=self.limits,
+                                    expandable=self.pending_expansion)
+        if nxt == State.SYNTHESIZE:
+            self.final_partial = True  # retries spent (§7.5): partial answer + exactly what is missing
+        return nxt
+
+    # --------------------------------------------------------------------------------------- terminal
+    async def _observe(self) -> State:
+        assert self.req is not None and self.ctx is not None
+        if self.input_type == InputType.CORRECTION:
+            trigger, extra = "user_correction", {"correction": self.log_text,
+                                                 "what_was_corrected": self.stored[0].entry_id if self.stored else None}
+        elif self.input_type == InputType.LOG:
+            if not (self.parsed and self.parsed.domain_data):
+                return State.COMPLETE  # nothing structured: not a significant log
+            trigger, extra = "significant_log", {}
+        else:
+            trigger, extra = "post_query", {"query": self.query_text, "analysis": self.analysis,
+                                            "response": self.response}
+        workflow.set_current_details(f"Observer: {trigger}")
+        current = self.global_context or await call_activity(
+            notes_read_global_context, NotesLocation(notes_dir=self.req.notes_dir), summary="read global context",
+            result_type=str)
+        result: AgentResult[ObserverOutput] = await call_agent(
+            observe_context, ObserveInput(trigger=trigger, current_global_context=current,
+                                          context_management_guidance=self.ctx.context_guidance, **extra),
+            kind="agent", summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
+        self._count(result.usage)
+        out = result.output
+        if out.should_update and out.updates:
+            applied: ApplyContextResult = await call_activity(
+                notes_apply_context_updates, ApplyContextInput(
+                    notes_dir=self.req.notes_dir, updates=out.updates, today=self.today,
+                    max_tokens=self.req.max_global_context_tokens),
+                summary=f"global context: {len(out.updates)} update(s)", result_type=ApplyContextResult)
+            if applied.skipped:
+                self.warnings.append("global context kept: " + "; ".join(applied.skipped))
+        return State.COMPLETE
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def _timestamp(self):  # noqa: ANN202
+        now = workflow.now()
+        if self.req and self.req.today and self.req.today != now.date():
+            return now.replace(year=self.today.year, month=self.today.month, day=self.today.day)
+        return now
+
+    def _count(self, usage: LLMUsage) -> None:
+        self.usage.add(usage)
+
+    def _result(self) -> QueryResult:
+        assert self.input_type is not None
+        d = self.draft
+        uncertain = list(self.parsed.uncertain_fields) if self.parsed else []
+        is_query = self.input_type in (InputType.QUERY, InputType.BOTH)
+        response = self.response
+        if self.input_type == InputType.BOTH and self.stored:
+            response = describe_store(self.stored[0], self.parsed, correction=False) + "\n\n" + self.response
+        return QueryResult(
+            input_type=self.input_type, response=response, key_points=d.key_points if d and is_query else [],
+            evidence_cited=d.evidence_cited if d and is_query else [],
+            gaps_disclosed=d.gaps_disclosed if d and is_query else [],
+            confidence=d.confidence if d and is_query else ("high" if self.stored else "low"),
+            partial=self.partial or self.final_partial, stored_entries=self.stored, uncertain_fields=uncertain,
+            domains_loaded=self.ctx.domains_loaded if self.ctx else [], path=list(self.counters.path),
+            attempts=dict(self.counters.counts) | {"evaluations": self.evaluations}, warnings=self.warnings,
+            entries_read=len(self.entry_ids), usage=self.usage)
+
+    # ============================================================================ user input and state
+    @workflow.update
+    async def clarify(self, answer: ClarifyAnswer) -> ClarifyAck:
+        """Answers to the pending clarifying questions (by question id), or decline=True."""
+        assert self.pending is not None
+        request_id = self.pending.request_id
+        self.answer = answer
+        return ClarifyAck(request_id=request_id, accepted=sorted(answer.answers), declined=answer.decline)
+
+    @clarify.validator
+    def _validate_clarify(self, answer: ClarifyAnswer) -> None:
+        if self.pending is None or self.answer is not None:
+            raise ValueError("no clarification is pending for this query (it was answered, timed out, or never "
+                             "asked)")
+        if answer.request_id is not None and answer.request_id != self.pending.request_id:
+            raise ValueError(f"clarification request {answer.request_id!r} is not the pending one "
+                             f"({self.pending.request_id!r})")
+        if answer.decline:
+            if answer.answers:
+                raise ValueError("send either answers or decline=True, not both")
+            return
+        if not answer.answers:
+            raise ValueError("no answers given: answer at least one question by id, or decline")
+        valid = {q.id for q in self.pending.questions}
+        unknown = sorted(set(answer.answers) - valid)
+        if unknown:
+            raise ValueError(f"unknown question id(s) {', '.join(unknown)}: the pending questions are "
+                             f"{', '.join(sorted(valid))}")
+        for qid, text in answer.answers.items():
+            if not text.strip():
+                raise ValueError(f"the answer to {qid} is empty")
+            if len(text) > MAX_ANSWER_CHARS:
+                raise ValueError(f"the answer to {qid} is {len(text)} characters, over the {MAX_ANSWER_CHARS} "
+                                 "limit")
+
+    @workflow.query
+    def pending_clarification(self) -> PendingClarification | None:
+        return self.pending if self.answer is None else None
+
+    @workflow.query
+    def session_state(self) -> SessionStateView:
+        return SessionStateView(
+            state=self.state.value, path=list(self.counters.path),
+            input_type=self.input_type.value if self.input_type else None,
+            attempts=dict(self.counters.counts) | {"evaluations": self.evaluations},
+            limits=self.limits.as_dict(), gaps=[g.description for g in self.gaps],
+            domains_loaded=self.ctx.domains_loaded if self.ctx else [],
+            domain_expansion_history=self.expansion_history, waiting_for_user=self.pending is not None,
+            entries_read=len(self.entry_ids), usage=self.usage)
+
+
+# ===================================================================================== batch import
+@workflow.defn(name="ImportNotesWorkflow")
+class ImportNotesWorkflow:
+    """Every file a LOG: parsed (Parser agent, several at a time) and stored in batches; `progress` query;
+    continue-as-new every BATCHES_PER_RUN batches so 1,000s of notes never bloat one history."""
+
+    BATCHES_PER_RUN = 10
+
+    def __init__(self) -> None:
+        self.progress = ImportProgress(total=0, done=0)
+
+    @workflow.run
+    async def run(self, req: ImportRequest) -> ImportResult:
+        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.PHASE.value_set("import"),
+                                           sa.STATUS.value_set("running")])
+        files = req.files
+        if files is None:
+            files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
+                                        summary=f"list notes in {req.directory}", result_type=list[str])
+            req = req.model_copy(update={"total": len(files)})
+        self.progress = ImportProgress(total=req.total, done=req.done, failed=list(req.failed))
+        catalog: DomainCatalog = await call_activity(notes_load_domains, LoadDomainsInput(app_id=req.app_id),
+                                                     summary=f"load domains of app {req.app_id}")
+        every = [d.name for d in catalog.domains]
+        ctx = combine_domains(catalog, every)
+        schemas = domain_schemas(catalog, ctx.domains_loaded)
+        usage = req.usage
+        size = max(1, min(req.batch_size, 200))
+        for n in range(self.BATCHES_PER_RUN):
+            batch = files[n * size:(n + 1) * size]
+            if not batch:
+                break
+            self.progress.current = batch[0]
+            workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
+            parsed: ImportBatchResult = await call_agent(
+                parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
+                                                  vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
+                kind="long_agent", summary=f"Parser: {len(batch)} notes from {batch[0]}",
+                result_type=ImportBatchResult)
+            for u in parsed.usage:
+                usage.add(u)
+            stored: StoreBatchResult = await call_activity(
+                notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes),
+                summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
+            self.progress.done += len(batch)
+            self.progress.failed += parsed.failed + stored.failed
+        remaining = files[self.BATCHES_PER_RUN * size:]
+        if remaining:
+            workflow.continue_as_new(req.model_copy(update={
+                "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage}))
+        self.progress.finished = True
+        workflow.upsert_search_attributes([sa.STATUS.value_set("completed")])
+        return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
+                            failed=self.progress.failed, usage=usage)
+
+    @workflow.query
+    def import_progress(self) -> ImportProgress:
+        return self.progress
+
+
+WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow]

@@ -1,0 +1,57 @@
+"""Analyzer (seed §11.5): findings with evidence, patterns, classified gaps, and the verdict LAST.
+Entries are read from the artifact store (the workflow only holds their refs)."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.llm import offline
+from activities.query.common import content_words, dump, render_entries
+from activities.query.storage import load_entries
+from models.common import AgentResult
+from models.query import AnalyzeInput, AnalyzerOutput, Finding, Gap, GapType, Verdict
+
+ANALYZER = AgentSpec("analyze_evidence", "query/analyze_evidence.md", AnalyzerOutput, tier="high", role="auditor",
+                     description="Query pipeline Analyzer: findings, patterns, gaps, sufficiency verdict last")
+
+
+@activity.defn(name="analyze_evidence")
+async def analyze_evidence(inp: AnalyzeInput) -> AgentResult[AnalyzerOutput]:
+    entries = load_entries(inp.entries_refs)
+    ctx = inp.domain_context
+    return await ANALYZER.run(
+        {"expertise": ctx.expertise or "(none)", "query": inp.query, "query_type": inp.query_type.value,
+         "prior_findings": dump(inp.prior_findings) if inp.prior_findings else "",
+         "entry_count": len(entries), "entries": render_entries(entries),
+         "user_responses": dump(inp.user_responses), "global_context": inp.global_context or "(none)",
+         "retrieval_history": dump(inp.retrieval_history), "loaded": ", ".join(ctx.domains_loaded),
+         "available_domains": ", ".join(d.name for d in ctx.available_domains) or "(none)"},
+        offline_context={"query": inp.query, "user_responses": inp.user_responses,
+                         "entries": [{"id": e.id, "date": e.date.isoformat(), "text": e.raw_content[:200]}
+                                     for e in entries]},
+    )
+
+
+def _offline_analyzer(req: offline.OfflineRequest) -> AnalyzerOutput:
+    """Keyless default: entries mentioning the query's words become findings citing their ids."""
+    query = str(req.context.get("query", ""))
+    entries = req.context.get("entries", [])
+    words = content_words(query)
+    relevant = [e for e in entries if any(w in e["text"].lower() for w in words)] or entries
+    findings = [Finding(claim=f"{e['date']}: {e['text'][:120]}", evidence=[e["id"]], confidence="medium")
+                for e in relevant[-5:]]
+    for q, a in (req.context.get("user_responses") or {}).items():
+        findings.append(Finding(claim=f"You said: {a}", evidence=[f"your answer to '{q}'"], confidence="high"))
+    if findings:
+        return AnalyzerOutput(query_intent=query, findings=findings, patterns_identified=[], gaps_identified=[],
+                              verdict=Verdict.SUFFICIENT,
+                              verdict_reasoning=f"{len(relevant)} relevant entries found")
+    return AnalyzerOutput(
+        query_intent=query, findings=[], patterns_identified=[],
+        gaps_identified=[Gap(description=f"no entries about {', '.join(words[:3]) or 'this'} in the notes",
+                             gap_type=GapType.TOPICAL, severity="critical", searched=True)],
+        verdict=Verdict.INSUFFICIENT, verdict_reasoning="no entries in scope")
+
+
+offline.register_responder("analyze_evidence", _offline_analyzer)

@@ -1,0 +1,37 @@
+"""Clarifier (seed §11.8): questions for the gaps only the user can fill."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.llm import offline
+from activities.query.common import dump
+from models.common import AgentResult
+from models.query import ClarificationQuestion, ClarifierOutput, ClarifyInput
+
+CLARIFIER = AgentSpec("clarify_gaps", "query/clarify_gaps.md", ClarifierOutput, tier="medium", role="writer",
+                      description="Query pipeline Clarifier: questions for non-retrievable gaps")
+
+
+@activity.defn(name="clarify_gaps")
+async def clarify_gaps(inp: ClarifyInput) -> AgentResult[ClarifierOutput]:
+    return await CLARIFIER.run(
+        {"vocabulary": dump(inp.vocabulary), "query": inp.original_query, "gaps": dump(inp.gaps),
+         "planner_questions": dump(inp.planner_questions), "retrieval_history": dump(inp.retrieval_history),
+         "previous": dump(inp.previous_clarifications)},
+        offline_context={"gaps": [g.description for g in inp.gaps], "planner_questions": inp.planner_questions},
+    )
+
+
+def _offline_clarifier(req: offline.OfflineRequest) -> ClarifierOutput:
+    asks = list(req.context.get("planner_questions") or [])
+    asks += [f"Can you tell me about this: {g}?" for g in req.context.get("gaps", [])]
+    return ClarifierOutput(
+        questions=[ClarificationQuestion(question=q, gap_addressed=q) for q in asks[:3]] or
+        [ClarificationQuestion(question="Is there anything not in your notes that I should know?")],
+        context_explanation="Your notes do not cover this, so only you can tell me.",
+        fallback_action="I will answer with what your notes contain.")
+
+
+offline.register_responder("clarify_gaps", _offline_clarifier)

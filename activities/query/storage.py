@@ -1,0 +1,594 @@
+"""StorageRepository (seed 001 §16.1–16.2): the only way the query pipeline touches the notes, plus the
+storage activities (policy kind "storage") that expose it to workflows.
+
+Layout under the notes root (COLLOQUY_NOTES_DIR, default .data/notes):
+    logs/raw/YYYY/MM/YYYY-MM-DD.md       one `## HH:MM` section per entry, `## HH:MM [correction] → id` appended
+    logs/parsed/YYYY/MM/YYYY-MM-DD.json  {"date", "entries": [{id, timestamp, domain_data, tags, ...}]}
+    global-context.md                    the Observer's markdown (§7.7); pruned lines go to global-context-archive.md
+
+Errors (§16.4 D): missing data → empty results; permission denied / disk full / other OS errors → StorageError
+at once (non-retryable for permission and disk-full: retrying cannot help). Writes are atomic (temp file +
+rename) and serialized per notes root (thread lock + fcntl lock file), so concurrent workflows never lose a
+write. Files with names that are not real dates are skipped and reported in `warnings`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import hashlib
+import fcntl
+import json
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.artifacts import store as artifact_store
+from core.settings import ROOT, data_dir
+from models.query import (
+    ApplyContextInput,
+    ApplyContextResult,
+    DateRange,
+    DomainCatalog,
+    DomainModule,
+    Entry,
+    ListImportInput,
+    LoadDomainsInput,
+    NotesLocation,
+    ParserOutput,
+    RecentEntriesInput,
+    StoreBatchInput,
+    StoreBatchResult,
+    StoreEntryInput,
+    StoreEntryResult,
+)
+from workflows.logic.query.context import apply_updates
+from workflows.logic.query.parsing import deep_merge
+from workflows.logic.query.planning import expand_keywords
+
+STORAGE_ERROR = "StorageError"
+_SECTION = re.compile(r"^## (\d{2}:\d{2})(?: \[correction\](?: → (\S+))?)?\s*$")
+_DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+
+
+class StorageError(Exception):
+    """A storage failure the user must see (permission, disk full, corrupt layout)."""
+
+    def __init__(self, message: str, *, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+class InvalidRequest(ValueError):
+    """A bad argument (reversed date range, unsafe glob): the caller's mistake, never retried."""
+
+
+def notes_dir(explicit: str | None = None) -> Path:
+    """The notes root: an explicit path, else COLLOQUY_NOTES_DIR, else <data dir>/notes."""
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    env = os.environ.get("COLLOQUY_NOTES_DIR")
+    return Path(env).expanduser().resolve() if env else (data_dir() / "notes")
+
+
+def _os_error(action: str, path: Path, exc: OSError) -> StorageError:
+    if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM):
+        return StorageError(f"cannot {action} {path}: permission denied — fix the permissions of the notes "
+                            f"directory (COLLOQUY_NOTES_DIR)")
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return StorageError(f"cannot {action} {path}: disk full — free space on the notes volume")
+    if exc.errno == errno.EROFS:
+        return StorageError(f"cannot {action} {path}: read-only file system")
+    if isinstance(exc, IsADirectoryError):
+        return StorageError(f"cannot {action} {path}: it is a directory, not a notes file")
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=True)
+
+
+class StorageRepository:
+    """Seed §16.2: get_entries_by_date_range, get_entries_by_pattern, search_entries, save_entry,
+    get_global_context, update_global_context. Plain synchronous Python; activities run it in a thread."""
+
+    def __init__(self, base_path: Path | str) -> None:
+        self.base_path = Path(base_path)
+        self.raw_root = self.base_path / "logs" / "raw"
+        self.parsed_root = self.base_path / "logs" / "parsed"
+        self.context_file = self.base_path / "global-context.md"
+        self.archive_file = self.base_path / "global-context-archive.md"
+        self.warnings: list[str] = []
+
+    # ------------------------------------------------------------------------------------------ paths
+    def raw_path(self, day: date) -> Path:
+        return self.raw_root / f"{day:%Y}" / f"{day:%m}" / f"{day.isoformat()}.md"
+
+    def parsed_path(self, day: date) -> Path:
+        return self.parsed_root / f"{day:%Y}" / f"{day:%m}" / f"{day.isoformat()}.json"
+
+    # ------------------------------------------------------------------------------------------- reads
+    def get_entries_by_date_range(self, start: date, end: date) -> list[Entry]:
+        """All entries with start <= date <= end, oldest first. Missing days are simply absent."""
+        if start > end:
+            raise InvalidRequest(f"date range starts after it ends: {start} > {end}")
+        entries: list[Entry] = []
+        for year, month in _months(start, end):
+            folder = self.raw_root / f"{year:04d}" / f"{month:02d}"
+            for day, path in self._day_files(folder.glob("*.md")):
+                if start <= day <= end:
+                    entries.extend(self._read_day(day, path))
+        return entries
+
+    def get_entries_by_pattern(self, pattern: str) -> list[Entry]:
+        """Entries of the raw day files matching a glob relative to logs/raw, e.g. '2026/01/**/*.md'."""
+        if pattern.startswith("/") or ".." in Path(pattern).parts:
+            raise InvalidRequest(f"pattern must stay inside the notes directory: {pattern!r}")
+        if not self.raw_root.exists():
+            return []
+        entries: list[Entry] = []
+        for day, path in self._day_files(self.raw_root.glob(pattern)):
+            entries.extend(self._read_day(day, path))
+        return entries
+
+    def search_entries(self, keywords: list[str], date_range: DateRange | None = None,
+                       match_all: bool = False) -> list[Entry]:
+        """Entries whose text (raw, corrections, parsed data) contains the keywords (any, or all)."""
+        terms = [k.strip().lower() for k in keywords if k.strip()]
+        if not terms:
+            return []
+        pool = (self.get_entries_by_date_range(date_range.start, date_range.end) if date_range
+                else self.get_entries_by_pattern("**/*.md"))
+        found = []
+        for e in pool:
+            hay = " ".join([e.raw_content, *e.corrections, " ".join(e.tags),
+                            json.dumps(e.domain_data or {}, default=str)]).lower()
+            hits = [t in hay for t in terms]
+            if (all(hits) if match_all else any(hits)):
+                found.append(e)
+        return found
+
+    def get_entries_by_topic(self, topic: str, vocabulary: dict[str, str],
+                             date_range: DateRange | None = None) -> list[Entry]:
+        """A topic is a domain name (entries parsed by that domain) or a subject (tags + keyword search)."""
+        t = topic.strip().lower()
+        pool = (self.get_entries_by_date_range(date_range.start, date_range.end) if date_range
+                else self.get_entries_by_pattern("**/*.md"))
+        words = set(expand_keywords([t], vocabulary))
+        out = []
+        for e in pool:
+            domains = {k.lower() for k in (e.domain_data or {})}
+            tags = {x.lower() for x in e.tags}
+            text = e.raw_content.lower()
+            if t in domains or t in tags or any(w in text for w in words):
+                out.append(e)
+        return out
+
+    def _day_files(self, paths: Iterator[Path]) -> list[tuple[date, Path]]:
+        out = []
+        for path in sorted(paths):
+            if not path.is_file() and not path.is_dir():
+                continue
+            m = _DAY_FILE.match(path.name)
+            if not m:
+                self._warn(f"skipped {path.name}: not a YYYY-MM-DD.md day file")
+                continue
+            try:
+                day = date(int(m[1]), int(m[2]), int(m[3]))
+            except ValueError:
+                self._warn(f"skipped {path.name}: {m[0][:-3]} is not a real date")
+                continue
+            out.append((day, path))
+        return out
+
+    def _warn(self, text: str) -> None:
+        if text not in self.warnings:
+            self.warnings.append(text)
+
+    def _read_text(self, path: Path) -> str | None:
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _os_error("read", path, exc) from exc
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            self._warn(f"{path.name}: not valid UTF-8; undecodable bytes shown as \ufffd")
+            return data.decode("utf-8", errors="replace")
+
+    def _read_day(self, day: date, raw_path: Path) -> list[Entry]:
+        text = self._read_text(raw_path)
+        if text is None:
+            return []
+        sections = _split_sections(text)
+        parsed = self._read_parsed(day)
+        by_id = {p.get("id"): p for p in parsed.get("entries", [])}
+        entries: list[Entry] = []
+        corrections: dict[str, list[str]] = {}
+        n = 0
+        for hhmm, target, body in sections:
+            if target is not None or hhmm.endswith("!"):
+                key = target or (entries[-1].id if entries else "")
+                corrections.setdefault(key, []).append(body)
+                continue
+            n += 1
+            entry_id = f"{day.isoformat()}#{n}"
+            p = by_id.get(entry_id, {})
+            ts = _timestamp(day, hhmm)
+            entries.append(Entry(id=entry_id, date=day, timestamp=ts, raw_content=body,
+                                 domain_data=p.get("domain_data"), tags=p.get("tags", []),
+                                 uncertain_fields=p.get("uncertain_fields", []),
+                                 source_file=str(raw_path.relative_to(self.base_path))))
+        for e in entries:
+            e.corrections = corrections.get(e.id, [])
+        return entries
+
+    def _read_parsed(self, day: date) -> dict[str, Any]:
+        path = self.parsed_path(day)
+        text = self._read_text(path)
+        if text is None:
+            return {}
+        try:
+            data = json.loads(text)
+        except ValueError:
+            self._warn(f"{path.name}: parsed data is not valid JSON; raw notes are used without it")
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    # ------------------------------------------------------------------------------------------ writes
+    def save_entry(self, entry: Entry, correction: ParserOutput | None = None) -> StoreEntryResult:
+        """Upsert (§16.2). New entry: a raw `## HH:MM` section + its parsed record. Correction: a
+        `## HH:MM [correction] → <target id>` section appended to the target's raw day file (the original text
+        stays), and the target's parsed data updated with the delta (the previous values kept in history)."""
+        with self._locked():
+            if correction is not None:
+                return self._save_correction(entry, correction)
+            return self._save_new_unlocked(entry)
+
+    def _save_correction(self, entry: Entry, correction: ParserOutput) -> StoreEntryResult:
+        target_id = correction.target_entry_id or ""
+        target_day = _day_of(target_id)
+        target = None
+        if target_day is not None:
+            target = next((e for e in self.get_entries_by_date_range(target_day, target_day) if e.id == target_id),
+                          None)
+        if target is None:
+            # Unknown target: keep the correction text as a note of its own day, flagged — never lose it.
+            kept = entry.model_copy(update={"uncertain_fields": ["correction_target"],
+                                            "tags": [*entry.tags, "unresolved-correction"]})
+            result = self._save_new_unlocked(kept)
+            result.note = (f"correction target {target_id or '(none)'} not found; the correction was saved as "
+                           f"entry {result.entry_id} and flagged unresolved-correction")
+            return result
+        day = target.date
+        raw_path = self.raw_path(day)
+        existing = self._read_text(raw_path) or f"# {day.isoformat()}\n"
+        section = (f"\n## {entry.timestamp:%H:%M} [correction] → {target_id}\n"
+                   f"{_escape(entry.raw_content.strip())}\n")
+        parsed = self._read_parsed(day) or {"date": day.isoformat(), "entries": []}
+        record = next((p for p in parsed.setdefault("entries", []) if p.get("id") == target_id), None)
+        if record is None:
+            record = {"id": target_id, "timestamp": target.timestamp.isoformat(), "tags": [], "domain_data": {},
+                      "uncertain_fields": [], "corrections": []}
+            parsed["entries"].append(record)
+        if entry.source_key and any(c.get("source_key") == entry.source_key for c in record.get("corrections", [])):
+            return StoreEntryResult(entry_id=target_id, raw_file=str(raw_path.relative_to(self.base_path)),
+                                    parsed_file=str(self.parsed_path(day).relative_to(self.base_path)),
+                                    corrected=True, note="already stored")
+        previous = record.get("domain_data") or {}
+        delta = correction.correction_delta or {}
+        record["domain_data"] = deep_merge(previous, delta) if delta else previous
+        record.setdefault("corrections", []).append({
+            "at": entry.timestamp.isoformat(), "text": entry.raw_content.strip(), "delta": delta,
+            "previous": previous, "source_key": entry.source_key,
+        })
+        self._atomic_write(raw_path, existing.rstrip("\n") + "\n" + section)
+        self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
+        return StoreEntryResult(entry_id=target_id, raw_file=str(raw_path.relative_to(self.base_path)),
+                                parsed_file=str(self.parsed_path(day).relative_to(self.base_path)),
+                                corrected=True)
+
+    def _save_new_unlocked(self, entry: Entry) -> StoreEntryResult:
+        # Called with the lock held (save_entry / _save_correction).
+        day = entry.date
+        raw_path = self.raw_path(day)
+        parsed = self._read_parsed(day) or {"date": day.isoformat(), "entries": []}
+        if entry.source_key:
+            same = next((p for p in parsed.get("entries", []) if p.get("source_key") == entry.source_key), None)
+            if same is not None:  # a retried activity: already written
+                return StoreEntryResult(entry_id=same["id"], raw_file=str(raw_path.relative_to(self.base_path)),
+                                        parsed_file=str(self.parsed_path(day).relative_to(self.base_path)),
+                                        note="already stored")
+        existing = self._read_text(raw_path) or f"# {day.isoformat()}\n"
+        n = sum(1 for s in _split_sections(existing) if s[1] is None and not s[0].endswith("!")) + 1
+        entry_id = f"{day.isoformat()}#{n}"
+        section = f"\n## {entry.timestamp:%H:%M}\n{_escape(entry.raw_content.strip())}\n"
+        parsed.setdefault("entries", []).append({
+            "id": entry_id, "timestamp": entry.timestamp.isoformat(), "tags": entry.tags,
+            "domain_data": entry.domain_data or {}, "uncertain_fields": entry.uncertain_fields, "corrections": [],
+            "source_key": entry.source_key,
+        })
+        self._atomic_write(raw_path, existing.rstrip("\n") + "\n" + section)
+        self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
+        return StoreEntryResult(entry_id=entry_id, raw_file=str(raw_path.relative_to(self.base_path)),
+                                parsed_file=str(self.parsed_path(day).relative_to(self.base_path)))
+
+    # ---------------------------------------------------------------------------------- global context
+    def get_global_context(self) -> str:
+        return self._read_text(self.context_file) or ""
+
+    def update_global_context(self, content: str) -> None:
+        with self._locked():
+            self._atomic_write(self.context_file, content)
+
+    def apply_context_updates(self, inp: ApplyContextInput) -> ApplyContextResult:
+        """Read-modify-write of the global context under the lock (concurrent Observers never lose updates)."""
+        with self._locked():
+            outcome = apply_updates(self.get_global_context(), inp.updates, inp.today, inp.max_tokens)
+            if outcome.applied:
+                self._atomic_write(self.context_file, outcome.text)
+            if outcome.archived:
+                old = self._read_text(self.archive_file) or "# Global Context Archive\n"
+                block = f"\n## archived {inp.today.isoformat()} (version {outcome.version})\n" + "\n".join(
+                    outcome.archived) + "\n"
+                self._atomic_write(self.archive_file, old.rstrip("\n") + "\n" + block)
+        return ApplyContextResult(applied=outcome.applied, skipped=outcome.skipped, archived=outcome.archived,
+                                  tokens=outcome.tokens, version=outcome.version)
+
+    # --------------------------------------------------------------------------------------- plumbing
+    def _thread_lock(self) -> threading.Lock:
+        key = str(self.base_path.resolve())
+        with _LOCKS_GUARD:
+            return _LOCKS.setdefault(key, threading.Lock())
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        lock = self._thread_lock()
+        with lock:
+            try:
+                self.base_path.mkdir(parents=True, exist_ok=True)
+                fh = open(self.base_path / ".notes.lock", "a")  # noqa: SIM115
+            except OSError as exc:
+                raise _os_error("lock", self.base_path, exc) from exc
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX)
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+                fh.close()
+
+    def _atomic_write(self, path: Path, text: str) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+                os.replace(tmp, path)
+            except BaseException:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise
+        except OSError as exc:
+            raise _os_error("write", path, exc) from exc
+
+
+def _months(start: date, end: date) -> Iterator[tuple[int, int]]:
+    y, m = start.year, start.month
+    while (y, m) <= (end.year, end.month):
+        yield y, m
+        m += 1
+        if m == 13:
+            y, m = y + 1, 1
+
+
+def _timestamp(day: date, hhmm: str) -> datetime:
+    try:
+        h, mi = (int(x) for x in hhmm.rstrip("!").split(":"))
+        return datetime.combine(day, time(h, mi), tzinfo=UTC)
+    except ValueError:
+        return datetime.combine(day, time(0, 0), tzinfo=UTC)
+
+
+def _day_of(entry_id: str) -> date | None:
+    try:
+        return date.fromisoformat(entry_id.split("#", 1)[0])
+    except ValueError:
+        return None
+
+
+def _escape(text: str) -> str:
+    """A line inside an entry that looks like a section heading is escaped, so sections stay unambiguous."""
+    return "\n".join("\\" + line if _SECTION.match(line) else line for line in text.splitlines())
+
+
+def _split_sections(text: str) -> list[tuple[str, str | None, str]]:
+    """(HH:MM, correction target or None, body) per `## HH:MM` section. A correction section without a
+    target is returned with HH:MM + '!' and attaches to the entry before it."""
+    out: list[tuple[str, str | None, str]] = []
+    current: tuple[str, str | None] | None = None
+    body: list[str] = []
+    loose: list[str] = []
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            if current is not None:
+                out.append((current[0], current[1], _unescape(body)))
+            is_corr = "[correction]" in line
+            current = (m[1] + ("!" if is_corr and not m[2] else ""), m[2])
+            body = []
+        elif current is None:
+            if line.strip() and not line.startswith("# "):
+                loose.append(line)
+        else:
+            body.append(line)
+    if current is not None:
+        out.append((current[0], current[1], _unescape(body)))
+    if loose:  # a hand-written day file without sections: one entry at 00:00
+        out.insert(0, ("00:00", None, "\n".join(loose).strip()))
+    return out
+
+
+def _unescape(lines: list[str]) -> str:
+    return "\n".join(line[1:] if line.startswith("\\## ") else line for line in lines).strip()
+
+
+# ================================================================================================ activities
+def _application_error(exc: Exception) -> ApplicationError:
+    if isinstance(exc, StorageError):
+        return ApplicationError(str(exc), type=STORAGE_ERROR, non_retryable=not exc.retryable)
+    return ApplicationError(str(exc), type="ValidationError", non_retryable=True)
+
+
+async def _in_thread(fn: Any, *args: Any) -> Any:
+    try:
+        return await asyncio.to_thread(fn, *args)
+    except (StorageError, InvalidRequest) as exc:
+        raise _application_error(exc) from None
+
+
+@activity.defn(name="notes_load_domains")
+async def notes_load_domains(inp: LoadDomainsInput) -> DomainCatalog:
+    """The app's domain modules from YAML: domains/base.yaml + apps/<app_id>/app.yaml (base + domains)."""
+    return await _in_thread(load_catalog, inp.app_id)
+
+
+def domains_root() -> Path:
+    return Path(os.environ.get("COLLOQUY_DOMAINS_ROOT", str(ROOT))).resolve()
+
+
+def load_catalog(app_id: str) -> DomainCatalog:
+    import yaml
+    from pydantic import ValidationError
+
+    root = domains_root()
+
+    def load(path: Path) -> DomainModule:
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            return DomainModule.model_validate(data)
+        except FileNotFoundError:
+            raise InvalidRequest(f"domain file {path} not found") from None
+        except (yaml.YAMLError, ValidationError) as exc:
+            raise InvalidRequest(f"domain file {path} is invalid: {exc}") from None
+
+    general = load(root / "domains" / "base.yaml")
+    if app_id in ("", "general"):
+        return DomainCatalog(app_id="general", base=general, domains=[])
+    app_dir = root / "apps" / app_id
+    app_file = app_dir / "app.yaml"
+    if not app_file.is_file():
+        known = sorted(p.name for p in (root / "apps").glob("*") if (p / "app.yaml").is_file())
+        raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
+    spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
+    base = load(app_dir / spec["base"]) if spec.get("base") else general
+    if spec.get("base"):
+        # The framework's general base still applies: the app's base extends it (rules and vocabulary merge).
+        base = DomainModule(
+            name=base.name, description=base.description, log_schema={**general.log_schema, **base.log_schema},
+            vocabulary={**general.vocabulary, **base.vocabulary},
+            expertise="\n\n".join(x for x in (general.expertise.strip(), base.expertise.strip()) if x),
+            response_evaluation_rules=general.response_evaluation_rules
+            + [r for r in base.response_evaluation_rules if r not in general.response_evaluation_rules],
+            context_management_guidance="\n\n".join(
+                x for x in (general.context_management_guidance.strip(), base.context_management_guidance.strip())
+                if x),
+        )
+    domains = [load(app_dir / rel) for rel in spec.get("domains", [])]
+    return DomainCatalog(app_id=app_id, base=base, domains=domains)
+
+
+@activity.defn(name="notes_read_global_context")
+async def notes_read_global_context(inp: NotesLocation) -> str:
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    return await _in_thread(repo.get_global_context)
+
+
+@activity.defn(name="notes_apply_context_updates")
+async def notes_apply_context_updates(inp: ApplyContextInput) -> ApplyContextResult:
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    return await _in_thread(repo.apply_context_updates, inp)
+
+
+@activity.defn(name="notes_recent_entries")
+async def notes_recent_entries(inp: RecentEntriesInput) -> list[Entry]:
+    """The last `days` days of entries (newest last), for the Parser's correction mode."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    entries = await _in_thread(repo.get_entries_by_date_range, inp.until - timedelta(days=inp.days), inp.until)
+    return entries[-inp.limit:]
+
+
+@activity.defn(name="notes_store_entry")
+async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
+    """Save a LOG (raw text exactly as the user wrote it + the checked parsed data) or a CORRECTION."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    parsed = inp.parsed or inp.correction
+    day = inp.timestamp.date()
+    entry = Entry(id="", date=day, timestamp=inp.timestamp, raw_content=inp.raw_input,
+                  domain_data=(inp.parsed.domain_data if inp.parsed else None),
+                  tags=(parsed.tags if parsed else []),
+                  uncertain_fields=(parsed.uncertain_fields if parsed else []), source_key=inp.source_key)
+    return await _in_thread(repo.save_entry, entry, inp.correction)
+
+
+IMPORT_SUFFIXES = (".md", ".txt", ".markdown")
+
+
+@activity.defn(name="notes_list_import_files")
+async def notes_list_import_files(inp: ListImportInput) -> list[str]:
+    """The note files under a directory (recursively, .md/.txt), sorted, relative to it."""
+    root = Path(inp.directory).expanduser()
+
+    def scan() -> list[str]:
+        if not root.is_dir():
+            raise InvalidRequest(f"import directory {root} does not exist or is not a directory")
+        try:
+            return sorted(str(p.relative_to(root)) for p in root.rglob("*")
+                          if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith("."))
+        except OSError as exc:
+            raise _os_error("list", root, exc) from exc
+
+    return await _in_thread(scan)
+
+
+@activity.defn(name="notes_store_batch")
+async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
+    """Import: store parsed notes (idempotent per file, so a retried batch never duplicates entries)."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+
+    def save_all() -> StoreBatchResult:
+        out = StoreBatchResult()
+        for note in inp.notes:
+            entry = Entry(id="", date=note.timestamp.date(), timestamp=note.timestamp, raw_content=note.raw,
+                          domain_data=note.parsed.domain_data, tags=note.parsed.tags,
+                          uncertain_fields=note.parsed.uncertain_fields,
+                          source_key="import:" + hashlib.sha1(f"{note.file}\n{note.raw}".encode()).hexdigest()[:16])
+            out.stored.append(repo.save_entry(entry).entry_id)
+        return out
+
+    return await _in_thread(save_all)
+
+
+def load_entries(refs: list[Any]) -> list[Entry]:
+    """For agent activities: the entries a retrieval stored in the artifact store."""
+    out: dict[str, Entry] = {}
+    for ref in refs:
+        for item in json.loads(artifact_store().get(ref)):
+            e = Entry.model_validate(item)
+            out.setdefault(e.id, e)
+    return sorted(out.values(), key=lambda e: (e.date, e.timestamp, e.id))
+
+
+STORAGE_ACTIVITIES = [notes_load_domains, notes_read_global_context, notes_apply_context_updates,
+                      notes_recent_entries, notes_store_entry]

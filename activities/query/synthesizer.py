@@ -1,0 +1,45 @@
+"""Synthesizer (seed §11.6): the user-facing answer, citing evidence; the partial shape after the limit."""
+
+from __future__ import annotations
+
+from temporalio import activity
+
+from activities.agents.base import AgentSpec
+from activities.llm import offline
+from activities.query.common import dump
+from models.common import AgentResult
+from models.query import SynthesizeInput, SynthesizerOutput
+
+SYNTHESIZER = AgentSpec("synthesize_answer", "query/synthesize_answer.md", SynthesizerOutput, tier="medium",
+                        role="writer", description="Query pipeline Synthesizer: user-facing answer with evidence")
+
+
+@activity.defn(name="synthesize_answer")
+async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutput]:
+    return await SYNTHESIZER.run(
+        {"vocabulary": dump(inp.vocabulary), "response_style": inp.response_style, "is_partial": inp.is_partial,
+         "query": inp.query, "findings": dump(inp.analysis.findings),
+         "patterns": dump(inp.analysis.patterns_identified), "user_responses": dump(inp.user_responses),
+         "gaps": dump(inp.unanswered_gaps), "feedback": dump(inp.evaluation_feedback)},
+        offline_context={"query": inp.query, "is_partial": inp.is_partial, "gaps": inp.unanswered_gaps,
+                         "findings": [f.model_dump() for f in inp.analysis.findings]},
+    )
+
+
+def _offline_synthesizer(req: offline.OfflineRequest) -> SynthesizerOutput:
+    findings = req.context.get("findings", [])
+    gaps = list(req.context.get("gaps", []))
+    evidence = [ev for f in findings for ev in f["evidence"]]
+    if findings:
+        body = "From your notes: " + " ".join(f"{f['claim']}." for f in findings)
+    else:
+        body = "I found nothing in your notes about this."
+    if req.context.get("is_partial"):
+        body = "Here's what I can tell you: " + body
+        if gaps:
+            body += "\n\nTo provide a more complete answer, I would need: " + "; ".join(gaps)
+    return SynthesizerOutput(response=body, key_points=[f["claim"] for f in findings[:3]], evidence_cited=evidence,
+                             gaps_disclosed=gaps, confidence="medium" if findings else "low")
+
+
+offline.register_responder("synthesize_answer", _offline_synthesizer)

@@ -1,0 +1,613 @@
+"""Query pipeline payloads (seed 001 §11): durable contracts — add optional fields with defaults, never rename.
+
+LLM output models keep the seed's field order; verdict-like fields come LAST (the model writes them after its
+reasoning). Enum fields accept any letter case ("SUFFICIENT" and "sufficient" both parse).
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator
+
+from models.common import ArtifactRef, LLMUsage, UsageTotals
+
+MAX_INPUT_CHARS = 20_000
+MAX_ANSWER_CHARS = 4_000
+
+
+# ------------------------------------------------------------------------------------------------ enums
+class InputType(StrEnum):
+    LOG = "log"
+    QUERY = "query"
+    BOTH = "both"
+    CORRECTION = "correction"
+
+
+class QueryType(StrEnum):
+    SIMPLE = "simple"
+    INSIGHT = "insight"
+    RECOMMENDATION = "recommendation"
+    COMPARISON = "comparison"
+    CORRECTION = "correction"
+
+
+class DependencyType(StrEnum):
+    INDEPENDENT = "independent"
+    DEPENDENT = "dependent"
+    COUPLED = "coupled"
+
+
+class GapType(StrEnum):
+    TEMPORAL = "temporal"
+    TOPICAL = "topical"
+    CONTEXTUAL = "contextual"
+    SUBJECTIVE = "subjective"
+    CLARIFICATION = "clarification"
+
+
+class Verdict(StrEnum):
+    SUFFICIENT = "sufficient"
+    INSUFFICIENT = "insufficient"
+    PASS = "pass"
+    FAIL = "fail"
+
+
+def _lower(value: Any) -> Any:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+# ----------------------------------------------------------------------------------------- domain types
+class LogField(BaseModel):
+    """One field of a domain's log schema (schemas are data: YAML, not Python classes)."""
+
+    type: Literal["string", "number", "integer", "boolean", "list", "object"] = "string"
+    description: str = ""
+    items: dict[str, LogField] | None = Field(default=None, description="For a list of objects: its fields")
+
+
+class DomainModule(BaseModel):
+    """Seed §8.2 as data: description (Router), log_schema (Parser), vocabulary (Parser, Retriever),
+    expertise (Planner, Analyzer), response_evaluation_rules (Evaluator), context_management_guidance (Observer)."""
+
+    name: str
+    description: str
+    log_schema: dict[str, LogField] = Field(default_factory=dict)
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    expertise: str = ""
+    response_evaluation_rules: list[str] = Field(default_factory=list)
+    context_management_guidance: str = ""
+
+
+class DomainCatalog(BaseModel):
+    """An application's domains: a base domain (always applied) plus selectable ones."""
+
+    app_id: str
+    base: DomainModule
+    domains: list[DomainModule] = Field(default_factory=list)
+
+    def get(self, name: str) -> DomainModule | None:
+        if name == self.base.name:
+            return self.base
+        return next((d for d in self.domains if d.name == name), None)
+
+
+class DomainInfo(BaseModel):
+    name: str
+    description: str
+
+
+class ActiveDomainContext(BaseModel):
+    domains_loaded: list[str]
+    vocabulary: dict[str, str]
+    expertise: str
+    evaluation_rules: list[str]
+    context_guidance: str
+    available_domains: list[DomainInfo] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------ data types
+class DateRange(BaseModel):
+    start: date
+    end: date
+    description: str | None = None
+
+
+class Entry(BaseModel):
+    """One log entry as stored: raw markdown section + the parsed data of that section."""
+
+    id: str = Field(description="YYYY-MM-DD#n (n-th entry of the day)")
+    date: date
+    timestamp: datetime
+    raw_content: str
+    domain_data: dict[str, Any] | None = None
+    tags: list[str] = Field(default_factory=list)
+    uncertain_fields: list[str] = Field(default_factory=list)
+    corrections: list[str] = Field(default_factory=list)
+    source_file: str = ""
+    source_key: str | None = Field(default=None, description="Idempotency key (workflow id, import file)")
+
+
+class RetrievalAttempt(BaseModel):
+    attempt_number: int
+    strategy: str
+    params: dict[str, Any] = Field(default_factory=dict)
+    entries_found: int
+    summary: str
+
+
+class Gap(BaseModel):
+    description: str
+    gap_type: GapType
+    severity: Literal["critical", "nice_to_have"] = "critical"
+    searched: bool = False
+    found: bool = False
+    outside_current_expertise: bool = False
+    suspected_domain: str | None = None
+
+    _norm = field_validator("gap_type", "severity", mode="before")(_lower)
+
+
+class EvaluationFeedback(BaseModel):
+    issue: str
+    suggestion: str
+    affected_claim: str | None = None
+
+
+# ------------------------------------------------------------------------------------------------ router
+class RouterOutput(BaseModel):
+    input_type: InputType
+    confidence: float = Field(ge=0.0, le=1.0)
+    selected_domains: list[str] = Field(default_factory=list)
+    domain_selection_reasoning: str = ""
+    log_portion: str | None = None
+    query_portion: str | None = None
+    correction_target: str | None = None
+    reasoning: str = ""
+
+    _norm = field_validator("input_type", mode="before")(_lower)
+
+
+class RouteInput(BaseModel):
+    raw_input: str
+    session_context: str | None = None
+    available_domains: list[DomainInfo]
+
+
+# ----------------------------------------------------------------------------------------------- planner
+class SubQuery(BaseModel):
+    id: int
+    question: str
+    retrieval_strategy: str = "date_range"
+    retrieval_params: dict[str, Any] = Field(default_factory=dict)
+
+
+class RetrievalInstruction(BaseModel):
+    """One storage tool call for the Retriever (seed §11.4 tools + the repository's glob)."""
+
+    sub_query_id: int = 1
+    tool: Literal["date_range", "keyword", "topic", "pattern"]
+    start: date | None = None
+    end: date | None = None
+    keywords: list[str] = Field(default_factory=list)
+    topic: str | None = None
+    pattern: str | None = None
+    match_all: bool = False
+    purpose: str = ""
+
+    _norm = field_validator("tool", mode="before")(_lower)
+
+
+class PlannerOutput(BaseModel):
+    original_query: str
+    query_type: QueryType
+    sub_queries: list[SubQuery] = Field(default_factory=list)
+    dependencies: list[dict[str, Any]] = Field(default_factory=list)
+    execution_strategy: DependencyType = DependencyType.COUPLED
+    execution_order: list[int] = Field(default_factory=list)
+    retrieval_instructions: list[RetrievalInstruction] = Field(default_factory=list)
+    gaps_status: dict[str, dict[str, bool]] = Field(default_factory=dict)
+    domain_expansion_request: list[str] | None = None
+    expansion_reasoning: str | None = None
+    next_action: Literal["retrieve", "expand_domain", "clarify", "synthesize"]
+    clarify_questions: list[str] | None = None
+    reasoning: str = ""
+
+    _norm = field_validator("query_type", "execution_strategy", "next_action", mode="before")(_lower)
+
+
+class PlanInput(BaseModel):
+    query: str
+    today: date
+    domain_context: ActiveDomainContext
+    retrieval_history: list[RetrievalAttempt] = Field(default_factory=list)
+    gaps_from_analyzer: list[Gap] = Field(default_factory=list)
+    evaluation_feedback: list[EvaluationFeedback] = Field(default_factory=list)
+    gaps_status: dict[str, dict[str, bool]] = Field(default_factory=dict)
+    user_responses: dict[str, str] = Field(default_factory=dict)
+    global_context_summary: str | None = None
+    clarification_allowed: bool = True
+
+
+# --------------------------------------------------------------------------------------------- retriever
+class RetrieveInput(BaseModel):
+    scope: str = Field(description="Artifact scope (the workflow id)")
+    label: str = Field(description="Names the artifact, e.g. 'retrieval-2-sq1'")
+    instructions: list[RetrievalInstruction]
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    max_entries: int = 100
+    attempt_start: int = 1
+    notes_dir: str | None = None
+
+
+class RetrieverOutput(BaseModel):
+    """Entries go to the artifact store; history keeps the ref, ids and the attempt summaries."""
+
+    entries_ref: ArtifactRef | None = None
+    entry_ids: list[str] = Field(default_factory=list)
+    retrieval_summary: list[RetrievalAttempt] = Field(default_factory=list)
+    total_entries_found: int = 0
+    date_range_covered: DateRange | None = None
+    warnings: list[str] = Field(default_factory=list)
+    truncated: bool = False
+
+
+# ---------------------------------------------------------------------------------------------- analyzer
+class Finding(BaseModel):
+    claim: str
+    evidence: list[str] = Field(default_factory=list)
+    confidence: Literal["high", "medium", "low"] = "medium"
+
+    _norm = field_validator("confidence", mode="before")(_lower)
+
+
+class AnalyzerOutput(BaseModel):
+    """VERDICT IS LAST."""
+
+    query_intent: str
+    findings: list[Finding] = Field(default_factory=list)
+    patterns_identified: list[str] = Field(default_factory=list)
+    gaps_identified: list[Gap] = Field(default_factory=list)
+    verdict: Verdict
+    verdict_reasoning: str = ""
+
+    _norm = field_validator("verdict", mode="before")(_lower)
+
+
+class AnalyzeInput(BaseModel):
+    query: str
+    query_type: QueryType
+    sub_query_id: int | None = None
+    entries_refs: list[ArtifactRef] = Field(default_factory=list)
+    domain_context: ActiveDomainContext
+    global_context: str | None = None
+    retrieval_history: list[RetrievalAttempt] = Field(default_factory=list)
+    user_responses: dict[str, str] = Field(default_factory=dict)
+    prior_findings: list[Finding] = Field(default_factory=list, description="DEPENDENT: earlier sub-queries")
+
+
+# ------------------------------------------------------------------------------------------- synthesizer
+class SynthesizerOutput(BaseModel):
+    response: str
+    key_points: list[str] = Field(default_factory=list)
+    evidence_cited: list[str] = Field(default_factory=list)
+    gaps_disclosed: list[str] = Field(default_factory=list)
+    confidence: Literal["high", "medium", "low"] = "medium"
+
+    _norm = field_validator("confidence", mode="before")(_lower)
+
+
+class SynthesizeInput(BaseModel):
+    query: str
+    query_type: QueryType
+    analysis: AnalyzerOutput
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    is_partial: bool = False
+    unanswered_gaps: list[str] = Field(default_factory=list)
+    evaluation_feedback: list[EvaluationFeedback] = Field(default_factory=list)
+    user_responses: dict[str, str] = Field(default_factory=dict)
+    response_style: Literal["concise", "detailed"] = "concise"
+
+
+# --------------------------------------------------------------------------------------------- evaluator
+class EvaluationDimension(BaseModel):
+    dimension: str
+    verdict: Verdict
+    reasoning: str = ""
+    issues: list[str] = Field(default_factory=list)
+
+    _norm = field_validator("dimension", "verdict", mode="before")(_lower)
+
+
+class EvaluatorOutput(BaseModel):
+    dimensions: list[EvaluationDimension]
+    overall_verdict: Verdict
+    feedback: list[EvaluationFeedback] = Field(default_factory=list)
+    recommendation: Literal["accept", "retry_with_feedback", "retry_with_more_context", "give_partial"] = "accept"
+
+    _norm = field_validator("overall_verdict", "recommendation", mode="before")(_lower)
+
+
+class EvaluateInput(BaseModel):
+    query: str
+    response: str
+    analysis: AnalyzerOutput
+    entries_summary: str
+    evaluation_rules: list[str]
+    attempt_number: int = 1
+    previous_feedback: list[EvaluationFeedback] = Field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------- clarifier
+class ClarificationQuestion(BaseModel):
+    question: str
+    gap_addressed: str = ""
+    options: list[str] | None = None
+    required: bool = True
+
+
+class ClarifierOutput(BaseModel):
+    questions: list[ClarificationQuestion]
+    context_explanation: str = ""
+    fallback_action: str = ""
+
+
+class ClarifyInput(BaseModel):
+    original_query: str
+    gaps: list[Gap]
+    planner_questions: list[str] = Field(default_factory=list)
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    retrieval_history: list[RetrievalAttempt] = Field(default_factory=list)
+    previous_clarifications: list[str] = Field(default_factory=list)
+
+
+# ------------------------------------------------------------------------------------------------ parser
+class ParserOutput(BaseModel):
+    date: date
+    timestamp: datetime
+    tags: list[str] = Field(default_factory=list)
+    domain_data: dict[str, Any] = Field(default_factory=dict)
+    raw_content: str = ""
+    confidence: float = Field(default=0.5, ge=0.0, le=1.0)
+    extraction_notes: list[str] = Field(default_factory=list)
+    uncertain_fields: list[str] = Field(default_factory=list)
+    is_correction: bool = False
+    target_entry_id: str | None = None
+    correction_delta: dict[str, Any] | None = None
+
+
+class ParseInput(BaseModel):
+    raw_input: str
+    timestamp: datetime
+    domain_schemas: dict[str, dict[str, LogField]]
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    global_context: str | None = None
+    recent_entries: list[Entry] = Field(default_factory=list)
+    correction_mode: bool = False
+    correction_target: str | None = None
+
+
+# ---------------------------------------------------------------------------------------------- observer
+class ContextUpdate(BaseModel):
+    category: Literal["preference", "pattern", "fact", "insight"]
+    key: str
+    value: str
+    confidence: Literal["certain", "likely", "tentative"] = "tentative"
+    source: str = ""
+
+    _norm = field_validator("category", "confidence", mode="before")(_lower)
+
+
+class ObserverOutput(BaseModel):
+    should_update: bool
+    updates: list[ContextUpdate] = Field(default_factory=list)
+    insights_captured: list[str] = Field(default_factory=list)
+
+
+class ObserveInput(BaseModel):
+    trigger: Literal["post_query", "user_correction", "significant_log"]
+    query: str | None = None
+    analysis: AnalyzerOutput | None = None
+    response: str | None = None
+    correction: str | None = None
+    what_was_corrected: str | None = None
+    new_entry: Entry | None = None
+    current_global_context: str = ""
+    context_management_guidance: str = ""
+
+
+# ------------------------------------------------------------------------------------ storage activities
+class NotesLocation(BaseModel):
+    """Where the notes live. None = the worker's COLLOQUY_NOTES_DIR (default .data/notes)."""
+
+    notes_dir: str | None = None
+
+
+class LoadDomainsInput(BaseModel):
+    app_id: str = "general"
+
+
+class StoreEntryInput(BaseModel):
+    notes_dir: str | None = None
+    raw_input: str
+    timestamp: datetime
+    parsed: ParserOutput | None = None
+    correction: ParserOutput | None = None
+    source_key: str | None = Field(default=None, description="A retried store with the same key writes once")
+
+
+class StoreEntryResult(BaseModel):
+    entry_id: str
+    raw_file: str
+    parsed_file: str
+    corrected: bool = False
+    note: str = ""
+
+
+class RecentEntriesInput(BaseModel):
+    notes_dir: str | None = None
+    until: date
+    days: int = 14
+    limit: int = 30
+
+
+class ApplyContextInput(BaseModel):
+    notes_dir: str | None = None
+    updates: list[ContextUpdate]
+    today: date
+    max_tokens: int = 2000
+
+
+class ApplyContextResult(BaseModel):
+    applied: list[str] = Field(default_factory=list)
+    skipped: list[str] = Field(default_factory=list)
+    archived: list[str] = Field(default_factory=list)
+    tokens: int = 0
+    version: int = 0
+
+
+# ------------------------------------------------------------------------------------- workflow contract
+class QueryRequest(BaseModel):
+    """QueryWorkflow input: one user input (log, question, both, or correction)."""
+
+    text: str
+    session_context: str | None = Field(default=None, description="Recent conversation (REPL)")
+    user_id: str = "default"
+    app_id: str = "general"
+    notes_dir: str | None = Field(default=None, description="None: the worker's COLLOQUY_NOTES_DIR")
+    today: date | None = Field(default=None, description="None: the workflow's current date")
+    clarification_timeout_s: float = 24 * 3600
+    max_entries: int = 100
+    max_global_context_tokens: int = 2000
+    response_style: Literal["concise", "detailed"] = "concise"
+
+
+class ClarifyAnswer(BaseModel):
+    """The `clarify` update: answers by question id, or decline=True."""
+
+    request_id: str | None = Field(default=None, description="Optional: must match the pending request")
+    answers: dict[str, str] = Field(default_factory=dict)
+    decline: bool = False
+
+
+class ClarifyAck(BaseModel):
+    request_id: str
+    accepted: list[str]
+    declined: bool = False
+
+
+class PendingQuestion(BaseModel):
+    id: str
+    question: str
+    options: list[str] | None = None
+    gap_addressed: str = ""
+
+
+class PendingClarification(BaseModel):
+    request_id: str
+    questions: list[PendingQuestion]
+    context_explanation: str = ""
+    fallback_action: str = ""
+    deadline: datetime | None = None
+
+
+class SessionStateView(BaseModel):
+    """The `session_state` query."""
+
+    state: str
+    path: list[str]
+    input_type: str | None = None
+    attempts: dict[str, int]
+    limits: dict[str, int]
+    gaps: list[str]
+    domains_loaded: list[str]
+    domain_expansion_history: list[str] = Field(default_factory=list)
+    waiting_for_user: bool = False
+    entries_read: int = 0
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+class QueryResult(BaseModel):
+    input_type: InputType
+    response: str
+    key_points: list[str] = Field(default_factory=list)
+    evidence_cited: list[str] = Field(default_factory=list)
+    gaps_disclosed: list[str] = Field(default_factory=list)
+    confidence: Literal["high", "medium", "low"] = "medium"
+    partial: bool = False
+    stored_entries: list[StoreEntryResult] = Field(default_factory=list)
+    uncertain_fields: list[str] = Field(default_factory=list)
+    domains_loaded: list[str] = Field(default_factory=list)
+    path: list[str] = Field(default_factory=list)
+    attempts: dict[str, int] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+    entries_read: int = 0
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+# ------------------------------------------------------------------------------------------------ import
+class ImportRequest(BaseModel):
+    directory: str
+    app_id: str = "general"
+    notes_dir: str | None = None
+    batch_size: int = 50
+    files: list[str] | None = Field(default=None, description="Set on continue-as-new: files still to import")
+    done: int = 0
+    total: int = 0
+    failed: list[str] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+class ImportProgress(BaseModel):
+    total: int
+    done: int
+    failed: list[str] = Field(default_factory=list)
+    current: str = ""
+    finished: bool = False
+
+
+class ImportBatchInput(BaseModel):
+    directory: str
+    files: list[str]
+    domain_schemas: dict[str, dict[str, LogField]]
+    vocabulary: dict[str, str] = Field(default_factory=dict)
+    notes_dir: str | None = None
+
+
+class ImportedNote(BaseModel):
+    file: str
+    raw: str
+    timestamp: datetime
+    parsed: ParserOutput
+
+
+class ImportBatchResult(BaseModel):
+    notes: list[ImportedNote] = Field(default_factory=list)
+    failed: list[str] = Field(default_factory=list, description="'file: reason'")
+    usage: list[LLMUsage] = Field(default_factory=list)
+
+
+class ListImportInput(BaseModel):
+    directory: str
+
+
+class StoreBatchInput(BaseModel):
+    notes_dir: str | None = None
+    notes: list[ImportedNote]
+
+
+class StoreBatchResult(BaseModel):
+    stored: list[str] = Field(default_factory=list)
+    failed: list[str] = Field(default_factory=list)
+
+
+class ImportResult(BaseModel):
+    total: int
+    imported: int
+    failed: list[str] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+LogField.model_rebuild()
