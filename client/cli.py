@@ -35,7 +35,7 @@ app.add_typer(server_app, name="server")
 app.add_typer(interview.app, name="interview")
 app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
-app.add_typer(discuss.app, name="discuss")
+app.command("discuss")(discuss.discuss)
 app.add_typer(history.app, name="history")
 
 
