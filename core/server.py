@@ -8,6 +8,7 @@ State lives in the SQLite file and survives a SIGKILL of the server.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -77,6 +78,7 @@ class DevServer:
         self.port, self.ui_port, self.ip = port, ui_port, ip
         self.db_file = self.dir / "temporal.db"
         self.pid_file = self.dir / "temporal.pid"
+        self.state_file = self.dir / "temporal.json"  # pid + ports of the server we started
         self.log_file = self.dir / "temporal.log"
 
     @property
@@ -84,6 +86,8 @@ class DevServer:
         return f"{self.ip}:{self.port}"
 
     def _pid(self) -> int | None:
+        """The pid of the server we started, if it still runs (a stale pid reused by another program is not
+        ours: it is never signalled)."""
         try:
             pid = int(self.pid_file.read_text().strip())
         except (FileNotFoundError, ValueError):
@@ -93,8 +97,16 @@ class DevServer:
         except ProcessLookupError:
             return None
         except PermissionError:
-            return pid
+            return None
+        if not _is_temporal_server(pid) or not self._alive(pid):
+            return None
         return pid
+
+    def _recorded_ui_port(self) -> int:
+        try:
+            return int(json.loads(self.state_file.read_text())["ui_port"])
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return self.ui_port
 
     def _port_open(self) -> bool:
         with socket.socket() as sock:
@@ -110,7 +122,8 @@ class DevServer:
         pid = self._pid()
         running = pid is not None or self._port_open()
         return ServerStatus(running=running, healthy=running and self.healthy(), pid=pid, address=self.address,
-                            ui_url=f"http://{self.ip}:{self.ui_port}", db_file=self.db_file, log_file=self.log_file)
+                            ui_url=f"http://{self.ip}:{self._recorded_ui_port()}", db_file=self.db_file,
+                            log_file=self.log_file)
 
     def start(self, timeout: float = 30.0) -> ServerStatus:
         """Start the server unless one already answers on the port (then reuse it)."""
@@ -127,6 +140,8 @@ class DevServer:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     start_new_session=True)
         self.pid_file.write_text(str(proc.pid))
+        self.state_file.write_text(json.dumps({"pid": proc.pid, "ip": self.ip, "port": self.port,
+                                               "ui_port": self.ui_port}))
         try:
             self._wait_healthy(timeout, proc)
         except Exception:
@@ -150,6 +165,7 @@ class DevServer:
         pid = self._pid()
         if pid is None:
             self.pid_file.unlink(missing_ok=True)
+            self.state_file.unlink(missing_ok=True)
             return False
         try:
             os.killpg(pid, signal.SIGTERM)
@@ -164,6 +180,7 @@ class DevServer:
             except ProcessLookupError:
                 pass
         self.pid_file.unlink(missing_ok=True)
+        self.state_file.unlink(missing_ok=True)
         return True
 
     @staticmethod
@@ -177,6 +194,18 @@ class DevServer:
             return done == 0
         except ChildProcessError:
             return True
+
+
+def _is_temporal_server(pid: int) -> bool:
+    """True when `pid` runs `temporal server start-dev` (Linux /proc); True where /proc is unavailable."""
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not Path("/proc/self/cmdline").exists():
+        return True
+    try:
+        args = cmdline.read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(a.endswith(b"temporal") for a in args[:1]) and b"start-dev" in args
 
 
 async def _check_health(address: str) -> bool:
