@@ -18,6 +18,7 @@ class ModelCheckRow(BaseModel):
     model: str | None = None
     provider: str | None = None
     echo: str | None = None
+    model_note: str | None = Field(default=None, description="What the model said about itself")
     error: str | None = None
     error_type: str | None = Field(default=None, description="ApplicationError type, e.g. LLMAuthError")
     usage: LLMUsage | None = None

@@ -54,6 +54,7 @@ class ModelCheckWorkflow:
             row = ModelCheckRow(agent=agent, ok=False, error=message, error_type=kind)
         else:
             row = ModelCheckRow(agent=agent, ok=result.output.ok, model=result.usage.model,
-                                provider=result.usage.provider, echo=result.output.echo, usage=result.usage)
+                                provider=result.usage.provider, echo=result.output.echo,
+                                model_note=result.output.model_note, usage=result.usage)
         self._rows.append(row)
         return row

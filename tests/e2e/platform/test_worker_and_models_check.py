@@ -1,0 +1,65 @@
+"""`colloquy worker` (a real process) + `colloquy models --check` against the dev server; SIGTERM shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from activities.llm.config import AGENT_REGISTRY
+from models.platform import ModelCheckReport
+from workers import registry
+
+pytestmark = pytest.mark.dev_server
+COLLOQUY = str(Path(sys.executable).parent / "colloquy")
+
+
+async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_path):
+    registry.llm_activities()  # same agent list as the CLI process will see
+    agents = sorted(AGENT_REGISTRY)
+    answers = [{"ok": True, "echo": "colloquy", "model_note": f"scripted e2e answer {i}"} for i in range(len(agents))]
+    script = tmp_path / "offline-script.json"
+    script.write_text(json.dumps({"model_check": answers}))
+    address = dev_env.client.service_client.config.target_host
+    queue = f"e2e-{uuid.uuid4().hex[:6]}"
+    env = {**os.environ, "TEMPORAL_ADDRESS": address, "COLLOQUY_TASK_QUEUE": queue,
+           "COLLOQUY_OFFLINE_SCRIPT": str(script), "COLLOQUY_PROFILE": "offline"}
+    worker = subprocess.Popen([COLLOQUY, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        check = await asyncio.to_thread(
+            subprocess.run, [COLLOQUY, "models", "--check", "--timeout", "120"], env=env,
+            capture_output=True, text=True, timeout=180)
+        assert check.returncode == 0, check.stdout + check.stderr
+        out = check.stdout
+        assert f"{len(agents)}/{len(agents)} agents answered" in out
+        wf_id = re.search(r"Model check (model-check-\S+):", out).group(1)
+        report = await dev_env.client.get_workflow_handle(wf_id, result_type=ModelCheckReport).result()
+        assert sorted(r.agent for r in report.rows) == agents and all(r.ok for r in report.rows)
+        assert sorted(r.model_note for r in report.rows) == sorted(a["model_note"] for a in answers)
+        assert report.totals.calls == len(agents)
+
+        worker.send_signal(signal.SIGTERM)
+        output, _ = await asyncio.to_thread(worker.communicate, timeout=60)
+        assert worker.returncode == 0, output
+        assert f"polling {queue}, {queue}-llm" in output and "Colloquy worker stopped." in output
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+
+
+async def test_models_check_rejects_unknown_agents_before_starting_anything(dev_env):
+    env = {**os.environ, "TEMPORAL_ADDRESS": dev_env.client.service_client.config.target_host}
+    result = await asyncio.to_thread(subprocess.run, [COLLOQUY, "models", "--check", "--agent", "no_such_agent"],
+                                     env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert "unknown agent(s) no_such_agent" in result.stderr
