@@ -400,6 +400,9 @@ class SessionState(BaseModel):
     paused_since: datetime | None = None
     previous_session_id: str | None = None
     minimum_content_prompted: bool = False
+    research_topics: list[str] = Field(default_factory=list)
+    asked_question_ids: list[str] = Field(default_factory=list)
+    decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)
 
 

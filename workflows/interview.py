@@ -397,7 +397,9 @@ class InterviewWorkflow:
             coverage_flags=dict(rt.coverage_flags) if rt else {}, waiting_for=self._waiting_for(),
             entries=self.count, last_event_id=self.log.last_id, exit_reason=self.exit_reason,
             paused_since=self.paused_since, previous_session_id=self.inp.previous_session_id,
-            minimum_content_prompted=rt.min_content_prompted if rt else False, usage=self.usage)
+            minimum_content_prompted=rt.min_content_prompted if rt else False,
+            research_topics=[r.topic for r in self.research], asked_question_ids=list(self.asked),
+            decision_method=self.decision.method if self.decision else None, usage=self.usage)
 
     @workflow.query(name=QUERY_EVENT_LOG)
     def event_log(self, after_event_id: int = 0) -> EventLogPage:
