@@ -362,9 +362,12 @@ class QueryWorkflow:
             self.warnings.append("the Planner asked for domain(s) "
                                  f"{plan.domain_expansion_request or []} that are unknown or already loaded")
         self.planner_questions = list(plan.clarify_questions or [])
-        return decide_after_plan(plan, counters=self.counters, limits=self.limits,
-                                 expandable=self.pending_expansion, gaps=self.gaps,
-                                 has_analysis=self.analysis is not None)
+        nxt = decide_after_plan(plan, counters=self.counters, limits=self.limits,
+                                expandable=self.pending_expansion, gaps=self.gaps,
+                                has_analysis=self.analysis is not None)
+        if nxt == State.SYNTHESIZE and self.analysis is not None and self.analysis.verdict != Verdict.SUFFICIENT:
+            self.partial = True  # searched and not found: answer with what exists, gaps disclosed
+        return nxt
 
     async def _expand_domain(self) -> State:
         added = self.pending_expansion
@@ -497,7 +500,7 @@ class QueryWorkflow:
         lines = [f"[clarification] {q.question} — {answer.answers[q.id].strip()}" for q in pending.questions
                  if q.id in answer.answers]
         result = await call_activity(notes_store_entry, StoreEntryInput(
-            notes_dir=self.req.notes_dir, raw_input="\n".join(lines), timestamp=workflow.now(),
+            notes_dir=self.req.notes_dir, raw_input="\n".join(lines), timestamp=self._timestamp(),
             source_key=f"{workflow.info().workflow_id}:{pending.request_id}"),
             summary="store the user's clarification answers", result_type=StoreEntryResult)
         self.stored.append(result)
