@@ -50,7 +50,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.logic.discussion.levels import LEVELS, rules_for
     from workflows.logic.discussion.rounds import deep_dive_due, message_id, step_decision, topup_needed
     from workflows.logic.discussion.scoring import apply_evaluations
-    from workflows.logic.discussion.selection import select_idea
+    from workflows.logic.discussion.selection import Outcome, select_idea
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
              "implementation", "leader": "synthesis", "moderator": "scoring"}
@@ -210,7 +210,7 @@ class DiscussionWorkflow:
             self._event("score_warning", "validation", 0, "moderator", warning)
         return None if applied.scored else "the moderator's evaluations matched no idea"
 
-    async def _select(self, scoring_problem: str | None) -> Any:
+    async def _select(self, scoring_problem: str | None) -> Outcome:
         self._set_phase("selection", "the highest-scored idea wins; the Team Leader comments")
         preference: str | None = None
         comment = ""
@@ -276,9 +276,8 @@ class DiscussionWorkflow:
                                             message=message))
 
     def _details(self) -> str:
-        rounds = f"round {self._round}/{self._rules.max_rounds} · " if self._phase == "exploration" else ""
-        return (f"{self._phase}: {rounds}{self._step} · {len(self._ideas)} idea(s), {len(self._messages)} "
-                f"message(s), {len(self._events)} event(s)")
+        return (f"{self._phase}: {self._step} · {len(self._ideas)} idea(s), {len(self._messages)} message(s), "
+                f"{len(self._events)} event(s)")
 
     def _set_phase(self, phase: str, detail: str) -> None:
         self._phase = phase

@@ -7,18 +7,18 @@ from pathlib import Path
 
 from activities.artifacts import store
 from models.discussion import DiscussionResult
-from workflows.discussion import DiscussionWorkflow
 from tests.conftest import HISTORIES, replay
 from tests.workflows.discussion.helpers import (
     evaluation,
-    ideas,
     idea,
+    ideas,
     prompt_of,
     scores,
     search_attributes,
     start,
     uniform,
 )
+from workflows.discussion import DiscussionWorkflow
 
 
 def _count(offline, agent: str) -> int:
@@ -97,7 +97,7 @@ async def test_extended_two_rounds_top_up_to_four_ideas_and_deep_dive(ts_env, wo
                    ideas("Market day swaps"),                                     # r2: pool now 5
                    {"ideas": [idea("Surplus app", "App with shop discounts.", refines="I2")]})  # r2 deep dive
     offline.script("discussion_score", scores(uniform("I1", 7.2), uniform("I2", 6.9), uniform("I3", 6.0),
-                                              uniform("I4", 6.5), uniform("I5", 4.0)))
+                                              uniform("I4", 6.5), uniform("I5", 4.0), uniform("I9", 9.9)))
     offline.script("discussion_select", {"explanation": "I1.", "preferred_idea_id": "I1"})
     for agent in ("discussion_kickoff", "discussion_synthesize"):
         offline.script(agent, *[f"{agent} says {n}" for n in range(3)])
@@ -117,8 +117,9 @@ async def test_extended_two_rounds_top_up_to_four_ideas_and_deep_dive(ts_env, wo
     assert [i.id for i in result.ideas] == ["I1", "I2", "I3", "I4", "I5"]
     assert result.ideas[0].description == "Hub plus home pickup." and result.ideas[0].refined_in_rounds == []
     assert result.ideas[1].description == "App with shop discounts." and result.ideas[1].refined_in_rounds == [2]
-    assert [e.kind for e in result.events] == ["ideas_dropped"]
+    assert [e.kind for e in result.events] == ["ideas_dropped", "score_warning"]
     assert "duplicate of I1" in result.events[0].message
+    assert "the moderator scored an unknown idea 'I9': ignored" == result.events[1].message
     # threshold 7.0: only I1 (7.2) is considered
     assert result.selected.id == "I1" and result.selection.considered == ["I1"]
     assert result.selection.threshold == 7.0
