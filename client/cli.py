@@ -80,6 +80,10 @@ def worker(
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
+    register_search_attributes: bool = typer.Option(
+        False, "--register-search-attributes", envvar="COLLOQUY_REGISTER_SEARCH_ATTRIBUTES",
+        help="Register Colloquy's search attributes on the cluster first (self-hosted; the embedded server "
+        "has them already)."),
 ) -> None:
     """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s)."""
     if role not in ("all", "workflows", "llm"):
@@ -90,6 +94,16 @@ def worker(
 
     async def _run() -> bool:
         client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        if register_search_attributes:
+            from core.server import ensure_search_attributes
+
+            from temporalio.service import RPCError
+
+            try:
+                added = await ensure_search_attributes(client, client.namespace)
+                console.print(f"search attributes: {'added ' + ', '.join(added) if added else 'all present'}")
+            except RPCError as exc:  # e.g. Temporal Cloud: register them in the Cloud UI / tcld instead
+                err_console.print(f"[yellow]warning:[/yellow] cannot register search attributes: {exc}")
         workers = build_workers(client, task_queue, role, max_concurrent_activities)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"

@@ -32,7 +32,7 @@ async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_pa
     queue = f"e2e-{uuid.uuid4().hex[:6]}"
     env = {**os.environ, "TEMPORAL_ADDRESS": address, "COLLOQUY_TASK_QUEUE": queue,
            "COLLOQUY_OFFLINE_SCRIPT": str(script), "COLLOQUY_PROFILE": "offline"}
-    worker = subprocess.Popen([COLLOQUY, "worker"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    worker = subprocess.Popen([COLLOQUY, "worker", "--register-search-attributes"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
     try:
         check = await asyncio.to_thread(
@@ -51,6 +51,7 @@ async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_pa
         output, _ = await asyncio.to_thread(worker.communicate, timeout=60)
         assert worker.returncode == 0, output
         assert f"polling {queue}, {queue}-llm" in output and "Colloquy worker stopped." in output
+        assert "search attributes: all present" in output  # start_local registered them already
     finally:
         if worker.poll() is None:
             worker.kill()
@@ -63,3 +64,21 @@ async def test_models_check_rejects_unknown_agents_before_starting_anything(dev_
                                      env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 2
     assert "unknown agent(s) no_such_agent" in result.stderr
+
+
+async def test_search_attributes_are_registered_on_a_fresh_namespace(dev_env):
+    from datetime import timedelta
+
+    from google.protobuf.duration_pb2 import Duration
+    from temporalio.api.workflowservice.v1 import RegisterNamespaceRequest
+
+    from core.server import ensure_search_attributes
+    from core.settings import SEARCH_ATTRIBUTES
+
+    namespace = f"colloquy-sa-{uuid.uuid4().hex[:6]}"
+    retention = Duration()
+    retention.FromTimedelta(timedelta(days=1))
+    await dev_env.client.workflow_service.register_namespace(
+        RegisterNamespaceRequest(namespace=namespace, workflow_execution_retention_period=retention))
+    assert sorted(await ensure_search_attributes(dev_env.client, namespace)) == sorted(SEARCH_ATTRIBUTES)
+    assert await ensure_search_attributes(dev_env.client, namespace) == []
