@@ -90,6 +90,9 @@ def _os_error(action: str, path: Path, exc: OSError) -> StorageError:
         return StorageError(f"cannot {action} {path}: disk full — free space on the notes volume")
     if exc.errno == errno.EROFS:
         return StorageError(f"cannot {action} {path}: read-only file system")
+    if exc.errno == errno.ENOTDIR:
+        return StorageError(f"cannot {action} {path}: a part of the path is a file, not a directory — check "
+                            f"COLLOQUY_NOTES_DIR")
     if isinstance(exc, IsADirectoryError):
         return StorageError(f"cannot {action} {path}: it is a directory, not a notes file")
     return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=True)
