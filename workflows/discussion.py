@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from activities.discussion import (
@@ -54,6 +54,12 @@ with workflow.unsafe.imports_passed_through():
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
              "implementation", "leader": "synthesis", "moderator": "scoring"}
+
+
+def _unless_cancelled(err: ActivityError) -> None:
+    """A cancelled discussion must stop, not log the cancelled step as a skippable agent failure."""
+    if is_cancelled_exception(err):
+        raise err
 
 
 def _why(err: ActivityError) -> str:
@@ -95,6 +101,14 @@ class DiscussionWorkflow:
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
     async def run(self, inp: DiscussionInput) -> DiscussionResult:
+        try:
+            return await self._discuss(inp)
+        except BaseException as exc:
+            if is_cancelled_exception(exc):
+                self._set_status("cancelled")
+            raise
+
+    async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         workflow.upsert_search_attributes([sa.PIPELINE.value_set("discussion"),
                                            sa.TOPIC.value_set(topic_keyword(inp.topic) or "(empty)")])
         errors = validate_input(inp)
@@ -138,6 +152,7 @@ class DiscussionWorkflow:
         try:
             await self._turn(discussion_kickoff, "leader", 0, step="kickoff", kind="agent")
         except ActivityError as err:
+            _unless_cancelled(err)
             self._set_status("failed")
             raise ApplicationError(
                 f"kickoff failed: the team leader could not frame the discussion ({_why(err)}); "
@@ -181,6 +196,7 @@ class DiscussionWorkflow:
         try:
             return await self._turn(activity, role, round_no, step=step, mode=mode, kind="agent")
         except ActivityError as err:
+            _unless_cancelled(err)
             self._event("agent_failed", "exploration", round_no, role,
                         f"{step} failed and was skipped: {_why(err)}")
             return None
@@ -202,6 +218,7 @@ class DiscussionWorkflow:
         try:
             scoring = await self._turn(discussion_score, "moderator", 0, step="scoring", kind="agent")
         except ActivityError as err:
+            _unless_cancelled(err)
             self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {_why(err)}")
             return f"the moderator failed: {_why(err)}"
         applied = apply_evaluations(self._ideas, scoring.evaluations)
@@ -219,6 +236,7 @@ class DiscussionWorkflow:
                 turn = await self._turn(discussion_select, "leader", 0, step="selection", kind="fast_agent")
                 preference, comment = turn.preferred_idea_id, turn.explanation_excerpt
             except ActivityError as err:
+                _unless_cancelled(err)
                 self._event("selection_comment_failed", "selection", 0, "leader",
                             f"the leader's selection comment failed (the score decides anyway): {_why(err)}")
         return select_idea(self._ideas, self._rules.min_score_threshold, leader_preference=preference,
@@ -235,6 +253,7 @@ class DiscussionWorkflow:
             return await call_activity(discussion_report, report_input, kind="artifact",
                                        summary="HTML report (report.html)")
         except ActivityError as err:
+            _unless_cancelled(err)
             self._event("report_failed", "visualization", 0, "",
                         f"the HTML report could not be made (the discussion is complete): {_why(err)}")
             return None
@@ -266,6 +285,7 @@ class DiscussionWorkflow:
                 discussion_id=workflow.info().workflow_id, name=name, title=title, messages=messages),
                 kind="artifact", summary=f"save {name}")
         except ActivityError as err:
+            _unless_cancelled(err)
             self._event("transcript_failed", self._phase, self._round, "", f"{name} not saved: {_why(err)} "
                         "(every message is still its own artifact)")
             return None

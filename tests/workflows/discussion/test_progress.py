@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import CancelledError
+
 from models.discussion import DiscussionProgress
 from tests.workflows.discussion.helpers import ideas, scores, search_attributes, start, uniform
 from workflows.discussion import DiscussionWorkflow
@@ -40,3 +44,22 @@ async def test_progress_shows_phase_round_ideas_and_usage_mid_run(ts_env, worker
     assert attrs["ColloquyPhase"] == "validation" and attrs["ColloquyStatus"] == "running"
     assert attrs["ColloquyPipeline"] == "discussion" and attrs["ColloquyTopic"] == "Food waste"
     assert desc.id.startswith("discussion-")
+
+
+async def test_cancelling_stops_the_discussion_instead_of_skipping_the_step(ts_env, worker, offline):
+    offline.script("discussion_kickoff", "Kickoff.")
+    offline.script("discussion_research", "Facts.")
+    offline.script("discussion_ideate", ideas("Compost hub", "Surplus app", "School kitchens"))
+    offline.set_latency(1.5, agent="discussion_critique")  # the critic is slow: cancel while it works
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env.client, queue)
+        await _query_until(handle, lambda p: p.current_step == "round 1 · critique (critic)")
+        await handle.cancel()
+        with pytest.raises(WorkflowFailureError) as info:
+            await handle.result()
+        progress = await handle.query(DiscussionWorkflow.progress)
+        attrs = await search_attributes(handle)
+    assert isinstance(info.value.cause, CancelledError)
+    assert progress.status == "cancelled" and progress.events == []  # not logged as a skipped agent
+    assert offline.calls("discussion_implement") == [] and offline.calls("discussion_synthesize") == []
+    assert attrs["ColloquyStatus"] == "cancelled"
