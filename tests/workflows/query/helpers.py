@@ -92,3 +92,15 @@ async def start(env, queue: str, text: str, notes: Path, **kw: Any):  # noqa: AN
                        today=kw.pop("today", TODAY), **kw)
     return await env.client.start_workflow(QueryWorkflow.run, req, id=f"notes-test-{uuid.uuid4().hex[:8]}",
                                            task_queue=queue)
+
+
+def recording(name: str) -> str | None:
+    """Record tests/histories/NAME.json only when asked (COLLOQUY_RECORD_HISTORIES=1) or when it is missing,
+    so the committed history stays the one test_replay.py checks new code against."""
+    import os
+
+    from tests.conftest import HISTORIES
+
+    if os.environ.get("COLLOQUY_RECORD_HISTORIES") == "1" or not (HISTORIES / f"{name}.json").exists():
+        return name
+    return None

@@ -8,7 +8,17 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from models.query import ClarifyAnswer
-from tests.workflows.query.helpers import analysis, answer, evaluation, finding, gap, no_update, plan, route, start
+from tests.workflows.query.helpers import (
+    analysis,
+    answer,
+    evaluation,
+    finding,
+    gap,
+    no_update,
+    plan,
+    route,
+    start,
+)
 from tests.workflows.query.waits import until_pending
 from workflows.query import QueryWorkflow
 

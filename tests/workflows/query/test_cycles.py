@@ -4,7 +4,17 @@ partial answer and mid-flow domain expansion."""
 from __future__ import annotations
 
 from models.query import ClarifyAnswer
-from tests.workflows.query.helpers import analysis, answer, evaluation, finding, gap, no_update, plan, route, start
+from tests.workflows.query.helpers import (
+    analysis,
+    answer,
+    evaluation,
+    finding,
+    gap,
+    no_update,
+    plan,
+    route,
+    start,
+)
 from tests.workflows.query.waits import until_pending
 from workflows.query import QueryWorkflow
 

@@ -79,8 +79,9 @@ async def test_two_corrections_keep_the_whole_history(ts_env, worker, offline, n
     assert record["domain_data"]["strength"]["exercises"][0]["weight"] == 180
     assert [c["previous"]["strength"]["exercises"][0]["weight"] for c in record["corrections"]] == [85, 185]
     # Retrieval shows the entry with both corrections attached.
-    from activities.query.storage import StorageRepository
     from datetime import date
+
+    from activities.query.storage import StorageRepository
 
     entry = StorageRepository(notes).get_entries_by_date_range(date(2026, 1, 9), date(2026, 1, 9))[0]
     assert entry.raw_content.startswith("Bench 85x5") and len(entry.corrections) == 2

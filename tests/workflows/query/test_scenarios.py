@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from models.query import InputType, QueryResult
+from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -13,6 +14,7 @@ from tests.workflows.query.helpers import (
     gap,
     no_update,
     plan,
+    recording,
     route,
     start,
 )
@@ -68,7 +70,9 @@ async def test_insight_query_replans_once_then_answers_with_sleep_evidence(ts_en
     offline.script("evaluate_answer", evaluation())
     offline.script("observe_context", no_update())
     async with worker(ts_env.client) as queue:
-        result = await (await start(ts_env, queue, q, notes)).result()
+        handle = await start(ts_env, queue, q, notes)
+        result = await handle.result()
+        await replay(handle, record_as=recording("query_insight"))
     assert result.path[:8] == ["ROUTE", "BUILD_CONTEXT", "PLAN", "RETRIEVE", "ANALYZE", "PLAN", "RETRIEVE",
                                "ANALYZE"]
     assert result.attempts["analyze_replan"] == 1
@@ -107,6 +111,7 @@ async def test_recommendation_asks_the_user_and_resumes_at_analyze(ts_env, worke
         ack = await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q1": "rested, slept 8 hours"}))
         assert ack.accepted == ["q1"]
         result = await handle.result()
+        await replay(handle, record_as=recording("query_clarify"))
     i = result.path.index("WAIT_USER")
     assert result.path[i - 1:i + 2] == ["CLARIFY", "WAIT_USER", "ANALYZE"]
     assert not result.partial

@@ -1,0 +1,13 @@
+"""Recorded QueryWorkflow histories replay against the current code (catches non-deterministic changes).
+Re-record after an intended change: COLLOQUY_RECORD_HISTORIES=1 pytest tests/workflows/query."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import replay_recorded
+
+
+@pytest.mark.parametrize("name", ["query_clarify", "query_insight", "query_import"])
+async def test_recorded_history_replays(name):
+    await replay_recorded(name)
