@@ -1,5 +1,329 @@
-"""`colloquy notes` commands."""
+"""`colloquy notes` — personal notes in, grounded answers out (the query pipeline, seed 001 §16.3).
 
+    colloquy notes "Why was my bench heavy last week?"   one input (log, question, both or correction)
+    colloquy notes                                      interactive REPL (each line one input)
+    colloquy notes import DIR                           every file a LOG, with a progress bar
+    colloquy notes context                              the global context the Observer keeps
+    colloquy notes answer WORKFLOW_ID                   answer a clarifying question later
+
+Clarifying questions are asked in the terminal and sent with the `clarify` update. Closing the terminal does not
+lose anything: the workflow keeps waiting in Temporal (until its clarification timeout), and `answer` resumes it.
+Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `make up`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Awaitable, Callable
+from datetime import date
+from pathlib import Path
+
+import click
 import typer
+from typer.core import TyperGroup
 
-app = typer.Typer(help="Personal notes: log entries and ask questions about them (query pipeline).", no_args_is_help=True)
+from client.common import (
+    AddressOpt,
+    NamespaceOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+    console,
+    err_console,
+    run,
+    settings,
+)
+from core.settings import TASK_QUEUE
+
+
+class _NotesGroup(TyperGroup):
+    """`colloquy notes "text"` runs `ask`; bare `colloquy notes` runs the REPL; subcommands work as usual."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args:
+            args = ["repl"]
+        elif args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["ask", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(cls=_NotesGroup, help="Personal notes: log entries and ask questions about them (query "
+                  "pipeline). `colloquy notes \"text\"` = `colloquy notes ask \"text\"`.")
+
+AppOpt = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
+                      help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
+NotesDirOpt = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
+                           "else .data/notes).")
+QueueOpt = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
+TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demos on old notes).")
+
+
+# ============================================================================================ library
+def workflow_id_for(app_id: str, text: str) -> str:
+    from workflows.logic.query.summaries import slug
+
+    return f"notes-{app_id}-{slug(text, 32)}-{uuid.uuid4().hex[:6]}"
+
+
+Asker = Callable[[object], Awaitable[object | None]]
+
+
+async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001, ANN201
+    """Drive a running QueryWorkflow to its result: whenever a clarification is pending, `ask` gets it and
+    returns a ClarifyAnswer (None = leave it pending: the workflow keeps waiting). Returns the QueryResult,
+    or None when the user chose to leave it waiting."""
+    from temporalio.client import WorkflowUpdateFailedError
+
+    from workflows.query import QueryWorkflow
+
+    result_task = asyncio.ensure_future(handle.result())
+    try:
+        while not result_task.done():
+            pending = await handle.query(QueryWorkflow.pending_clarification)
+            if pending is not None:
+                reply = await ask(pending)
+                if reply is None:
+                    return None
+                try:
+                    await handle.execute_update(QueryWorkflow.clarify, reply)
+                except WorkflowUpdateFailedError as err:
+                    err_console.print(f"[red]not accepted:[/red] {getattr(err.cause, 'message', err.cause)}")
+                continue
+            await asyncio.wait([result_task], timeout=poll_s)  # UI refresh cadence, not a test wait
+        return result_task.result()
+    finally:
+        if not result_task.done():
+            result_task.cancel()
+
+
+async def terminal_ask(pending) -> object | None:  # noqa: ANN001
+    """Ask the pending questions on the terminal. Empty answer to all = decline; Ctrl-C/Ctrl-D = leave pending."""
+    from rich.prompt import Prompt
+
+    from models.query import ClarifyAnswer
+
+    console.print(f"\n[bold]I need to ask you something[/bold] — {pending.context_explanation}")
+    console.print(f"[dim](empty answers decline: {pending.fallback_action or 'I answer with what I have'}; "
+                  f"Ctrl-C leaves the question open until {pending.deadline:%Y-%m-%d %H:%M} UTC)[/dim]")
+    answers: dict[str, str] = {}
+    try:
+        for q in pending.questions:
+            hint = f" [{' / '.join(q.options)}]" if q.options else ""
+            text = await asyncio.to_thread(Prompt.ask, f"{q.id}. {q.question}{hint}", default="", console=console)
+            if text.strip():
+                answers[q.id] = text.strip()
+    except (KeyboardInterrupt, EOFError):
+        return None
+    if not answers:
+        return ClarifyAnswer(request_id=pending.request_id, decline=True)
+    return ClarifyAnswer(request_id=pending.request_id, answers=answers)
+
+
+async def run_import(client, directory: Path, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
+                     batch_size: int = 50, on_progress: Callable[[object], None] | None = None,
+                     poll_s: float = 0.25):  # noqa: ANN201
+    """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
+    from models.query import ImportRequest
+    from workflows.logic.query.summaries import slug
+    from workflows.query import ImportNotesWorkflow
+
+    wf_id = f"notes-import-{slug(directory.name or 'notes', 24)}-{uuid.uuid4().hex[:6]}"
+    handle = await client.start_workflow(
+        ImportNotesWorkflow.run, ImportRequest(directory=str(directory.resolve()), app_id=app_id,
+                                               notes_dir=notes_dir, batch_size=batch_size),
+        id=wf_id, task_queue=task_queue)
+    result_task = asyncio.ensure_future(handle.result())
+    latest = client.get_workflow_handle(wf_id)  # follows continue-as-new: queries go to the current run
+    while not result_task.done():
+        try:
+            progress = await latest.query(ImportNotesWorkflow.import_progress)
+            if on_progress:
+                on_progress(progress)
+        except Exception:  # noqa: BLE001 — between runs (continue-as-new) a query can miss; the next one lands
+            pass
+        await asyncio.wait([result_task], timeout=poll_s)
+    return wf_id, result_task.result()
+
+
+def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
+    style = "yellow" if result.partial else "green"
+    console.print(f"\n[{style}]{result.response}[/{style}]")
+    if result.evidence_cited:
+        console.print(f"[dim]evidence: {', '.join(result.evidence_cited)}[/dim]")
+    for w in result.warnings:
+        console.print(f"[dim yellow]note: {w}[/dim yellow]")
+    if show_usage:
+        console.print(f"[dim]{result.input_type.value} · domains {', '.join(result.domains_loaded)} · "
+                      f"{result.entries_read} entries read · {result.usage.calls} LLM calls, "
+                      f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
+
+
+# ============================================================================================ commands
+def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
+    from core.temporal import connect
+
+    return connect(settings(address, namespace, tls, tls_cert, tls_key))
+
+
+async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
+                    today: str | None, session_context: str | None = None):  # noqa: ANN202
+    from models.query import QueryRequest
+    from workflows.query import QueryWorkflow
+
+    wf_id = workflow_id_for(app_id, text)
+    req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
+                       today=date.fromisoformat(today) if today else None)
+    handle = await client.start_workflow(QueryWorkflow.run, req, id=wf_id, task_queue=task_queue)
+    with console.status("thinking…") as status:
+        async def ask(pending):  # noqa: ANN001, ANN202
+            status.stop()
+            reply = await terminal_ask(pending)
+            status.start()
+            return reply
+
+        result = await follow_query(handle, ask)
+    if result is None:
+        console.print(f"[yellow]Left open.[/yellow] The workflow waits for your answer: "
+                      f"`colloquy notes answer {wf_id}`")
+    else:
+        print_result(result, wf_id)
+    return result
+
+
+def _report_failure(exc: Exception) -> None:
+    from temporalio.client import WorkflowFailureError
+
+    if isinstance(exc, WorkflowFailureError):
+        cause = exc.cause
+        err_console.print(f"[red]error:[/red] {getattr(cause, 'message', cause)}")
+        raise typer.Exit(1) from None
+    raise exc
+
+
+@app.command("ask")
+def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a correction."),
+            app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+            today: str | None = TodayOpt, address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
+            tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """One input: the Router decides whether it is a log, a question, both, or a correction."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        try:
+            await _ask_once(client, text, app_id, notes_dir, task_queue, today)
+        except Exception as exc:  # noqa: BLE001
+            _report_failure(exc)
+
+    run(_run())
+
+
+@app.command("repl")
+def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+             today: str | None = TodayOpt, address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
+             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
+    from rich.prompt import Prompt
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        history: list[str] = []
+        console.print(f"[bold]colloquy notes[/bold] ({app_id}) — log, ask, or correct. `exit` or Ctrl-D quits.")
+        while True:
+            try:
+                line = await asyncio.to_thread(Prompt.ask, "[bold cyan]›[/bold cyan]", console=console)
+            except (EOFError, KeyboardInterrupt):
+                break
+            if line.strip().lower() in ("exit", "quit"):
+                break
+            if not line.strip():
+                continue
+            try:
+                result = await _ask_once(client, line, app_id, notes_dir, task_queue, today,
+                                         "\n".join(history[-6:]) or None)
+            except Exception as exc:  # noqa: BLE001
+                from temporalio.client import WorkflowFailureError
+
+                if not isinstance(exc, WorkflowFailureError):
+                    raise
+                err_console.print(f"[red]error:[/red] {getattr(exc.cause, 'message', exc.cause)}")
+                continue
+            if result is not None:
+                history += [f"user: {line}", f"assistant: {result.response[:300]}"]
+
+    run(_run())
+
+
+@app.command("answer")
+def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workflow id waiting for you."),
+               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        handle = client.get_workflow_handle(workflow_id)
+        try:
+            result = await follow_query(handle, terminal_ask)
+        except Exception as exc:  # noqa: BLE001
+            _report_failure(exc)
+            return
+        if result is not None:
+            print_result(result, workflow_id)
+
+    run(_run())
+
+
+@app.command("import")
+def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md, *.txt), searched recursively; "
+                                                 "each file one LOG dated by its YYYY-MM-DD file name."),
+               app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+               batch_size: int = typer.Option(50, help="Files per Parser batch."),
+               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Batch import with a progress bar (ImportNotesWorkflow: durable, resumable, continue-as-new)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if not directory.is_dir():
+        err_console.print(f"[red]error:[/red] {directory} is not a directory")
+        raise typer.Exit(2)
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      TextColumn("{task.fields[current]}"), console=console) as bar:
+            task = bar.add_task("import", total=None, current="")
+
+            def show(p) -> None:  # noqa: ANN001
+                bar.update(task, total=p.total or None, completed=p.done, current=p.current)
+
+            try:
+                wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show)
+            except Exception as exc:  # noqa: BLE001
+                _report_failure(exc)
+                return
+            bar.update(task, total=result.total, completed=result.total)
+        console.print(f"Imported {result.imported} of {result.total} notes (workflow {wf_id}).")
+        for f in result.failed[:20]:
+            console.print(f"[yellow]skipped[/yellow] {f}")
+
+    run(_run())
+
+
+@app.command("context")
+def context_cmd(notes_dir: str | None = NotesDirOpt) -> None:
+    """Print the global context (the Observer's markdown) from the notes root."""
+    from activities.query.storage import StorageError, StorageRepository
+    from activities.query.storage import notes_dir as resolve
+
+    root = resolve(notes_dir)
+    try:
+        text = StorageRepository(root).get_global_context()
+    except StorageError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    if not text.strip():
+        console.print(f"[dim]No global context yet in {root}.[/dim]")
+        return
+    from rich.markdown import Markdown
+
+    console.print(Markdown(text))

@@ -1,0 +1,53 @@
+"""`colloquy notes import`: a folder of 1,000 notes through ImportNotesWorkflow (continue-as-new), with the
+progress the CLI's bar shows; bad files are reported, never silently dropped."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, timedelta
+
+from activities.llm import offline as offline_provider
+from client.notes import run_import
+from tests.conftest import replay
+from tests.workflows.query.helpers import recording
+
+
+def _parse_from_text(req: offline_provider.OfflineRequest) -> dict:
+    """Scripted Parser: the bench weight written in the note (derived from the request, per file)."""
+    text = req.context["text"]
+    weight = int(text.split("bench ")[1].split("x")[0])
+    return {"date": "2025-01-01", "timestamp": "2025-01-01T00:00:00Z", "raw_content": text,
+            "domain_data": {"strength": {"exercises": [{"name": "bench press", "weight": weight, "reps": 5}]}},
+            "confidence": 0.9}
+
+
+async def test_import_of_1000_notes_shows_progress_and_stores_every_note(ts_env, worker, offline, tmp_path):
+    src = tmp_path / "export"
+    start = date(2023, 1, 1)
+    for i in range(1000):
+        day = start + timedelta(days=i)
+        sub = src / f"{day:%Y}"
+        sub.mkdir(parents=True, exist_ok=True)
+        (sub / f"{day.isoformat()}.md").write_text(f"Morning session: bench {100 + i % 50}x5, felt ok.\n")
+    (src / "2024-02-30.md").write_text("bench 1x1 on an impossible date\n")  # bad date: dated by mtime, noted
+    (src / "empty-2024-03-01.md").write_text("   \n")                         # empty: reported as failed
+    offline.script("parse_log", *[_parse_from_text] * 1001)
+    notes = tmp_path / "notes"
+    seen = []
+    async with worker(ts_env.client) as queue:
+        wf_id, result = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=50,
+                                         on_progress=seen.append, poll_s=0.05)
+        await replay(ts_env.client.get_workflow_handle(wf_id), record_as=recording("query_import"))
+    assert result.total == 1002 and result.imported == 1001
+    assert result.failed == ["empty-2024-03-01.md: empty"]
+    # Progress went up in steps while it ran (the bar the CLI draws), across continue-as-new runs.
+    done = [p.done for p in seen]
+    assert done == sorted(done) and any(0 < d < 1002 for d in done)
+    assert seen[-1].total == 1002
+    # Every note is in the store: raw + parsed, by its date.
+    raw = notes / "logs/raw/2023/01/2023-01-01.md"
+    assert "Morning session: bench 100x5, felt ok." in raw.read_text()
+    parsed = json.loads((notes / "logs/parsed/2025/09/2025-09-26.json").read_text())
+    assert parsed["entries"][0]["domain_data"]["strength"]["exercises"][0]["weight"] == 100 + 999 % 50
+    assert len(list((notes / "logs/raw").rglob("*.md"))) >= 1000
+    assert result.usage.calls == 1001
