@@ -97,6 +97,7 @@ class WritingWorkflow:
         self.dump_ref: ArtifactRef | None = None
         self.moves_this_run = 0
         self._personas: dict[str, str] = {}
+        self._ended = False
 
     # ------------------------------------------------------------------------------------------ main loop
     @workflow.run
@@ -149,10 +150,14 @@ class WritingWorkflow:
                 raise ApplicationError(f"invalid writing workflow config {inp.config.name!r}: " + "; ".join(errors),
                                        type="ConfigError", non_retryable=True)
         workflow.set_current_details("validating config, storing the story")
-        prep = await call_activity(writing_prepare_run, PrepareInput(
-            run_id=info.workflow_id, config=inp.config, config_name=inp.config_name,
-            inline_personas=sorted(inp.personas), story_text=inp.story_text), kind="storage",
-            summary=f"prepare: config {inp.config.name if inp.config else inp.config_name}, story")
+        try:
+            prep = await call_activity(writing_prepare_run, PrepareInput(
+                run_id=info.workflow_id, config=inp.config, config_name=inp.config_name,
+                inline_personas=sorted(inp.personas), story_text=inp.story_text), kind="storage",
+                summary=f"prepare: config {inp.config.name if inp.config else inp.config_name}, story")
+        except ActivityError as err:
+            kind = getattr(err.cause, "type", None) or "PrepareError"
+            raise ApplicationError(_cause(err), type=kind, non_retryable=True) from None
         cfg = prep.config
         errors = validate_config(cfg)
         if errors:
@@ -358,9 +363,8 @@ class WritingWorkflow:
         started = workflow.now()
         inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{slug(model)}.md")
         try:
-            result = await asyncio.wait_for(
-                call_agent(TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent", summary=f"{name}: {model}",
-                           result_type=TaskResult), timeout=timeout)
+            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent",
+                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout)
             return started, result, None
         except asyncio.TimeoutError:
             return started, None, TimeoutError(f"{model} timed out after {timeout:g}s in {name}")
@@ -380,9 +384,9 @@ class WritingWorkflow:
         started = workflow.now()
         timeout = state.timeout_s or cfg.settings.timeout_per_agent
         try:
-            result: TaskResult = await asyncio.wait_for(call_agent(
+            result: TaskResult = await _with_timeout(call_agent(
                 TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent", summary=f"{name}: {label}",
-                result_type=TaskResult), timeout=timeout)
+                result_type=TaskResult), timeout)
         except (ActivityError, asyncio.TimeoutError) as err:
             error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
             self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
@@ -506,6 +510,7 @@ class WritingWorkflow:
     # ----------------------------------------------------------------------------------------------- end
     async def _finish(self) -> WritingResult:
         s, cfg = self._run()
+        self._ended = True
         final_post = s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
         if s.final_score is None:
@@ -580,6 +585,12 @@ class WritingWorkflow:
             return str(exc)
         return None
 
+    @workflow.update(name="await_approval_request")
+    async def await_approval_request(self) -> PendingApproval | None:
+        """Wait until the run asks for approval (returns the request, post included) or ends (returns None)."""
+        await workflow.wait_condition(lambda: self.pending is not None or self._ended)
+        return self.pending
+
     @workflow.query(name="run_status")
     def run_status(self) -> StatusView:
         s = self.s
@@ -626,6 +637,22 @@ class WritingWorkflow:
         if topic:
             updates.append(sa.TOPIC.value_set(topic[:200]))
         workflow.upsert_search_attributes(updates)
+
+
+async def _with_timeout(call: Any, seconds: float) -> Any:
+    """The per-agent timeout (§3): a workflow timer races the activity; on expiry only this activity is
+    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is)."""
+    task = asyncio.ensure_future(call)
+    try:
+        await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds))
+    except asyncio.TimeoutError:
+        task.cancel()
+        try:
+            await task
+        except (ActivityError, asyncio.CancelledError):
+            pass
+        raise
+    return task.result()
 
 
 def _activity_name(state: StateConfig) -> str:

@@ -14,6 +14,7 @@ the model is forced for that one call by handing the gateway a config whose agen
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from workflows.logic.writing.prompts import guidance_block, preview, prompt_sect
 
 PERSONA_DIR = PROMPTS_DIR / "writing" / "personas"
 MAX_PERSONA_CHARS = 20_000
+HEARTBEAT_EVERY_S = 5.0
 
 
 def provider_for(model: str, cfg: LLMConfig) -> str:
@@ -92,9 +94,20 @@ def heartbeat(detail: str) -> None:
 async def complete(agent: str, template: str, variables: dict[str, Any], output_model: type[BaseModel] | None,
                    *, model: str | None, role: str, offline_context: dict[str, Any]) -> tuple[Any, LLMUsage]:
     messages = render_prompt(template, variables)
-    heartbeat(f"{agent}: calling {model or 'default model'}")
-    return await gateway.complete(agent, messages, output_model, offline_context=offline_context,
-                                  config=llm_config_for(agent, model, role))
+    detail = f"{agent}: calling {model or 'default model'}"
+    heartbeat(detail)
+    call = asyncio.ensure_future(gateway.complete(agent, messages, output_model, offline_context=offline_context,
+                                                  config=llm_config_for(agent, model, role)))
+    try:
+        # keep heartbeating while the model works: a branch the workflow timed out learns of its
+        # cancellation from a heartbeat response and stops paying for tokens
+        while not call.done():
+            await asyncio.wait({call}, timeout=HEARTBEAT_EVERY_S)
+            heartbeat(detail)
+        return call.result()
+    finally:
+        if not call.done():
+            call.cancel()
 
 
 def base_variables(inp: WritingTaskInput, role_persona: str) -> tuple[dict[str, Any], list[tuple[str, str, str]]]:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import copy
 import uuid
+from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +15,7 @@ import pytest
 import yaml
 
 from models.writing import WorkflowConfig, WritingInput
+from workers.main import build_workers
 from workflows.writing import WritingWorkflow
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs" / "writing"
@@ -48,3 +53,20 @@ async def start(env, queue: str, models: list[str], cfg: WorkflowConfig | None =
     inp = WritingInput(story_text=story, story_name=kw.pop("story_name", "post_03"), models=models, config=cfg, **kw)
     return await env.client.start_workflow(WritingWorkflow.run, inp, id=f"writing-test-{uuid.uuid4().hex[:8]}",
                                            task_queue=queue)
+
+
+@asynccontextmanager
+async def quick_worker(client):
+    """All workers on a fresh queue with no graceful shutdown wait: for tests that leave a hung activity."""
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    workers = build_workers(client, queue, "all", graceful_shutdown_timeout=timedelta(0))
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    try:
+        yield queue
+    finally:
+        for w in workers:
+            with contextlib.suppress(Exception):
+                await w.shutdown()
+        for t in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await t
