@@ -36,6 +36,8 @@ from workflows.logic.discussion.scoring import CRITERIA
 WORKFLOW_TYPE = "DiscussionWorkflow"
 QUERY_PROGRESS = "progress"
 POLL_SECONDS = 0.5
+SHORT = {"feasibility": "feas", "innovation": "innov", "impact": "impact", "clarity": "clar",
+         "completeness": "compl"}
 
 def parse_models(spec: str | None) -> dict[str, str]:
     """`critic=openai/gpt-4o,leader=anthropic/claude-3-5-haiku-20241022` → {role: model}."""
@@ -95,7 +97,8 @@ def print_result(result: DiscussionResult, ui_link: str) -> None:
     if result.selection and result.selection.leader_comment_excerpt:
         console.print(f"Team Leader: {result.selection.leader_comment_excerpt}", soft_wrap=True)
     if result.ideas:
-        table = Table("id", "idea", *CRITERIA, "overall", title="Ideas and scores")
+        table = Table("id", "idea", *SHORT.values(), "overall", title="Ideas and scores (0-10)",
+                      caption=" · ".join(f"{v} = {k}" for k, v in SHORT.items()))
         for i in sorted(result.ideas, key=lambda i: -(i.overall or -1)):
             marks = [f"{getattr(i.scores, c):g}" if i.scores else "-" for c in CRITERIA]
             overall = f"{i.overall}" if i.overall is not None else "unscored"

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec, render_prompt
 from activities.artifacts import store
-from activities.llm import gateway
+from activities.llm import gateway, offline
 from activities.llm.config import AgentConfig, LLMConfig, current_config
 from models.common import LLMUsage
 from models.discussion import MessageRef, MessageType, TurnInput
@@ -90,16 +90,23 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
-def save_message(inp: TurnInput, kind: MessageType, text: str) -> MessageRef:
-    """The contribution goes to the artifact store; the workflow keeps only the ref and an excerpt."""
+def save_message(inp: TurnInput, kind: MessageType, text: str, usage: LLMUsage) -> MessageRef:
+    """The contribution goes to the artifact store; the workflow keeps only the ref and an excerpt.
+    Answers of the offline test double stay labelled as such, structured ones included."""
+    if usage.offline and not text.startswith(offline.OFFLINE_LABEL):
+        text = f"{offline.OFFLINE_LABEL} {text}"
     ref = store().put(inp.discussion_id, f"{inp.message_id}.md", text, "text/markdown")
     return MessageRef(id=inp.message_id, from_role=inp.role, to="team", type=kind, round=inp.round, ref=ref,
                       excerpt=excerpt(text))
 
 
+_QUESTION_WORDS = {"how", "can", "could", "should", "would", "what", "why", "which", "who", "when", "where",
+                   "do", "does", "did", "is", "are", "we", "i", "you", "our", "a", "an", "the", "to", "best", "way"}
+
+
 def topic_words(topic: str, limit: int = 6) -> str:
-    """A short phrase from the topic (offline responders build their deterministic answers from it)."""
-    words = re.sub(r"[^\w\s-]", " ", topic).split()
+    """A short subject phrase from the topic (offline responders build their deterministic answers from it)."""
+    words = [w for w in re.sub(r"[^\w\s-]", " ", topic).split() if w.lower() not in _QUESTION_WORDS]
     return " ".join(words[:limit]) or "the topic"
 
 

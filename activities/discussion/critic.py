@@ -17,7 +17,8 @@ CRITIQUE = AgentSpec("discussion_critique", "discussion/critic.md", TurnOutput, 
 @activity.defn(name="discussion_critique")
 async def discussion_critique(inp: TurnInput) -> AgentResult[TurnOutput]:
     text, usage = await ask(CRITIQUE, inp, base_variables(inp), None)
-    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "critic", text)), usage=usage)
+    message = save_message(inp, "critic", text, usage)
+    return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
 def _offline_critique(req: offline.OfflineRequest) -> str:

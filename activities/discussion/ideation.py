@@ -33,7 +33,7 @@ async def discussion_ideate(inp: TurnInput) -> AgentResult[IdeationTurn]:
                                        "needed": needed, "mode": inp.mode,
                                        "at_least": min(max(needed, 1), MAX_IDEAS_PER_ANSWER)}
     out, usage = await ask(IDEATE, inp, variables, IdeationOutput, needed=needed)
-    message = save_message(inp, "ideation", render_ideas(out))
+    message = save_message(inp, "ideation", render_ideas(out), usage)
     return AgentResult[IdeationTurn](output=IdeationTurn(message=message, ideas=out.ideas), usage=usage)
 
 

@@ -17,7 +17,8 @@ IMPLEMENT = AgentSpec("discussion_implement", "discussion/implementer.md", TurnO
 @activity.defn(name="discussion_implement")
 async def discussion_implement(inp: TurnInput) -> AgentResult[TurnOutput]:
     text, usage = await ask(IMPLEMENT, inp, base_variables(inp), None)
-    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "implementer", text)), usage=usage)
+    message = save_message(inp, "implementer", text, usage)
+    return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
 def _offline_implement(req: offline.OfflineRequest) -> str:

@@ -17,7 +17,8 @@ KICKOFF = AgentSpec("discussion_kickoff", "discussion/kickoff.md", TurnOutput, t
 @activity.defn(name="discussion_kickoff")
 async def discussion_kickoff(inp: TurnInput) -> AgentResult[TurnOutput]:
     text, usage = await ask(KICKOFF, inp, base_variables(inp), None)
-    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "kickoff", text)), usage=usage)
+    message = save_message(inp, "kickoff", text, usage)
+    return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
 def _offline_kickoff(req: offline.OfflineRequest) -> str:

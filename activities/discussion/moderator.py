@@ -32,7 +32,7 @@ def render_scores(out: ScoringOutput) -> str:
 @activity.defn(name="discussion_score")
 async def discussion_score(inp: TurnInput) -> AgentResult[ScoringTurn]:
     out, usage = await ask(SCORE, inp, base_variables(inp), ScoringOutput)
-    message = save_message(inp, "validation", render_scores(out))
+    message = save_message(inp, "validation", render_scores(out), usage)
     return AgentResult[ScoringTurn](output=ScoringTurn(message=message, evaluations=out.evaluations), usage=usage)
 
 

@@ -17,7 +17,8 @@ RESEARCH = AgentSpec("discussion_research", "discussion/researcher.md", TurnOutp
 @activity.defn(name="discussion_research")
 async def discussion_research(inp: TurnInput) -> AgentResult[TurnOutput]:
     text, usage = await ask(RESEARCH, inp, base_variables(inp), None)
-    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "researcher", text)), usage=usage)
+    message = save_message(inp, "researcher", text, usage)
+    return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
 def _offline_research(req: offline.OfflineRequest) -> str:

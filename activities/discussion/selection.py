@@ -18,7 +18,7 @@ SELECT = AgentSpec("discussion_select", "discussion/selection.md", LeaderSelecti
 async def discussion_select(inp: TurnInput) -> AgentResult[SelectionTurn]:
     out, usage = await ask(SELECT, inp, base_variables(inp), LeaderSelectionOutput)
     pick = f"\n\nPreferred idea: {out.preferred_idea_id}" if out.preferred_idea_id else ""
-    message = save_message(inp, "selection", out.explanation.strip() + pick)
+    message = save_message(inp, "selection", out.explanation.strip() + pick, usage)
     return AgentResult[SelectionTurn](output=SelectionTurn(message=message, preferred_idea_id=out.preferred_idea_id,
                                                            explanation_excerpt=excerpt(out.explanation, 500)),
                                       usage=usage)

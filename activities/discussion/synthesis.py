@@ -17,7 +17,8 @@ SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesis.md", TurnO
 @activity.defn(name="discussion_synthesize")
 async def discussion_synthesize(inp: TurnInput) -> AgentResult[TurnOutput]:
     text, usage = await ask(SYNTHESIZE, inp, base_variables(inp), None)
-    return AgentResult[TurnOutput](output=TurnOutput(message=save_message(inp, "synthesis", text)), usage=usage)
+    message = save_message(inp, "synthesis", text, usage)
+    return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
 def _offline_synthesize(req: offline.OfflineRequest) -> str:

@@ -75,6 +75,7 @@ async def test_standard_one_round_and_the_score_decides_not_the_leader(ts_env, w
     # large texts are artifacts; history holds refs
     texts = store()
     assert texts.get(result.messages[0].ref).endswith("critic, look at adoption.")
+    assert texts.get(result.messages[2].ref).startswith("[offline test double] Three angles.")  # labelled
     assert len(result.round_transcripts) == 1
     round_text = texts.get(result.round_transcripts[0])
     assert "I2 assumes shops will share data." in round_text and "Leader: researcher" not in round_text
