@@ -164,3 +164,18 @@ async def test_html_report_and_its_failure_never_fails_the_discussion(ts_env, wo
     assert len(report_events) == 1 and "cannot write artifact" in report_events[0].message
     assert "the discussion is complete" in report_events[0].message
     assert failed.transcript is not None and "Kickoff" in store().get(failed.transcript)
+
+
+async def test_minimal_team_without_moderator_runs_and_explains_why_nothing_is_selected(ts_env, worker, offline):
+    offline.script("discussion_kickoff", "Kickoff for a team of two.")
+    offline.script("discussion_ideate", ideas("Compost hub", "Surplus app", "Kitchens"))
+    offline.script("discussion_synthesize", "Two voices only.")
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env.client, queue, team=["ideation", "leader"])
+        result: DiscussionResult = await handle.result()
+    assert result.team == ["leader", "ideation"]
+    assert [m.type for m in result.messages] == ["kickoff", "ideation", "synthesis"]
+    assert "We have a team of 2 agents to explore" in offline.calls("discussion_kickoff")[0].messages[-1]["content"]
+    assert "Team members: Ideation Specialist" in offline.calls("discussion_kickoff")[0].messages[-1]["content"]
+    assert result.outcome == "unscored" and "there is no moderator in the team" in result.outcome_detail
+    assert result.events == []  # roles that are not in the team are not failures
