@@ -70,3 +70,24 @@ async def quick_worker(client):
         for t in tasks:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await t
+
+
+def gated_without_human(**changes: Any) -> WorkflowConfig:
+    """The gated variant with final-audit going straight to complete (no human in the loop)."""
+    data = raw_config("gated")
+    data["states"].pop("human-approval")
+    data["states"]["final-audit"]["transitions"].update(all_success="complete", partial_success="complete")
+    data.update(changes)
+    return WorkflowConfig.model_validate(data)
+
+
+def rules(**limits: Any) -> dict[str, Any]:
+    """circuit_breaker section with only the named soft rules enabled (value = limit, None = default)."""
+    names = ("state_visit_limit", "cycle_detection", "transition_limit", "timeout", "cost_limit")
+    return {"rules": [{"name": n, "limit": limits.get(n), "enabled": n in limits} for n in names],
+            "safety_limits": limits.get("hard", {})}
+
+
+def gate(decision: str, guidance: str = "", score: int = 6) -> dict[str, Any]:
+    return {"issues": [], "feedback": f"gate says {decision}", "retry_guidance": guidance, "score": score,
+            "decision": decision}
