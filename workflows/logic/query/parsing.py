@@ -147,7 +147,7 @@ def deep_merge(base: Any, delta: Any) -> Any:
                 if match is None:
                     out_list.append(d)
                 else:
-                    match.update(deep_merge(match, d))
+                    match.update(deep_merge(match, {k: v for k, v in d.items() if k != "name"}))
             return out_list
     return delta
 
