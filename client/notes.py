@@ -259,9 +259,11 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
+    from workflows.query import QueryWorkflow
+
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
-        handle = client.get_workflow_handle(workflow_id)
+        handle = client.get_workflow_handle_for(QueryWorkflow.run, workflow_id)
         try:
             result = await follow_query(handle, terminal_ask)
         except Exception as exc:  # noqa: BLE001

@@ -1,0 +1,81 @@
+"""The `colloquy notes` CLI: command routing, the terminal clarification loop (library level), a closed
+terminal leaving the question open, and the keyless offline defaults driving a whole session."""
+
+from __future__ import annotations
+
+from typer.testing import CliRunner
+
+from client.cli import app
+from client.notes import follow_query
+from models.query import ClarifyAnswer
+from tests.workflows.query.helpers import analysis, answer, evaluation, finding, gap, no_update, plan, route, start
+from workflows.query import QueryWorkflow
+
+Q = "What should I do today?"
+
+
+def test_notes_routes_text_to_ask_and_keeps_subcommands():
+    runner = CliRunner()
+    ask = runner.invoke(app, ["notes", "Why was my bench heavy last week?", "--help"])
+    assert ask.exit_code == 0 and "One input" in ask.output
+    imp = runner.invoke(app, ["notes", "import", "--help"])
+    assert imp.exit_code == 0 and "progress bar" in imp.output
+    missing = runner.invoke(app, ["notes", "import", "/no/such/dir"])
+    assert missing.exit_code == 2 and "is not a directory" in missing.output
+
+
+def test_notes_context_prints_the_global_context(tmp_path):
+    (tmp_path / "global-context.md").write_text("# Global Context\n\n## Facts\n- bench_pr: 205 lbs (certain)\n")
+    out = CliRunner().invoke(app, ["notes", "context", "--notes-dir", str(tmp_path)])
+    assert out.exit_code == 0 and "bench_pr: 205 lbs" in out.output
+    empty = CliRunner().invoke(app, ["notes", "context", "--notes-dir", str(tmp_path / "none")])
+    assert "No global context yet" in empty.output
+
+
+def _script(offline) -> None:  # noqa: ANN001
+    offline.script("route_input", route("query", ["strength"]))
+    offline.script("plan_query", plan(Q), plan(Q, action="clarify"))
+    offline.script("analyze_evidence", analysis("insufficient", [finding("heavy bench", "2026-01-12#1")],
+                                                [gap("how you feel", "subjective")]),
+                   analysis("sufficient", [finding("you feel great", "your answer")]))
+    offline.script("clarify_gaps", {"questions": [{"question": "How do you feel?"}], "context_explanation": "",
+                                    "fallback_action": ""})
+    offline.script("synthesize_answer", answer("Go heavy today.", []))
+    offline.script("evaluate_answer", evaluation())
+    offline.script("observe_context", no_update())
+
+
+async def test_closed_terminal_leaves_the_question_open_and_answer_resumes(dev_env, worker, offline, notes):
+    """Real clock (dev server): the CLI awaits the result while it polls, which on the time-skipping server
+    would skip straight over the 24 h clarification timeout."""
+    ts_env = dev_env
+    _script(offline)
+    asked = []
+
+    async def close_terminal(pending):  # noqa: ANN001, ANN202
+        asked.append(pending.questions[0].question)
+        return None  # Ctrl-C: leave it open
+
+    async def answer_great(pending):  # noqa: ANN001, ANN202
+        return ClarifyAnswer(request_id=pending.request_id, answers={"q1": "great"})
+
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, Q, notes)
+        assert await follow_query(handle, close_terminal, poll_s=0.05) is None
+        assert asked == ["How do you feel?"]
+        still = await handle.query(QueryWorkflow.pending_clarification)
+        assert still is not None and still.request_id == "clarify-1"
+        # `colloquy notes answer <id>` later:
+        result = await follow_query(ts_env.client.get_workflow_handle_for(QueryWorkflow.run, handle.id), answer_great, poll_s=0.05)
+    assert result.response == "Go heavy today."
+
+
+async def test_keyless_offline_defaults_complete_log_query_and_correction(ts_env, worker, offline, notes):
+    """Nothing scripted: the deterministic default responders (demo path) carry each input type to the end."""
+    async with worker(ts_env.client) as queue:
+        log = await (await start(ts_env, queue, "Bench 190x3x2, felt strong", notes)).result()
+        query = await (await start(ts_env, queue, "Why did my bench feel heavy last week?", notes)).result()
+        fix = await (await start(ts_env, queue, "Actually that was 185 not 85", notes)).result()
+    assert log.path[-4:] == ["PARSE", "STORE", "OBSERVE", "COMPLETE"]
+    assert query.path[-2:] == ["OBSERVE", "COMPLETE"] and "EVALUATE" in query.path
+    assert fix.input_type.value == "correction" and fix.path[-3:] == ["STORE", "OBSERVE", "COMPLETE"]
