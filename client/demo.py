@@ -79,7 +79,7 @@ async def _demo(settings: TemporalSettings) -> int:
                       f"`colloquy interview watch {handle.id}`")
         report = await rehearse(client, handle.id, TranscriptAnswers(script.answers),
                                 RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS),
-                                say=lambda m: console.print(f"  {m}", markup=False, highlight=False))
+                                say=lambda m: console.print(f"  {m}", markup=False, highlight=False, soft_wrap=True))
         console.print(f"Session {report.final_status.lower()} ({report.exit_reason}) after {report.turns} answers; "
                       "writing the essay…")
         try:

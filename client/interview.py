@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import typer
+from rich.markup import escape
 from temporalio.client import (
     Client,
     WorkflowExecutionStatus,
@@ -504,21 +505,22 @@ def _client(address, namespace, tls, tls_cert, tls_key):
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {exc}")
+    err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
     raise typer.Exit(1)
 
 
 def _print_state(state: SessionState) -> None:
     sec = state.current_section
     section = f"{sec.title} ({sec.substate})" if sec else "-"
-    console.print(f"[bold]{state.topic}[/bold]  ·  {state.status}  ·  phase {state.phase}  ·  section {section}")
+    console.print(f"[bold]{escape(state.topic)}[/bold]  ·  {state.status}  ·  phase {state.phase}  ·  section "
+                  f"{escape(section)}", soft_wrap=True)
     console.print(f"time left: section {fmt_seconds(state.seconds_remaining_in_section)}, overall "
                   f"{fmt_seconds(state.seconds_remaining_overall)}  ·  entries {state.entries}"
-                  + (f"  ·  waiting for: {state.waiting_for}" if state.waiting_for else ""))
+                  + (f"  ·  waiting for: {escape(state.waiting_for)}" if state.waiting_for else ""), soft_wrap=True)
     if state.section_goal_text:
-        console.print(f"goal: {state.section_goal_text}")
+        console.print(f"goal: {escape(state.section_goal_text)}", soft_wrap=True)
     if state.upcoming_sections:
-        console.print(f"next sections: {', '.join(state.upcoming_sections)}")
+        console.print(f"next sections: {escape(', '.join(state.upcoming_sections))}", soft_wrap=True)
 
 
 def _read_context(context: str, context_file: Path | None) -> str:
@@ -605,7 +607,7 @@ async def _readline(prompt: str) -> str | None:
 async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float = 30.0) -> None:
     state = await wait_for_state(handle, lambda s: s.status not in ("NOT_STARTED", "PLANNING"), 120.0)
     _print_state(state)
-    console.print(JOIN_HELP)
+    console.print(escape(JOIN_HELP))
     counter = 0
     last_question: str | None = None
     while True:
@@ -620,10 +622,10 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                 await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-q", speaker="interviewer",
                                                            text=state.next_question))
             except InterviewClientError as exc:
-                console.print(f"[yellow]{exc}[/yellow]")
+                console.print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
             last_question = state.next_question
-            console.print(f"[cyan]Interviewer[/cyan] [{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
-                          f" left]: {state.next_question}")
+            console.print(f"[cyan]Interviewer[/cyan] \\[{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
+                          f" left]: {escape(state.next_question)}", soft_wrap=True)
         line = await _readline("you> ")
         if line is None or line.strip() == "/quit":
             console.print(f"left {handle.id}; it keeps running (rejoin with `colloquy interview join {handle.id}`)")
@@ -633,7 +635,7 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
             continue
         try:
             if text in ("/help", "/?"):
-                console.print(JOIN_HELP)
+                console.print(escape(JOIN_HELP))
             elif text == "/state":
                 _print_state(await session_state(handle))
             elif text in ("/pause", "/resume", "/end", "/done"):
@@ -643,8 +645,9 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                               + (f" — {new.waiting_for}" if new.waiting_for else ""))
             elif text.startswith("/ask"):
                 answer = await ask_assistant(handle, text[4:].strip())
-                console.print(f"[magenta]assistant[/magenta]: {answer.text}"
-                              + (f"  [flagged: {answer.flag_reason}]" if answer.flagged else ""))
+                console.print(f"[magenta]assistant[/magenta]: {escape(answer.text)}"
+                              + (f"  \\[flagged: {escape(answer.flag_reason or '')}]" if answer.flagged else ""),
+                              soft_wrap=True)
             elif text == "/code":
                 code_lines: list[str] = []
                 while (code_line := await _readline("... ")) not in (None, "."):
@@ -654,7 +657,7 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                                                            text="\n".join(code_lines), kind="code"))
                 console.print("code submitted")
             elif text.startswith("/"):
-                console.print(f"[yellow]unknown command {text.split()[0]}[/yellow]\n{JOIN_HELP}")
+                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}")
             else:
                 counter += 1
                 result = await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-a",
@@ -666,7 +669,7 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                                      or bool(s.next_question) and s.next_question != q, wait_question)
         except InterviewClientError as exc:
             # A rejected entry changes nothing in the session: say why and carry on.
-            console.print(f"[red]{exc}[/red]")
+            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
 
 
 @app.command("watch")
@@ -683,7 +686,7 @@ def watch_cmd(
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
         handle = await interview_handle(client, workflow_id)
-        last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False),
+        last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False, soft_wrap=True),
                                   after, follow, interval)
         console.print(f"(last event id {last})", style="dim")
 
@@ -740,7 +743,7 @@ def rehearse_cmd(
                                 PersonaAnswers(client, handle.id, state.topic, who, task_queue, max_turns))
         console.print(f"rehearsing {handle.id} with {source.label} answers from {name}")
         report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
-                                say=lambda m: console.print(m, markup=False, highlight=False))
+                                say=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True))
         console.print(f"session {report.final_status} ({report.exit_reason}): {report.turns} answers"
                       + (f", {len(report.rejected)} rejected" if report.rejected else ""))
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
@@ -772,7 +775,7 @@ def essay_cmd(
             out.write_text(text, encoding="utf-8")
             console.print(f"saved {out} ({len(text)} characters)")
         else:
-            console.print(text, markup=False, highlight=False)
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
         console.print(f"essay artifact: {path}", style="dim")
         if result.usage.calls:
             console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "

@@ -50,7 +50,9 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
         assert "entry rejected" in out and str(MAX_ENTRY_CHARS) in out  # the validator's own words
         assert "unknown command /bogus" in out and f"left {wf_id}" in out
         view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
-        assert [(e.speaker, e.text) for e in view.entries if e.entry_id.startswith("tty-")][-1] == ("interviewee", answer)
+        mine = [(e.speaker, e.text) for e in view.entries if e.entry_id.startswith("tty-")]
+        assert [t for who, t in mine if who == "interviewee"] == [answer]
+        assert [who for who, _ in mine][:2] == ["interviewer", "interviewee"]
         assert all(len(e.text) <= MAX_ENTRY_CHARS for e in view.entries)  # the oversized one changed nothing
         assert view.entries[0].speaker == "interviewer"  # the question shown was recorded too
 

@@ -1,0 +1,177 @@
+"""Shared plumbing of the interview benchmarks: servers, in-process workers, a decision-latency client loop.
+
+Every benchmark runs on the offline provider (a deterministic test double inside litellm) with a simulated fixed
+latency (`offline.set_latency`), so the figures measure orchestration, not a model.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ["COLLOQUY_PROFILE"] = "offline"
+os.environ.setdefault("COLLOQUY_LOG_LEVEL", "ERROR")
+
+import asyncio  # noqa: E402
+import logging  # noqa: E402
+import shutil  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from collections.abc import AsyncIterator  # noqa: E402
+from contextlib import asynccontextmanager  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from temporalio.client import Client, WorkflowHandle  # noqa: E402
+from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
+from temporalio.testing import WorkflowEnvironment  # noqa: E402
+
+import core.settings  # noqa: E402,F401
+from core.server import TUNED_DYNAMIC_CONFIG  # noqa: E402
+from core.settings import SEARCH_ATTRIBUTES  # noqa: E402
+
+ANSWERS = [
+    "Honestly, by accident: I kept answering the pager at night and after a year it became my job.",
+    "Most of our outages were config changes, so we started reviewing config exactly like code.",
+    "A certificate expired at 2 a.m. on Black Friday and the alert went to a channel nobody watched.",
+    "We deleted every alert nobody had acted on in ninety days and cut our pages by seventy percent.",
+    "We shipped without docs for six months during the monolith split and new hires paid for it.",
+    "Blameless reviews only work if the person who pushed the button is in the room and not afraid.",
+    "Escalate early. Nobody ever got fired for waking me up too soon.",
+]
+
+
+def quiet() -> None:
+    from core.logging import configure_logging
+
+    configure_logging(level="ERROR")
+    logging.getLogger("temporalio").setLevel(logging.ERROR)
+    os.environ.setdefault("RUST_LOG", "error")
+
+
+def _bin(name: str) -> str:
+    local = Path(sys.executable).parent / name
+    found = str(local) if local.is_file() else shutil.which(name)
+    if not found:
+        raise SystemExit(f"{name} not found: `make install` installs it")
+    return found
+
+
+@asynccontextmanager
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    """A throwaway dev server (real clock) on 127.0.0.1 at a free port, in memory, tuned like the embedded one."""
+    from temporalio.common import SearchAttributeKey
+
+    extra: list[str] = []
+    for value in TUNED_DYNAMIC_CONFIG:
+        extra += ["--dynamic-config-value", value]
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        dev_server_extra_args=extra, dev_server_log_level="error")
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@asynccontextmanager
+async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
+    from temporalio.api.enums.v1 import IndexedValueType
+    from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+
+    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=_bin("temporal-test-server"),
+                                                       data_converter=pydantic_data_converter)
+    await env.client.operator_service.add_search_attributes(AddSearchAttributesRequest(
+        namespace=env.client.namespace,
+        search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in SEARCH_ATTRIBUTES}))
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@asynccontextmanager
+async def workers(client: Client, queue: str | None = None, max_concurrent_activities: int = 100
+                  ) -> AsyncIterator[str]:
+    """All Colloquy workers in this process (one workflow worker + one LLM worker) on a fresh queue."""
+    from workers.main import build_workers
+
+    queue = queue or f"bench-{uuid.uuid4().hex[:6]}"
+    ws = build_workers(client, queue, "all", max_concurrent_activities)
+    tasks = [asyncio.create_task(w.run()) for w in ws]
+    try:
+        yield queue
+    finally:
+        for w in ws:
+            await w.shutdown()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@asynccontextmanager
+async def artifacts_in_tmp() -> AsyncIterator[Path]:
+    with tempfile.TemporaryDirectory(prefix="colloquy-bench-") as tmp:
+        old = os.environ.get("COLLOQUY_ARTIFACT_DIR")
+        os.environ["COLLOQUY_ARTIFACT_DIR"] = tmp
+        try:
+            yield Path(tmp)
+        finally:
+            if old is None:
+                os.environ.pop("COLLOQUY_ARTIFACT_DIR", None)
+            else:
+                os.environ["COLLOQUY_ARTIFACT_DIR"] = old
+
+
+def pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
+    return ordered[k]
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+@dataclass
+class SessionTimings:
+    workflow_id: str
+    decision_latency_s: list[float] = field(default_factory=list)   # answer submitted -> new question visible
+    missed: int = 0                                                  # no new question within the timeout
+
+
+async def drive_answers(handle: WorkflowHandle, answers: list[str], cadence_s: float, poll_s: float = 0.05,
+                        timeout_s: float = 60.0, start_offset_s: float = 0.0) -> SessionTimings:
+    """A rehearsal client that measures: every `cadence_s` it records the current question and an answer through
+    `submit_entry`, then times how long until `session_state` shows a different next question."""
+    from client.interview import session_state, submit_entry, wait_for_state
+    from models.interview import TranscriptEntry
+
+    out = SessionTimings(handle.id)
+    state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 120, 0.2)
+    if start_offset_s:
+        await asyncio.sleep(start_offset_s)  # spread sessions over the cadence, like real people
+    question = state.next_question or ""
+    for turn, answer in enumerate(answers, start=1):
+        began = time.monotonic()
+        await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}q", speaker="interviewer", text=question))
+        await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}a", speaker="interviewee", text=answer))
+        sent = time.monotonic()
+        state = await wait_for_state(handle, lambda s, q=question: s.next_question != q
+                                     or s.status not in ("IN_PROGRESS", "PAUSED"), timeout_s, poll_s)
+        if state.next_question != question and state.status == "IN_PROGRESS":
+            out.decision_latency_s.append(time.monotonic() - sent)
+            question = state.next_question or question
+        else:
+            out.missed += 1
+        if state.status not in ("IN_PROGRESS", "PAUSED"):
+            break
+        rest = cadence_s - (time.monotonic() - began)
+        if rest > 0 and turn < len(answers):
+            await asyncio.sleep(rest)  # the pace of the conversation (a client loop: real time is the point)
+    _ = await session_state(handle)
+    return out
