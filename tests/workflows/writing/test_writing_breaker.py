@@ -57,7 +57,7 @@ async def test_gate_halt_ends_the_run(ts_env, worker, offline):
 
 
 async def test_state_visit_limit_breaks_and_the_orchestrator_halts(ts_env, worker, offline):
-    cfg = gated_without_human(circuit_breaker=rules(state_visit_limit=3, cycle_detection=None))
+    cfg = gated_without_human(circuit_breaker=rules(state_visit_limit=3))
     offline.script("writing_quality_gate", *[gate("retry", "more detail")] * 5)
     offline.script("writing_orchestrator", {"reasoning": "quality is not improving", "decision": "halt"})
     async with worker(ts_env.client) as queue:
@@ -76,20 +76,22 @@ async def test_state_visit_limit_breaks_and_the_orchestrator_halts(ts_env, worke
 
 async def test_cycle_detection_then_retry_different_with_new_guidance(ts_env, worker, offline):
     cfg = gated_without_human(circuit_breaker=rules(cycle_detection=None))
-    offline.script("writing_quality_gate", gate("retry", "g1"), gate("retry", "g2"), gate("proceed"),
-                   gate("proceed"), gate("proceed"))
+    offline.script("writing_quality_gate", gate("retry", "g1"), gate("proceed"), gate("proceed"), gate("proceed"))
     offline.script("writing_orchestrator", {"reasoning": "same loop twice", "retry_from": "draft",
                                             "retry_guidance": "Lead with the 94 degrees.",
                                             "decision": "retry_different"})
     async with worker(ts_env.client) as queue:
         result = await (await start(ts_env, queue, MODELS, cfg)).result()
     assert result.status == "complete"
-    assert [e["rule"] for e in _log(result) if e["event"] == "circuit_break"] == ["cycle_detection"]
-    third = _draft_prompts(offline)[6:]
-    assert len(third) == 3
-    assert all("Lead with the 94 degrees." in p and "g2" in p for p in third)  # nothing stored is lost
+    breaks = [e for e in _log(result) if e["event"] == "circuit_break"]
+    assert [b["rule"] for b in breaks] == ["cycle_detection"]
+    assert "draft → draft-check → draft → draft-check" in breaks[0]["message"]
+    prompts = _draft_prompts(offline)
+    assert len(prompts) == 9
+    assert all("g1" in p for p in prompts[3:6])
+    assert all("Lead with the 94 degrees." in p and "g1" not in p for p in prompts[6:])
     decision = [e for e in _log(result) if e["event"] == "orchestrator_decision"][0]
-    assert decision["decision"] == "retry_different"
+    assert decision["decision"] == "retry_different" and decision["retry_from"] == "draft"
 
 
 async def test_transition_limit_then_force_complete_uses_the_best_scored_draft(ts_env, worker, offline):

@@ -29,12 +29,14 @@ def add_cost(bs: BreakerState, cost_usd: float) -> None:
 
 
 def detect_cycle(bs: BreakerState) -> bool:
-    """A→B→A→B: the last two transitions repeat the two before them (within the armed window)."""
-    recent = bs.transition_history[bs.cycle_window_start:]
-    if len(recent) < 4:
+    """A→B→A→B: the last four states entered alternate between two states (within the armed window).
+
+    The seed's unit test (start→A, A→B, B→A, A→B triggers) defines the pattern on the states entered."""
+    entered = [to for _, to in bs.transition_history[bs.cycle_window_start:]]
+    if len(entered) < 4:
         return False
-    last = recent[-4:]
-    return last[:2] == last[2:]
+    a, b, c, d = entered[-4:]
+    return a == c and b == d and a != b
 
 
 def context(bs: BreakerState, elapsed_s: float) -> BreakContext:
@@ -53,7 +55,7 @@ def check_rules(bs: BreakerState, cfg: CircuitBreakerConfig, to_state: str, elap
         if rule.name == "state_visit_limit" and bs.state_visits.get(to_state, 0) >= limit:
             message = f"state {to_state!r} visited {bs.state_visits[to_state]}x (limit {limit:g})"
         elif rule.name == "cycle_detection" and detect_cycle(bs):
-            a, b = bs.transition_history[-2]
+            a, b = bs.transition_history[-2][1], to_state
             message = f"cycle detected: {a} → {b} → {a} → {b}"
         elif rule.name == "transition_limit" and bs.transition_count - bs.transition_baseline >= limit:
             message = f"{bs.transition_count - bs.transition_baseline} transitions (limit {limit:g})"
