@@ -42,8 +42,8 @@ class _NotesGroup(TyperGroup):
     """`colloquy notes "text"` runs `ask`; bare `colloquy notes` runs the REPL; subcommands work as usual."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not args:
-            args = ["repl"]
+        if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h")):
+            args = ["repl", *args]
         elif args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["ask", *args]
         return super().parse_args(ctx, args)

@@ -309,7 +309,7 @@ class QueryWorkflow:
         workflow.set_current_details("parsing the correction" if correction else "parsing the note")
         result: AgentResult[ParserOutput] = await call_agent(
             parse_log, ParseInput(raw_input=self.log_text, timestamp=self._timestamp(),
-                                  domain_schemas=domain_schemas(self.catalog, self.ctx.domains_loaded),
+                                  domain_schemas=domain_schemas(self.catalog, self._parse_domains(correction)),
                                   vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
                                   correction_target=self.route.correction_target if self.route else None),
             kind="agent", summary=f"Parser: {'correction' if correction else 'log'} → "
@@ -592,6 +592,13 @@ class QueryWorkflow:
         if self.req and self.req.today and self.req.today != now.date():
             return now.replace(year=self.today.year, month=self.today.month, day=self.today.day)
         return now
+
+    def _parse_domains(self, correction: bool) -> list[str]:
+        """A log is parsed by the loaded domains; a correction may touch any domain of the target entry."""
+        assert self.ctx is not None and self.catalog is not None
+        if correction:
+            return [self.catalog.base.name] + [d.name for d in self.catalog.domains]
+        return self.ctx.domains_loaded
 
     def _count(self, usage: LLMUsage) -> None:
         self.usage.add(usage)

@@ -31,7 +31,7 @@ def _offline_synthesizer(req: offline.OfflineRequest) -> SynthesizerOutput:
     gaps = list(req.context.get("gaps", []))
     evidence = [ev for f in findings for ev in f["evidence"]]
     if findings:
-        body = "From your notes: " + " ".join(f"{f['claim']}." for f in findings)
+        body = "From your notes: " + " ".join(f"{f['claim'].rstrip('.')}." for f in findings)
     else:
         body = "I found nothing in your notes about this."
     if req.context.get("is_partial"):
