@@ -95,9 +95,9 @@ def worker(
     async def _run() -> bool:
         client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
         if register_search_attributes:
-            from core.server import ensure_search_attributes
-
             from temporalio.service import RPCError
+
+            from core.server import ensure_search_attributes
 
             try:
                 added = await ensure_search_attributes(client, client.namespace)

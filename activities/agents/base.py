@@ -12,7 +12,7 @@ Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[u
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any, Generic, TypeVar
 
 import jinja2
@@ -32,7 +32,7 @@ _env = jinja2.Environment(
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> jinja2.Template:
     return _env.get_template(name)
 
