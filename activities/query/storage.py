@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import hashlib
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -150,10 +150,11 @@ class StorageRepository:
         pool = (self.get_entries_by_date_range(date_range.start, date_range.end) if date_range
                 else self.get_entries_by_pattern("**/*.md"))
         found = []
+        matchers = [_term(t) for t in terms]
         for e in pool:
             hay = " ".join([e.raw_content, *e.corrections, " ".join(e.tags),
                             json.dumps(e.domain_data or {}, default=str)]).lower()
-            hits = [t in hay for t in terms]
+            hits = [bool(m.search(hay)) for m in matchers]
             if (all(hits) if match_all else any(hits)):
                 found.append(e)
         return found
@@ -164,13 +165,13 @@ class StorageRepository:
         t = topic.strip().lower()
         pool = (self.get_entries_by_date_range(date_range.start, date_range.end) if date_range
                 else self.get_entries_by_pattern("**/*.md"))
-        words = set(expand_keywords([t], vocabulary))
+        words = [_term(w) for w in expand_keywords([t], vocabulary)]
         out = []
         for e in pool:
             domains = {k.lower() for k in (e.domain_data or {})}
             tags = {x.lower() for x in e.tags}
             text = e.raw_content.lower()
-            if t in domains or t in tags or any(w in text for w in words):
+            if t in domains or t in tags or any(w.search(text) for w in words):
                 out.append(e)
         return out
 
@@ -385,6 +386,13 @@ class StorageRepository:
                 raise
         except OSError as exc:
             raise _os_error("write", path, exc) from exc
+
+
+def _term(term: str) -> re.Pattern[str]:
+    """grep-like, at word starts: 'swim' finds 'swimming'; a short term (<= 2 letters, e.g. 'pr') only whole
+    words, so it does not match inside 'press'."""
+    body = re.escape(term)
+    return re.compile(rf"\b{body}\b" if len(term) <= 2 else rf"\b{body}")
 
 
 def _months(start: date, end: date) -> Iterator[tuple[int, int]]:

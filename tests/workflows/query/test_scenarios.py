@@ -45,6 +45,13 @@ async def test_simple_query_shows_last_weeks_workouts(ts_env, worker, offline, n
     # The Analyzer read the entries from the artifact store: its prompt holds every entry in scope.
     prompt = offline.calls("analyze_evidence")[0].messages[-1]["content"]
     assert "[2026-01-09#1]" in prompt and "[2026-01-12#1]" not in prompt
+    # The Evaluator checked the combined rules of the base domains and the selected ones (§8.5).
+    rules = offline.calls("evaluate_answer")[0].messages[0]["content"]
+    assert "- Do not make claims without supporting data from the notes; cite entry dates." in rules
+    assert "- Never recommend training through sharp pain" in rules
+    assert "- Do not recommend increasing weight by more than 10%" in rules
+    assert "- Do not recommend raising weekly distance by more than 10%." in rules
+    assert "1200 kcal" not in rules  # nutrition was not selected
     # History holds artifact refs, not the entries.
     history = json.dumps((await handle.fetch_history()).to_json_dict())
     assert "late night deadline" not in history
