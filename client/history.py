@@ -1,5 +1,120 @@
-"""`colloquy history` commands."""
+"""`colloquy history` — the writing pipeline's evaluation queries (seed 004 §17) over the history DB.
+
+    colloquy history agents | costs | trend | weekly | post STORY | best STATE | agent NAME | export DIR
+
+The DB is a DuckDB file: `.data/history.duckdb`, or COLLOQUY_HISTORY_DB / --db. Opened read-only.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
 
 import typer
+from rich.table import Table
+
+from client.common import console, err_console
 
 app = typer.Typer(help="Run history and cost analytics (writing pipeline).", no_args_is_help=True)
+
+DbOpt = typer.Option(None, "--db", envvar="COLLOQUY_HISTORY_DB", help="History DB file (default .data/history.duckdb).")
+
+TITLES = {
+    "agents": "Agent Performance Comparison (cross-audit scores received)",
+    "costs": "Cost by Agent (All Time)",
+    "trend": "Quality Trend (runs by start time)",
+    "weekly": "Weekly Summary (complete runs)",
+    "post": "Post Iterations: {param}",
+    "best_for_task": "Best Agent for State {param}",
+    "agent_over_time": "Agent {param} Over Time",
+}
+
+
+def _show(name: str, param: str | None, db: str | None) -> None:
+    from activities.writing.history import HistoryStore
+
+    try:
+        columns, rows = HistoryStore(db).query(name, param)
+    except FileNotFoundError as exc:
+        err_console.print(f"[yellow]{exc}[/yellow]")
+        raise typer.Exit(1) from None
+    except Exception as exc:  # a locked or unreadable DB file
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    table = Table(*columns, title=TITLES[name].format(param=param))
+    for row in rows:
+        table.add_row(*[_fmt(v) for v in row])
+    console.print(table)
+    if not rows:
+        console.print("(no rows yet)")
+    if name == "post" and len(rows) >= 2 and rows[0][2] is not None and rows[-1][2] is not None:
+        delta = rows[-1][2] - rows[0][2]
+        console.print(f"Trend: {delta:+.1f} score over {len(rows)} iterations")
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, float):
+        return f"{value:.4f}".rstrip("0").rstrip(".") if abs(value) < 1 else f"{value:.2f}"
+    return str(value)
+
+
+@app.command("agents")
+def agents(db: str | None = DbOpt) -> None:
+    """Agent comparison: average audit scores each model's drafts received (overall, hook, specifics, voice)."""
+    _show("agents", None, db)
+
+
+@app.command("costs")
+def costs(db: str | None = DbOpt) -> None:
+    """Invocations, tokens and cost by agent (model) across all runs."""
+    _show("costs", None, db)
+
+
+@app.command("trend")
+def trend(db: str | None = DbOpt) -> None:
+    """Final score and cost per run over time."""
+    _show("trend", None, db)
+
+
+@app.command("weekly")
+def weekly(db: str | None = DbOpt) -> None:
+    """Weekly runs, average quality, cost and tokens (complete runs)."""
+    _show("weekly", None, db)
+
+
+@app.command("post")
+def post(story: str = typer.Argument(..., help="The story name (e.g. post_03)."), db: str | None = DbOpt) -> None:
+    """Iterations of one story: score, cost and what changed."""
+    _show("post", story, db)
+
+
+@app.command("best")
+def best(state: str = typer.Argument("draft", help="The state (task) to rank agents for."),
+         db: str | None = DbOpt) -> None:
+    """Which agent performs best for a state (by the audit scores its outputs received)."""
+    _show("best_for_task", state, db)
+
+
+@app.command("agent")
+def agent(name: str = typer.Argument(..., help="A model id."), db: str | None = DbOpt) -> None:
+    """One agent's average scores per run over time."""
+    _show("agent_over_time", name, db)
+
+
+@app.command("export")
+def export(directory: Path = typer.Argument(..., help="Where to write <table>.csv and <table>.json."),
+           db: str | None = DbOpt) -> None:
+    """Export every history table to CSV and JSON."""
+    from activities.writing.history import HistoryStore
+
+    try:
+        files = HistoryStore(db).export(directory)
+    except FileNotFoundError as exc:
+        err_console.print(f"[yellow]{exc}[/yellow]")
+        raise typer.Exit(1) from None
+    for path in files:
+        console.print(str(path))

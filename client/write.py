@@ -1,5 +1,320 @@
-"""`colloquy write` commands."""
+"""`colloquy write` — run the multi-model writing pipeline (WritingWorkflow) and answer its approval requests.
+
+    colloquy write STORY.md --models openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022 [--config gated]
+    colloquy write status <workflow-id>
+    colloquy write approve <workflow-id>
+    colloquy write reject <workflow-id> [--feedback "make the hook concrete"]   (no feedback = abort)
+
+`write STORY.md` is the default subcommand (`write start STORY.md` is the same). The workflow runs on the
+workers (`colloquy worker`); this client validates the config locally, starts the run, follows the
+`run_status` query and, when the run waits for a human, shows the post and asks (on a terminal) or explains
+how to answer from another shell.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import sys
+import uuid
+from pathlib import Path
 
 import typer
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from temporalio.client import WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.service import RPCError
+from typer.core import TyperGroup
 
-app = typer.Typer(help="Multi-model writing pipeline: drafts, audits, synthesis, approval.", no_args_is_help=True)
+from client.common import (
+    AddressOpt,
+    NamespaceOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+    console,
+    err_console,
+    run,
+    settings,
+)
+from models.writing import (
+    MAX_STORY_CHARS,
+    ApprovalInput,
+    ApprovalReceipt,
+    PendingApproval,
+    StatusView,
+    WorkflowConfig,
+    WritingInput,
+    WritingResult,
+)
+from workflows.logic.writing.config import ConfigError, validate_config
+from workflows.logic.writing.transitions import normalise_approval
+
+WORKFLOW_TYPE = "WritingWorkflow"
+POLL_SECONDS = 0.5
+
+
+class _StoryOrCommand(TyperGroup):
+    """`colloquy write STORY.md ...` runs `start`; known subcommands run as usual."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            args = ["start", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(cls=_StoryOrCommand, no_args_is_help=True,
+                  help="Multi-model writing pipeline: drafts, audits, synthesis, approval. "
+                       "`colloquy write STORY.md --models a,b,c` starts a run.")
+
+
+def parse_models(spec: str) -> list[str]:
+    models = list(dict.fromkeys(m.strip() for m in spec.split(",") if m.strip()))
+    if not models:
+        raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
+    return models
+
+
+def load_config_arg(name_or_path: str) -> WorkflowConfig:
+    """A config name (configs/writing/<name>.yaml) or a YAML path, validated here before anything starts."""
+    from activities.writing.storage import load_named_config
+
+    return load_named_config(name_or_path)
+
+
+def workflow_id_for(story: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", story.lower()).strip("-")[:40] or "story"
+    return f"writing-{slug}-{uuid.uuid4().hex[:6]}"
+
+
+def show_pending(p: PendingApproval) -> None:
+    console.print(Panel(escape(p.post_text or "(no post text)"), title=f"Approval requested: {p.request_id}",
+                        subtitle=p.post_ref.name if p.post_ref else None))
+    console.print(escape(p.prompt.strip()), soft_wrap=True)
+
+
+def print_status(s: StatusView) -> None:
+    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {s.status} in state {s.state!r} — "
+                  f"{s.transition_count} transition(s), {s.invocations} invocation(s), {s.tokens:,} tokens, "
+                  f"${s.cost_usd:.4f}", soft_wrap=True)
+    if s.visits:
+        console.print("visits: " + ", ".join(f"{k}×{v}" for k, v in s.visits.items()), soft_wrap=True)
+    if s.reason:
+        console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
+
+
+def print_result(r: WritingResult, ui_link: str) -> None:
+    colour = "green" if r.status == "complete" else "yellow" if r.status == "halted" else "red"
+    console.print()
+    console.print(f"[bold {colour}]{r.status}[/bold {colour}] in {r.final_state!r}"
+                  + (" (forced by the orchestrator)" if r.forced else "") + (f": {escape(r.reason)}" if r.reason else ""),
+                  soft_wrap=True)
+    console.print("path: " + " → ".join([r.transitions[0][0]] + [t for _, t in r.transitions])
+                  if r.transitions else "path: -", soft_wrap=True)
+    if r.final_post:
+        console.print(f"final post: {r.final_post.ref.uri.removeprefix('file://')} "
+                      f"({r.final_post.word_count} words, from {r.final_post.state}/{r.final_post.model})",
+                      soft_wrap=True)
+        console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
+    if r.final_score is not None:
+        console.print(f"final score: {r.final_score:g}/10")
+    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
+                  f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
+    if "run_summary.md" in r.artifacts:
+        console.print(f"run summary: {r.artifacts['run_summary.md'].uri.removeprefix('file://')}", soft_wrap=True)
+    console.print(f"Web UI: {ui_link}", soft_wrap=True)
+
+
+async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
+    """Print transitions and events until the run ends; answer approval requests on a terminal."""
+    result_task = asyncio.ensure_future(handle.result())
+    seen_transitions, shown_request = 0, None
+    while not result_task.done():
+        try:
+            s: StatusView | None = await handle.query("run_status", result_type=StatusView)
+        except RPCError:
+            s = None
+        if s is not None:
+            for a, b in s.transitions[seen_transitions:]:
+                console.print(f"[cyan]·[/cyan] {a} → {b}   (${s.cost_usd:.4f}, {s.tokens:,} tokens)")
+            seen_transitions = max(seen_transitions, len(s.transitions))
+            p = s.pending_approval
+            if p is not None and p.request_id != shown_request:
+                shown_request = p.request_id
+                show_pending(p)
+                if interactive:
+                    await _ask(handle, p)
+                else:
+                    console.print(f"Answer with: colloquy write approve {handle.id}   |   colloquy write reject "
+                                  f"{handle.id} [--feedback TEXT]", soft_wrap=True)
+        await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+    return result_task.result()
+
+
+async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
+    while True:
+        answer = await asyncio.to_thread(input, "\n> ")
+        try:
+            decision, feedback = normalise_approval(answer, None, free_text=True)
+        except ValueError as exc:
+            err_console.print(f"[red]{exc}[/red]")
+            continue
+        wire = {"approved": "approve"}.get(decision, decision)
+        try:
+            await handle.execute_update("submit_approval", ApprovalInput(decision=wire, feedback=feedback,
+                                                                         request_id=p.request_id))
+            return
+        except WorkflowUpdateFailedError as exc:
+            err_console.print(f"[red]refused:[/red] {exc.cause}")
+            return
+
+
+@app.command("start")
+def start(
+    story: Path = typer.Argument(..., help="The story (markdown file).", exists=True, dir_okay=False, readable=True),
+    models: str = typer.Option(..., "--models", "-m", help="Comma-separated litellm model ids: the writers and "
+                               "auditors (fan-out width). In the offline profile the test double answers for each."),
+    config_name: str = typer.Option("default", "--config", "-c", help="default | gated | path to a YAML config."),
+    story_name: str | None = typer.Option(None, "--story-name", help="Name in history (default: file stem)."),
+    persona: list[str] = typer.Option([], "--persona", help="name=FILE: inline persona text for this run."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: writing-<story>-<rand>)."),
+    wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the run until it ends."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Start a writing run for STORY with the given models; show progress and the result."""
+    try:
+        model_ids = parse_models(models)
+        cfg = load_config_arg(config_name)
+        text = story.read_text(encoding="utf-8")
+        personas = {}
+        for item in persona:
+            name, sep, path = item.partition("=")
+            if not sep:
+                raise ValueError(f"--persona {item!r} is not name=FILE")
+            personas[name.strip()] = Path(path).read_text(encoding="utf-8")
+    except (ValueError, OSError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    except ConfigError as exc:
+        for error in exc.errors:
+            err_console.print(f"[red]config error:[/red] {error}")
+        raise typer.Exit(2) from None
+    if not text.strip() or len(text) > MAX_STORY_CHARS:
+        err_console.print(f"[red]error:[/red] the story must be non-empty and at most {MAX_STORY_CHARS:,} characters")
+        raise typer.Exit(2)
+    assert not validate_config(cfg)
+    name = story_name or story.stem
+    inp = WritingInput(story_text=text, story_name=name, models=model_ids, config=cfg, personas=personas)
+    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+    wid = workflow_id or workflow_id_for(name)
+
+    async def _run() -> int:
+        from core.temporal import connect
+
+        client = await connect(tsettings)
+        handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
+                                             result_type=WritingResult)
+        console.print(f"Started [bold]{wid}[/bold]: {len(model_ids)} model(s), config {cfg.name!r}, "
+                      f"story {name!r}", soft_wrap=True)
+        if not wait:
+            console.print(f"Follow with: colloquy write status {wid}")
+            return 0
+        try:
+            result = await follow(handle, interactive=sys.stdin.isatty())
+        except WorkflowFailureError as exc:
+            err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")
+            return 1
+        print_result(result, tsettings.workflow_url(wid))
+        return 0 if result.status == "complete" else 1
+
+    raise typer.Exit(run(_run()))
+
+
+def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: str | None, tsettings) -> int:
+    async def _run() -> int:
+        from core.temporal import connect
+
+        client = await connect(tsettings)
+        handle = client.get_workflow_handle(workflow_id)
+        try:
+            s: StatusView = await handle.query("run_status", result_type=StatusView)
+        except RPCError as exc:
+            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+            return 2
+        if s.pending_approval is None:
+            err_console.print(f"[red]error:[/red] {workflow_id} is not waiting for approval (state {s.state!r}, "
+                              f"{s.status})")
+            return 2
+        show_pending(s.pending_approval)
+        try:
+            receipt = await handle.execute_update("submit_approval", ApprovalInput(
+                decision=decision, feedback=feedback, request_id=request_id or s.pending_approval.request_id),
+                result_type=ApprovalReceipt)
+        except WorkflowUpdateFailedError as exc:
+            err_console.print(f"[red]refused:[/red] {exc.cause}")
+            return 2
+        console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}")
+        return 0
+
+    return run(_run())
+
+
+@app.command("approve")
+def approve(
+    workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Show the post waiting for approval and approve it (the run completes)."""
+    raise typer.Exit(_answer(workflow_id, "approve", None, request_id,
+                             settings(address, namespace, tls, tls_cert, tls_key)))
+
+
+@app.command("reject")
+def reject(
+    workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    feedback: str | None = typer.Option(None, "--feedback", "-f", help="What synthesis should change; without "
+                                        "feedback the run is aborted."),
+    request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Send feedback back into synthesis (--feedback TEXT), or abort the run (no feedback)."""
+    decision = "feedback" if feedback and feedback.strip() else "abort"
+    raise typer.Exit(_answer(workflow_id, decision, feedback, request_id,
+                             settings(address, namespace, tls, tls_cert, tls_key)))
+
+
+@app.command("status")
+def status(
+    workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """State, visits, transitions, cost so far, pending approval (the `run_status` query)."""
+    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+
+    async def _run() -> int:
+        from core.temporal import connect
+
+        client = await connect(tsettings)
+        try:
+            s: StatusView = await client.get_workflow_handle(workflow_id).query("run_status", result_type=StatusView)
+        except RPCError as exc:
+            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+            return 2
+        print_status(s)
+        if s.transitions:
+            table = Table("#", "from", "to")
+            for i, (a, b) in enumerate(s.transitions, 1):
+                table.add_row(str(i), a, b)
+            console.print(table)
+        if s.pending_approval:
+            show_pending(s.pending_approval)
+        return 0
+
+    raise typer.Exit(run(_run()))
