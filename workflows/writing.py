@@ -64,7 +64,12 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.calls import call_activity, call_agent, load_artifact
     from workflows.logic.writing import breaker
-    from workflows.logic.writing.accounting import context_use, context_window_for, invocation_cost, run_totals
+    from workflows.logic.writing.accounting import (
+        context_use,
+        context_window_for,
+        invocation_cost,
+        run_totals,
+    )
     from workflows.logic.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
     from workflows.logic.writing.summary import slug
     from workflows.logic.writing.transitions import (
@@ -366,7 +371,7 @@ class WritingWorkflow:
             result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent",
                                                     summary=f"{name}: {model}", result_type=TaskResult), timeout)
             return started, result, None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return started, None, TimeoutError(f"{model} timed out after {timeout:g}s in {name}")
         except ActivityError as err:
             return started, None, err
@@ -387,7 +392,7 @@ class WritingWorkflow:
             result: TaskResult = await _with_timeout(call_agent(
                 TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent", summary=f"{name}: {label}",
                 result_type=TaskResult), timeout)
-        except (ActivityError, asyncio.TimeoutError) as err:
+        except (TimeoutError, ActivityError) as err:
             error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
             self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
                                  guidance)
@@ -433,7 +438,7 @@ class WritingWorkflow:
             await workflow.wait_condition(lambda: self.answer is not None,
                                           timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None)
             decision, feedback = self.answer or ("timeout", None)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             decision, feedback = "timeout", None
         s.human_wait_s += _seconds(workflow.now() - waited_from)
         self.answer = None
@@ -645,7 +650,7 @@ async def _with_timeout(call: Any, seconds: float) -> Any:
     task = asyncio.ensure_future(call)
     try:
         await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds))
-    except asyncio.TimeoutError:
+    except TimeoutError:
         task.cancel()
         try:
             await task

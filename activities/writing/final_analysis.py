@@ -10,7 +10,6 @@ from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output
 from models.writing import FinalAnalysis, TaskResult, WritingTaskInput
 
-
 FINAL_ANALYSIS = AgentSpec("writing_final_analysis", "writing/final_analysis.md", FinalAnalysis, tier="high",
                            role="auditor", description="Reviews all final audits and makes the final determination")
 

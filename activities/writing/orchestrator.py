@@ -6,11 +6,10 @@ from __future__ import annotations
 from temporalio import activity
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import store
 from activities.llm import offline
 from activities.writing.common import complete, persona_text
-from activities.artifacts import store
 from models.writing import CircuitBreakerDecision, ConsultInput, ConsultResult
-
 
 ORCHESTRATOR = AgentSpec("writing_orchestrator", "writing/orchestrator.md", CircuitBreakerDecision, tier="high",
                          role="auditor", description="Decides what to do when a circuit breaker rule fires")

@@ -9,7 +9,6 @@ from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output
 from models.writing import AuditResult, TaskResult, WritingTaskInput
 
-
 QUALITY_GATE = AgentSpec("writing_quality_gate", "writing/quality_gate.md", AuditResult, tier="medium",
                          role="auditor", description="Quality gate: score 1-10, proceed / retry (with guidance) / halt")
 

@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 import pytest
 
 from models.common import LLMUsage
-from models.writing import BreakerState, CircuitBreakerConfig, Invocation, RuleConfig, SafetyLimits, WorkflowConfig
+from models.writing import (
+    BreakerState,
+    CircuitBreakerConfig,
+    Invocation,
+    RuleConfig,
+    SafetyLimits,
+    WorkflowConfig,
+)
 from workflows.logic.writing import breaker
 from workflows.logic.writing.accounting import (
     context_status,

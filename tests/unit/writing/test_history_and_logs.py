@@ -11,7 +11,15 @@ from temporalio.exceptions import ApplicationError
 
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
-from models.writing import AgentOutput, AuditScoreRow, BreakerState, Invocation, RunRecord, RunState, StateLogEntry
+from models.writing import (
+    AgentOutput,
+    AuditScoreRow,
+    BreakerState,
+    Invocation,
+    RunRecord,
+    RunState,
+    StateLogEntry,
+)
 from workflows.logic.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # a Monday

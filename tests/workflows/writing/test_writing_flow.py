@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import duckdb
 import pytest
 from temporalio.client import WorkflowFailureError
 
-from activities.llm.offline import Fault
 from activities.artifacts import store
+from activities.llm.offline import Fault
+from models.writing import WorkflowConfig
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.writing.conftest import by_model, config, quick_worker, raw_config, start
-from models.writing import WorkflowConfig
 from workflows.writing import WritingWorkflow
 
 MODELS = ["openai/gpt-4o-mini", "anthropic/claude-3-5-haiku", "ollama_chat/qwen2.5:7b"]
