@@ -14,17 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from activities.llm.config import AGENT_REGISTRY
 from models.platform import ModelCheckReport
-from workers import registry
 
 pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")
 
 
 async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_path):
-    registry.llm_activities()  # same agent list as the CLI process will see
-    agents = sorted(AGENT_REGISTRY)
+    # the agents a fresh process registers (this test process may hold extra, test-only ones)
+    listing = await asyncio.to_thread(subprocess.run, [sys.executable, "-c", (
+        "import json, core.settings; from workers import registry; registry.llm_activities(); "
+        "from activities.llm.config import AGENT_REGISTRY; print(json.dumps(sorted(AGENT_REGISTRY)))")],
+        capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[3])
+    agents = json.loads(listing.stdout.strip().splitlines()[-1])
+    assert "model_check" in agents
     answers = [{"ok": True, "echo": "colloquy", "model_note": f"scripted e2e answer {i}"} for i in range(len(agents))]
     script = tmp_path / "offline-script.json"
     script.write_text(json.dumps({"model_check": answers}))

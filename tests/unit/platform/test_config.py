@@ -8,6 +8,7 @@ import pytest
 
 from activities.llm import gpu
 from activities.llm.config import (
+    AGENT_REGISTRY,
     LOCAL_MODEL_NAME,
     ConfigError,
     load_config,
@@ -126,7 +127,8 @@ def test_fallback_equal_to_default_is_dropped():
     assert cfg.fallback_provider is None
 
 
-def test_registered_agent_defaults_and_gpu_aware_ollama():
+def test_registered_agent_defaults_and_gpu_aware_ollama(monkeypatch):
+    monkeypatch.setattr("activities.llm.config.AGENT_REGISTRY", dict(AGENT_REGISTRY))  # keep it test-local
     register_agent("unit_test_auditor", tier="high", role="auditor")
     cfg = load_config(env={"COLLOQUY_PROVIDER": "ollama"})
     res = resolve_model("unit_test_auditor", cfg, vram_gb=8)
