@@ -160,6 +160,121 @@ def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: 
                       f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
 
 
+# ============================================================================================ HTTP API
+API_MAX_BODY = 64 * 1024
+
+
+async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict:  # noqa: ANN001
+    """Wait up to wait_s for the query's result or a pending clarification; say which (JSON-ready)."""
+    from workflows.query import QueryWorkflow
+
+    result_task = asyncio.ensure_future(handle.result())
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait_s
+    try:
+        while not result_task.done() and loop.time() < deadline:
+            pending = await handle.query(QueryWorkflow.pending_clarification)
+            if pending is not None:
+                return {"workflow_id": handle.id, "status": "waiting_user", "pending": pending.model_dump(mode="json")}
+            await asyncio.wait([result_task], timeout=poll_s)
+        if not result_task.done():
+            return {"workflow_id": handle.id, "status": "running"}
+        return {"workflow_id": handle.id, "status": "completed",
+                "result": result_task.result().model_dump(mode="json")}
+    finally:
+        if not result_task.done():
+            result_task.cancel()
+
+
+def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
+    """The seed's two endpoints (§16.3) plus what a clarifying question needs:
+    POST /input {"text", "session_context"?, "today"?}  → 200 completed | 202 waiting_user/running
+    POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
+    GET  /input/{workflow_id} → the same shapes, without starting anything
+    GET  /context → the global context (text/markdown)."""
+    from aiohttp import web
+    from pydantic import ValidationError
+    from temporalio.client import WorkflowFailureError, WorkflowUpdateFailedError
+    from temporalio.service import RPCError
+
+    from activities.query.storage import StorageError, StorageRepository
+    from activities.query.storage import notes_dir as resolve
+    from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
+    from workflows.query import QueryWorkflow
+
+    def error(status: int, message: str) -> web.Response:
+        return web.json_response({"error": message}, status=status)
+
+    async def body_json(request: web.Request) -> dict | web.Response:
+        try:
+            data = await request.json()
+        except ValueError:
+            return error(400, "the body must be a JSON object")
+        return data if isinstance(data, dict) else error(400, "the body must be a JSON object")
+
+    def outcome(data: dict) -> web.Response:
+        return web.json_response(data, status=200 if data["status"] == "completed" else 202)
+
+    async def guarded(handle) -> web.Response:  # noqa: ANN001
+        try:
+            return outcome(await wait_for_outcome(handle, wait_s))
+        except WorkflowFailureError as exc:
+            return error(422, str(getattr(exc.cause, "message", exc.cause)))
+        except RPCError as exc:
+            return error(404, f"no such query workflow: {exc.message}")
+
+    async def post_input(request: web.Request) -> web.Response:
+        data = await body_json(request)
+        if isinstance(data, web.Response):
+            return data
+        text = data.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return error(400, "'text' is required: a note, a question, both, or a correction")
+        if len(text) > MAX_INPUT_CHARS:
+            return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
+        try:
+            req = QueryRequest(text=text, app_id=data.get("app_id", app_id), notes_dir=notes_dir,
+                               session_context=data.get("session_context"), today=data.get("today"))
+        except ValidationError as exc:
+            return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
+        handle = await client.start_workflow(QueryWorkflow.run, req, id=workflow_id_for(req.app_id, text),
+                                             task_queue=task_queue)
+        return await guarded(handle)
+
+    async def post_clarify(request: web.Request) -> web.Response:
+        data = await body_json(request)
+        if isinstance(data, web.Response):
+            return data
+        try:
+            answer = ClarifyAnswer.model_validate(data)
+        except ValidationError as exc:
+            return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
+        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        try:
+            await handle.execute_update(QueryWorkflow.clarify, answer)
+        except WorkflowUpdateFailedError as exc:
+            return error(409, str(getattr(exc.cause, "message", exc.cause)))
+        except RPCError as exc:
+            return error(404, f"no such waiting query: {exc.message}")
+        return await guarded(handle)
+
+    async def get_input(request: web.Request) -> web.Response:
+        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        return await guarded(handle)
+
+    async def get_context(request: web.Request) -> web.Response:
+        try:
+            text = StorageRepository(resolve(notes_dir)).get_global_context()
+        except StorageError as exc:
+            return error(500, str(exc))
+        return web.Response(text=text, content_type="text/markdown")
+
+    api = web.Application(client_max_size=API_MAX_BODY)
+    api.add_routes([web.post("/input", post_input), web.post("/input/{workflow_id}/clarify", post_clarify),
+                    web.get("/input/{workflow_id}", get_input), web.get("/context", get_context)])
+    return api
+
+
 # ============================================================================================ commands
 def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
     from core.temporal import connect
@@ -309,6 +424,32 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
             console.print(f"[yellow]skipped[/yellow] {f}")
 
     run(_run())
+
+
+@app.command("serve")
+def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id: str = AppOpt,
+              notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+              wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
+              address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+              tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes."""
+    from aiohttp import web
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        runner = web.AppRunner(build_api(client, task_queue, app_id, notes_dir, wait))
+        await runner.setup()
+        await web.TCPSite(runner, "127.0.0.1", port).start()
+        console.print(f"notes API on http://127.0.0.1:{port} (POST /input, GET /context); Ctrl-C stops it")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await runner.cleanup()
+
+    try:
+        run(_run())
+    except KeyboardInterrupt:
+        pass
 
 
 @app.command("context")
