@@ -374,7 +374,8 @@ class SectionStatus(BaseModel):
 
 
 class SessionState(BaseModel):
-    """003 §9: everything a UI renders, at any moment."""
+    """003 §9: everything a UI renders, at any moment. Times are as of `as_of` (the workflow time of the last
+    processed event): UIs derive their clocks from the deadlines (003 §5.1)."""
 
     workflow_id: str
     topic: str
@@ -401,6 +402,8 @@ class SessionState(BaseModel):
     previous_session_id: str | None = None
     minimum_content_prompted: bool = False
     research_topics: list[str] = Field(default_factory=list)
+    as_of: datetime | None = None
+    ends_at: datetime | None = None
     asked_question_ids: list[str] = Field(default_factory=list)
     decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)

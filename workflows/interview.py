@@ -398,7 +398,7 @@ class InterviewWorkflow:
             entries=self.count, last_event_id=self.log.last_id, exit_reason=self.exit_reason,
             paused_since=self.paused_since, previous_session_id=self.inp.previous_session_id,
             minimum_content_prompted=rt.min_content_prompted if rt else False,
-            research_topics=[r.topic for r in self.research], asked_question_ids=list(self.asked),
+            research_topics=[r.topic for r in self.research], as_of=now, ends_at=self.ends_at, asked_question_ids=list(self.asked),
             decision_method=self.decision.method if self.decision else None, usage=self.usage)
 
     @workflow.query(name=QUERY_EVENT_LOG)
@@ -594,13 +594,13 @@ class InterviewWorkflow:
             self.sections and self._end_section("time_expired")
 
     # =========================================================================================== sections
-    def _start_section(self, index: int) -> None:
+    def _start_section(self, index: int, at: datetime | None = None) -> None:
         assert self.plan is not None
         self.current = index
         self.schedule_changed = True
         if index >= len(self.sections):
             return
-        now = workflow.now()
+        now = at or workflow.now()
         sec, rt = self.plan.sections[index], self.sections[index]
         duration = rt.duration_seconds or sec.duration_seconds or 60
         deadline = min(now + timedelta(seconds=duration), self.ends_at) if self.ends_at else now + timedelta(seconds=duration)
@@ -626,6 +626,8 @@ class InterviewWorkflow:
         if rt is None:
             return
         now = workflow.now()
+        if reason == "time_expired" and rt.deadline is not None and rt.deadline <= now:
+            now = rt.deadline   # server-authoritative schedule: the next section starts at the deadline itself
         rt.substate, rt.ended_at, rt.exit_reason = "SECTION_ENDED", now, reason
         self._event("system", "SECTION_ENDED", {"reason": reason, "coverage_flags": dict(rt.coverage_flags),
                                                 "followups_asked": len(rt.followups_asked), **(extra or {})},
@@ -634,7 +636,7 @@ class InterviewWorkflow:
         self._summarize_section_later(self.current)
         nxt = self.current + 1
         if nxt < len(self.sections) and reason != "interview_ended":
-            self._start_section(nxt)
+            self._start_section(nxt, at=now)
             return
         self.current = len(self.sections)
         self.schedule_changed = True

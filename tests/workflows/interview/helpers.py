@@ -55,3 +55,32 @@ async def events(handle: WorkflowHandle, after: int = 0) -> list[InterviewEvent]
 
 def of_type(evts: list[InterviewEvent], *types: str) -> list[InterviewEvent]:
     return [e for e in evts if e.type in types]
+
+
+def structured_sections():
+    """A three-section 003 schema (5 + 5 + 2 minutes) with required dimensions and follow-up pools."""
+    from models.interview import DimensionSpec, SectionSnapshot
+
+    return [
+        SectionSnapshot(id="design", title="System design", goal="Design a rate limiter", duration_seconds=300,
+                        followup_cap=2, primary_prompt="Design a rate limiter for our public API.",
+                        required_dimensions=[DimensionSpec(name="metrics", priority=1, keywords=["latency", "throughput"]),
+                                             DimensionSpec(name="failure_modes", priority=2, keywords=["outage", "fallback"])],
+                        followup_pool={"metrics": ["How would you measure whether it works?", "What latency budget would you set?"],
+                                       "failure_modes": ["What happens when the counter store is down?"]}),
+        SectionSnapshot(id="coding", title="Coding", goal="Implement the token bucket", duration_seconds=300,
+                        followup_cap=1, primary_prompt="Implement a token bucket.",
+                        allowed_actions=["chat", "code", "submit", "ask_assistant"],
+                        required_dimensions=[DimensionSpec(name="correctness", keywords=["refill", "capacity"])],
+                        followup_pool={"correctness": ["How do you refill tokens?"]}),
+        SectionSnapshot(id="wrap", title="Wrap-up", goal="Reflect", duration_seconds=120, followup_cap=1,
+                        primary_prompt="What would you improve with more time?",
+                        required_dimensions=[DimensionSpec(name="reflection", keywords=["improve", "differently"])],
+                        followup_pool={"reflection": ["What would you do differently?"]}),
+    ]
+
+
+def assessment(**flags) -> dict:
+    """A scripted interviewer-AI answer (structured mode): coverage per dimension."""
+    return {"phase": "opening", "next_question": {"text": "(engine picks)"}, "interviewer_brief": "Keep it crisp.",
+            "coverage": [{"dimension": d, "status": s} for d, s in flags.items()]}
