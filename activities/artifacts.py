@@ -12,6 +12,7 @@ import re
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -59,7 +60,7 @@ class ArtifactStore:
 
     def get(self, ref: ArtifactRef | str) -> str:
         uri = ref.uri if isinstance(ref, ArtifactRef) else ref
-        path = Path(uri.removeprefix("file://"))
+        path = _path_of(uri)
         if not path.resolve().is_relative_to(self.root):
             raise ApplicationError(f"artifact {uri} is outside the store {self.root}", type="ArtifactError",
                                    non_retryable=True)
@@ -74,7 +75,14 @@ class ArtifactStore:
 
     @staticmethod
     def local_path(ref: ArtifactRef) -> Path:
-        return Path(ref.uri.removeprefix("file://"))
+        return _path_of(ref.uri)
+
+
+def _path_of(uri: str) -> Path:
+    """file:// URIs are percent-encoded (`Path.as_uri`): a root with a space or non-ASCII name must round-trip."""
+    if uri.startswith("file://"):
+        return Path(unquote(urlparse(uri).path))
+    return Path(uri)
 
 
 def store() -> ArtifactStore:
