@@ -84,3 +84,26 @@ def assessment(**flags) -> dict:
     """A scripted interviewer-AI answer (structured mode): coverage per dimension."""
     return {"phase": "opening", "next_question": {"text": "(engine picks)"}, "interviewer_brief": "Keep it crisp.",
             "coverage": [{"dimension": d, "status": s} for d, s in flags.items()]}
+
+
+def adaptive_plan():
+    """A small known plan (ids the tests can assert on)."""
+    from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot
+
+    return PlanSnapshot(topic="Running on-call for a payments team", research_goal="Why on-call breaks teams",
+                        angle="Pager fatigue is a design smell", sections=[
+        SectionSnapshot(id="origins", title="Origins", importance="high", questions=[
+            QuestionSnapshot(id="q-origin", text="How did you end up carrying the pager?", priority=2),
+            QuestionSnapshot(id="q-worst", text="Tell me about the worst night you had on call", priority=1)]),
+        SectionSnapshot(id="practice", title="Practice", importance="medium", questions=[
+            QuestionSnapshot(id="q-measure", text="How do you measure whether an on-call rotation is healthy?",
+                             priority=1),
+            QuestionSnapshot(id="q-never", text="What would you never do again?", priority=3)]),
+    ])
+
+
+def decision(text: str, source: str = "plan", qid: str | None = None, phase: str = "opening",
+             brief: str = "Ask it warmly.") -> dict:
+    return {"phase": phase, "next_question": {"text": text, "source": source, "source_question_id": qid,
+                                              "target_section_id": "origins"},
+            "interviewer_brief": brief}
