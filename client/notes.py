@@ -19,8 +19,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -41,7 +41,7 @@ from core.settings import TASK_QUEUE
 class _NotesGroup(TyperGroup):
     """`colloquy notes "text"` runs `ask`; bare `colloquy notes` runs the REPL; subcommands work as usual."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # noqa: ANN401
         if not args or (args[0].startswith("-") and args[0] not in ("--help", "-h")):
             args = ["repl", *args]
         elif args[0] not in self.commands and args[0] not in ("--help", "-h"):

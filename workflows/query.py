@@ -56,6 +56,7 @@ with workflow.unsafe.imports_passed_through():
         ClarifyAnswer,
         ClarifyInput,
         DomainCatalog,
+        Entry,
         EvaluateInput,
         EvaluationFeedback,
         EvaluatorOutput,
@@ -556,23 +557,26 @@ class QueryWorkflow:
     # --------------------------------------------------------------------------------------- terminal
     async def _observe(self) -> State:
         assert self.req is not None and self.ctx is not None
+        guidance = self.ctx.context_guidance
         if self.input_type == InputType.CORRECTION:
-            trigger, extra = "user_correction", {"correction": self.log_text,
-                                                 "what_was_corrected": self.stored[0].entry_id if self.stored else None}
+            observe = ObserveInput(trigger="user_correction", correction=self.log_text,
+                                   what_was_corrected=self.stored[0].entry_id if self.stored else None,
+                                   context_management_guidance=guidance)
         elif self.input_type == InputType.LOG:
             if not (self.parsed and self.parsed.domain_data):
                 return State.COMPLETE  # nothing structured: not a significant log
-            trigger, extra = "significant_log", {}
+            observe = ObserveInput(trigger="significant_log", new_entry=self._stored_entry(),
+                                   context_management_guidance=guidance)
         else:
-            trigger, extra = "post_query", {"query": self.query_text, "analysis": self.analysis,
-                                            "response": self.response}
+            observe = ObserveInput(trigger="post_query", query=self.query_text, analysis=self.analysis,
+                                   response=self.response, context_management_guidance=guidance)
+        trigger = observe.trigger
         workflow.set_current_details(f"Observer: {trigger}")
         current = self.global_context or await call_activity(
             notes_read_global_context, NotesLocation(notes_dir=self.req.notes_dir), summary="read global context",
             result_type=str)
         result: AgentResult[ObserverOutput] = await call_agent(
-            observe_context, ObserveInput(trigger=trigger, current_global_context=current,
-                                          context_management_guidance=self.ctx.context_guidance, **extra),
+            observe_context, observe.model_copy(update={"current_global_context": current}),
             kind="agent", summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
         self._count(result.usage)
         out = result.output
@@ -592,6 +596,14 @@ class QueryWorkflow:
         if self.req and self.req.today and self.req.today != now.date():
             return now.replace(year=self.today.year, month=self.today.month, day=self.today.day)
         return now
+
+    def _stored_entry(self) -> Entry | None:
+        """The entry just logged, as the Observer's `new_entry` (significant_log)."""
+        if not self.stored or self.parsed is None:
+            return None
+        return Entry(id=self.stored[0].entry_id, date=self.parsed.date, timestamp=self.parsed.timestamp,
+                     raw_content=self.log_text, domain_data=self.parsed.domain_data, tags=self.parsed.tags,
+                     uncertain_fields=self.parsed.uncertain_fields, source_file=self.stored[0].raw_file)
 
     def _parse_domains(self, correction: bool) -> list[str]:
         """A log is parsed by the loaded domains; a correction may touch any domain of the target entry."""

@@ -4,6 +4,7 @@ domain expansion requests and the next action (retrieve / expand_domain / clarif
 from __future__ import annotations
 
 from datetime import date, timedelta
+from typing import Literal
 
 from temporalio import activity
 
@@ -11,7 +12,7 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import content_words, dump
 from models.common import AgentResult
-from models.query import PlanInput, PlannerOutput, QueryType, RetrievalInstruction, SubQuery
+from models.query import DependencyType, PlanInput, PlannerOutput, QueryType, RetrievalInstruction, SubQuery
 
 PLANNER = AgentSpec("plan_query", "query/plan_query.md", PlannerOutput, tier="high", role="writer",
                     description="Query pipeline Planner: sub-queries, dependencies, retrieval strategy, next action")
@@ -66,10 +67,10 @@ def _offline_planner(req: offline.OfflineRequest) -> PlannerOutput:
                                                  purpose="entries about " + ", ".join(words[:5])))
     qtype = (QueryType.INSIGHT if query.lower().startswith("why") else
              QueryType.RECOMMENDATION if "should" in query.lower() else QueryType.SIMPLE)
-    action = "synthesize" if attempts >= 4 and c.get("gaps") else "retrieve"
+    action: Literal["retrieve", "synthesize"] = "synthesize" if attempts >= 4 and c.get("gaps") else "retrieve"
     return PlannerOutput(
         original_query=query, query_type=qtype, sub_queries=[SubQuery(id=1, question=query)],
-        execution_strategy="coupled", execution_order=[1], retrieval_instructions=instructions,
+        execution_strategy=DependencyType.COUPLED, execution_order=[1], retrieval_instructions=instructions,
         gaps_status={w: {"searched": attempts > 0, "found": False} for w in words[:3]},
         next_action=action, reasoning=f"offline heuristic: {start}..{end}",
     )
