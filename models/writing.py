@@ -420,6 +420,15 @@ class RunRecord(BaseModel):
     forced: bool = False
 
 
+class HistoryContext(BaseModel):
+    """Earlier runs, for the run summary's 'Historical Context' section."""
+
+    iteration: int = 1
+    previous_best: float | None = None
+    average_cost: float | None = None
+    agent_averages: dict[str, float] = Field(default_factory=dict)
+
+
 class RunArtifacts(BaseModel):
     refs: dict[str, ArtifactRef] = Field(default_factory=dict)
 

@@ -23,7 +23,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from core.settings import data_dir
-from models.writing import RunRecord
+from models.writing import HistoryContext, RunRecord
 from workflows.logic.writing.accounting import run_totals
 
 SCHEMA = [
@@ -161,6 +161,22 @@ class HistoryStore:
             cur = conn.execute(sql, [param] * needs if needs else [])
             columns = [d[0] for d in cur.description]
             return columns, cur.fetchall()
+
+    def context(self, story: str, run_id: str) -> HistoryContext | None:
+        """What the run summary compares this run with (§17 'Historical Context'); None without history."""
+        if not self.path.exists():
+            return None
+        with self.connect(read_only=True) as conn:
+            count, best = conn.execute("SELECT COUNT(*), MAX(final_score) FROM runs WHERE story = ? AND run_id <> ?",
+                                       [story, run_id]).fetchone()
+            avg_cost = conn.execute("SELECT AVG(total_cost_usd) FROM runs WHERE run_id <> ?", [run_id]).fetchone()[0]
+            rows = conn.execute("""
+                SELECT target_agent, AVG(overall_score) FROM audit_scores
+                WHERE kind = 'audit' AND run_id IN (
+                    SELECT run_id FROM runs WHERE run_id <> ? ORDER BY started_at DESC LIMIT 10)
+                GROUP BY target_agent""", [run_id]).fetchall()
+        return HistoryContext(iteration=int(count) + 1, previous_best=best, average_cost=avg_cost,
+                              agent_averages={a: float(v) for a, v in rows})
 
     def export(self, directory: Path) -> list[Path]:
         """Every table as CSV and JSON (seed eval-export)."""

@@ -11,6 +11,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
 from activities.writing.common import persona_path
+from activities.writing.history import HistoryStore
 from core.settings import ROOT
 from models.common import ArtifactRef
 from models.writing import RunArtifacts, RunRecord, WorkflowConfig
@@ -95,7 +96,13 @@ async def writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
         refs[name] = artifacts.put(scope, name.replace("/", "__"), "\n".join(lines) + "\n", "application/jsonl")
     post_text = artifacts.get(inp.final_post.ref) if inp.final_post else None
     analysis_text = artifacts.get(inp.analysis_ref) if inp.analysis_ref else None
-    refs["run_summary.md"] = artifacts.put(scope, "run_summary.md", run_summary(inp, post_text, analysis_text))
+    try:
+        history = HistoryStore().context(inp.state.story_name, inp.state.run_id)
+    except Exception as exc:  # history is context here, never a reason to lose the run's logs
+        activity.logger.warning("run summary without historical context: %s", exc)
+        history = None
+    refs["run_summary.md"] = artifacts.put(scope, "run_summary.md",
+                                           run_summary(inp, post_text, analysis_text, history))
     return RunArtifacts(refs=refs)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from temporalio.exceptions import ApplicationError
@@ -150,3 +151,14 @@ def test_run_logs_render_the_seed_formats():
     assert "| **Total** | **2,000** | **600** | **2,600** | **$0.0132** |" in text
     assert "> The GPU hit 94 degrees." in text and "Ready to publish." in text
     assert "| draft-check | 1 | 7/10 | proceed |" in text
+
+
+def test_run_summary_compares_with_history(history):
+    rec = record("r5", "post_03", T0 + timedelta(days=10), {"claude": 9, "gemini": 5}, {"claude": 0.01}, final=8.8)
+    ctx = history.context("post_03", "r5")
+    assert ctx.iteration == 3 and ctx.previous_best == 8.1
+    text = run_summary(rec, history=ctx)
+    assert "- **Iteration:** 3" in text and "- **Current score:** 8.8 (+0.7)" in text
+    assert "| claude | 9.0 |" in text and "↑" in text
+    assert "below average" in text
+    assert HistoryStore(str(Path(history.path).parent / "missing.duckdb")).context("x", "y") is None

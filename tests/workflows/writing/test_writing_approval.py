@@ -124,3 +124,19 @@ async def test_approval_when_nothing_is_pending_is_refused(ts_env, worker, offli
         result = await handle.result()
         assert await waiter is None  # the run ended without asking
     assert result.status == "complete"
+
+
+async def test_malformed_signals_are_dropped_and_the_pending_request_survives(ts_env, worker, offline):
+    offline.script("writing_synthesize", "STILL HERE.")
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, MODELS, config("gated"))
+        await _pending(handle)
+        await handle.signal("approval", "garbage")  # not an ApprovalInput: the SDK cannot decode it
+        await handle.signal("approval", {"decision": 5, "feedback": ["x"]})
+        status = await handle.query(WritingWorkflow.run_status)
+        assert status.status == "waiting_approval" and "STILL HERE." in status.pending_approval.post_text
+        with pytest.raises(WorkflowUpdateFailedError):  # the same garbage as an update is refused outright
+            await handle.execute_update("submit_approval", "garbage")
+        await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
+        result = await handle.result()
+    assert result.status == "complete" and "STILL HERE." in store().get(result.final_post.ref)

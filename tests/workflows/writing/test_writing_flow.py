@@ -250,3 +250,13 @@ async def test_long_runs_continue_as_new_and_keep_everything(ts_env, worker, off
     assert len([json.loads(x) for x in _text(result.artifacts["token_usage.jsonl"]).splitlines()]) == 11
     synth = offline.calls("writing_synthesize")[0].messages[-1]["content"]
     assert all(DRAFTS[m] in synth for m in MODELS)
+
+
+async def test_a_second_run_of_the_same_story_is_compared_with_the_first(ts_env, worker, offline):
+    async with worker(ts_env.client) as queue:
+        first = await (await start(ts_env, queue, MODELS)).result()
+        second = await (await start(ts_env, queue, MODELS)).result()
+    assert "## Historical Context" not in _text(first.artifacts["run_summary.md"])
+    summary = _text(second.artifacts["run_summary.md"])
+    assert "- **Iteration:** 2" in summary and "- **Previous best score:** 8" in summary
+    assert f"| {A} |" in summary.split("### Agent Performance (Last 10 Runs)")[1]
