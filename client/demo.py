@@ -16,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+from rich.markup import escape
+
 from client.common import console
 from core.settings import TemporalSettings
 
@@ -32,7 +34,7 @@ def run_demo(keep_server: bool = False) -> int:
 
     server = DevServer()
     status = server.start()
-    console.print(f"Temporal server {'reused' if status.reused else 'started'}: {status.describe()}")
+    console.print(f"Temporal server {'reused' if status.reused else 'started'}: {status.describe()}", soft_wrap=True)
     try:
         return asyncio.run(_demo(TemporalSettings.from_env(address=server.address)))
     finally:
@@ -60,8 +62,8 @@ async def _demo(settings: TemporalSettings) -> int:
     offline = cfg.profile == "offline"
     if offline:
         console.print("[yellow]LLM profile: offline — every agent answer below comes from the deterministic test "
-                      "double (labelled [offline test double]), not a model. Configure a model for real "
-                      "output (README: LLM profiles).[/yellow]")
+                      "double (labelled \\[offline test double]), not a model. Configure a model for real "
+                      "output (README: LLM profiles).[/yellow]", soft_wrap=True)
     else:
         console.print(f"LLM profile: {cfg.profile} (default provider {cfg.default_provider})")
     script = rehearsal_data.load_transcript(rehearsal_data.DEFAULT_TRANSCRIPT)
@@ -73,33 +75,35 @@ async def _demo(settings: TemporalSettings) -> int:
         inp = InterviewInput(topic=DEMO_TOPIC, context=DEMO_CONTEXT, duration_seconds=DEMO_DURATION_SECONDS,
                              cycle_seconds=DEMO_CYCLE_SECONDS, interviewee_name=script.interviewee)
         handle = await start_interview(client, inp)
-        console.print(f"Interview [bold]{handle.id}[/bold] started — Web UI: {settings.workflow_url(handle.id)}")
+        console.print(f"Interview [bold]{handle.id}[/bold] started — Web UI: {settings.workflow_url(handle.id)}",
+                      soft_wrap=True)
         console.print(f"Rehearsal: {script.interviewee}'s {len(script.answers)} answers replayed from "
                       f"{rehearsal_data.DEFAULT_TRANSCRIPT.name}; watch live with "
-                      f"`colloquy interview watch {handle.id}`")
+                      f"`colloquy interview watch {handle.id}`", soft_wrap=True)
         report = await rehearse(client, handle.id, TranscriptAnswers(script.answers),
-                                RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS),
+                                RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS,
+                                                 fresh_question_timeout=3 * DEMO_CYCLE_SECONDS),
                                 say=lambda m: console.print(f"  {m}", markup=False, highlight=False, soft_wrap=True))
         console.print(f"Session {report.final_status.lower()} ({report.exit_reason}) after {report.turns} answers; "
                       "writing the essay…")
         try:
             result, essay, path = await asyncio.wait_for(fetch_essay(handle, wait=True), timeout=600)
         except InterviewClientError as exc:
-            console.print(f"[red]no essay: {exc}[/red]")
+            console.print(f"[red]no essay: {escape(str(exc))}[/red]", soft_wrap=True)
             return 1
-        label = " [offline test double]" if offline else ""
-        console.print(f"\n[bold]Essay{label}:[/bold] {result.title or '(untitled)'}")
-        console.print(f"  path: {path}  ({len(essay)} characters)")
+        label = " \\[offline test double]" if offline else ""
+        console.print(f"\n[bold]Essay{label}:[/bold] {escape(result.title or '(untitled)')}", soft_wrap=True)
+        console.print(f"  path: {path}  ({len(essay)} characters)", soft_wrap=True, highlight=False)
         for name in ("analysis", "transcript", "notes", "event_log"):
             ref = getattr(result, name)
             if ref is not None:
-                console.print(f"  {name}: {ref.uri.removeprefix('file://')}")
+                console.print(f"  {name}: {ref.uri.removeprefix('file://')}", soft_wrap=True, highlight=False)
         console.print(f"  usage: {result.usage.calls} LLM calls, {result.usage.input_tokens}+"
                       f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}"
                       + (" (offline: no cost)" if offline else ""))
-        console.print(f"Web UI: {settings.workflow_url(handle.id)}")
+        console.print(f"Web UI: {settings.workflow_url(handle.id)}", soft_wrap=True)
         console.print(f"Done in {time.monotonic() - began:.0f} s. Next: `colloquy interview essay {handle.id}`, "
-                      f"`colloquy interview continue {handle.id}` (a 6-minute follow-up).")
+                      f"`colloquy interview continue {handle.id}` (a 6-minute follow-up).", soft_wrap=True)
         return 0 if result.status == "COMPLETED" else 1
     finally:
         for w in workers:

@@ -323,6 +323,7 @@ class RehearsalReport:
     rejected: list[str] = field(default_factory=list)
     duplicates: int = 0
     closed_by_client: bool = False
+    stale_questions: int = 0       # times the engine offered no new question within fresh_question_timeout
     final_status: str = ""
     exit_reason: str | None = None
 
@@ -365,14 +366,24 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
     recent: list[TranscriptEntry] = []
     while state.status not in CLOSING_STATUSES:
         question = state.next_question
+        out_of_questions = False
         if not question or question == last_question or state.status != "IN_PROGRESS":
             # Waiting for the engine's next decision (or for a paused session to resume).
             state = await wait_for_state(
                 handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
                 or (s.status == "IN_PROGRESS" and bool(s.next_question) and s.next_question != q),
                 opts.fresh_question_timeout, opts.poll_seconds)
-            continue  # still the same question: keep waiting; the session's own clock ends it regardless
-        if source.exhausted(turn + 1):
+            stale = (state.status == "IN_PROGRESS" and last_question is not None
+                     and state.next_question == last_question)
+            if not stale:
+                continue
+            # The engine keeps its last question (its plan is used up): a good moment for the interviewer to
+            # close; without close_when_done keep waiting, the session's own clock ends it regardless.
+            report.stale_questions += 1
+            if not opts.close_when_done:
+                continue
+            out_of_questions = True
+        if out_of_questions or source.exhausted(turn + 1):
             if opts.close_when_done:
                 closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
                                                                 text=CLOSING_REMARK), report)

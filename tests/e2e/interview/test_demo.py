@@ -1,0 +1,28 @@
+"""`colloquy demo`'s body (what `make demo` runs after starting the server), against the test's dev server."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from client.demo import _demo
+from core.settings import TemporalSettings
+from tests.e2e.interview.helpers import ESSAY
+
+pytestmark = pytest.mark.dev_server
+
+
+async def test_demo_runs_a_rehearsed_interview_to_an_essay(dev_env, offline, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path))
+    offline.script("interview_writer", ESSAY)
+    code = await _demo(TemporalSettings(address=dev_env.client.service_client.config.target_host))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "LLM profile: offline" in out and "[offline test double]" in out
+    assert "Interviewee: Honestly, by accident." in out  # answers replayed from the transcript file
+    assert "(interviewer_closing)" in out                 # the rehearsal closed the session, the clock did not
+    path = Path(re.search(r"path: (\S+essay\.md)", out).group(1))
+    assert path.is_relative_to(tmp_path) and "Black Friday" in path.read_text()
+    assert re.search(r"Web UI: http://127\.0\.0\.1:8233/namespaces/default/workflows/interview-", out)
