@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -188,14 +189,20 @@ def extract_json(text: str) -> Any:
         return json.loads(cleaned)
     except ValueError:
         pass
-    starts = [i for i in (cleaned.find("{"), cleaned.find("[")) if i >= 0]
-    if not starts:
+    # an object first ("[note] {...}" is an object with chatter), then an array
+    for opening, closing in (("{", "}"), ("[", "]")):
+        start, end = cleaned.find(opening), cleaned.rfind(closing)
+        if start < 0:
+            continue
+        if end <= start:
+            raise ValueError("unterminated JSON in the model's answer")
+        try:
+            return json.loads(cleaned[start : end + 1])
+        except ValueError:
+            continue
+    if "{" not in cleaned and "[" not in cleaned:
         raise ValueError("no JSON object in the model's answer")
-    start = min(starts)
-    end = max(cleaned.rfind("}"), cleaned.rfind("]"))
-    if end <= start:
-        raise ValueError("unterminated JSON in the model's answer")
-    return json.loads(cleaned[start : end + 1])
+    raise ValueError("no parseable JSON object in the model's answer")
 
 
 def parse_output(text: str, model: type[T]) -> T:
@@ -234,7 +241,15 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], out
     for name in ("temperature", "max_tokens"):
         if extra.get(name) is not None:
             kwargs[name] = extra[name]
-    return await litellm.acompletion(**kwargs)
+    budget = _time_left(extra.get("deadline"), cfg.request_timeout_s)
+    if budget <= 0:
+        raise TimeoutError("no time left in this attempt for another call")
+    kwargs["timeout"] = budget
+    try:
+        # enforced here too: custom providers (and hung connections) may ignore litellm's timeout
+        return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=budget + 1)
+    except TimeoutError as exc:
+        raise TimeoutError(f"no answer within {budget:.3g} s") from exc
 
 
 def _cost(response: Any, res: ModelResolution) -> float:
@@ -261,6 +276,9 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
             response = await _acompletion(res, convo, output_model, cfg, extra)
         except ApplicationError:
             raise
+        except TimeoutError as exc:
+            raise ApplicationError(f"{res.provider} model {res.model} (agent {res.agent}) unavailable (timeout): "
+                                   f"{exc}", type=UNAVAILABLE) from None
         except Exception as exc:
             raise classify(exc, res) from None
         text = response.choices[0].message.content or ""
@@ -292,6 +310,22 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
     raise AssertionError("unreachable")
 
 
+def _attempt_deadline() -> float | None:
+    """Monotonic time by which this activity attempt must be done (90% of its start-to-close), if any:
+    the gateway never waits on a model past the point where Temporal would time the attempt out."""
+    try:
+        info = activity.info()
+    except RuntimeError:
+        return None
+    if not info.start_to_close_timeout:
+        return None
+    return time.monotonic() + info.start_to_close_timeout.total_seconds() * 0.9
+
+
+def _time_left(deadline: float | None, cap: float) -> float:
+    return cap if deadline is None else min(cap, deadline - time.monotonic())
+
+
 def _attempt() -> int:
     try:
         return activity.info().attempt
@@ -318,7 +352,7 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         raise ApplicationError(f"{agent}: configuration error: {exc}", type=CONFIG_ERROR, non_retryable=True) from None
     assert primary is not None
     extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens,
-             "caller": agent}
+             "caller": agent, "deadline": _attempt_deadline()}
     with structlog.contextvars.bound_contextvars(agent=agent), \
             tracer.start_as_current_span(f"llm {agent}") as span:
         span.set_attribute("colloquy.agent", agent)

@@ -82,3 +82,21 @@ def test_offline_fault_carries_retry_after_for_server_errors():
     assert gateway._retry_after(err.value) == 4.0
     with pytest.raises(litellm.Timeout):
         offline._raise_fault(offline.Fault(kind="hang"), "m")
+
+
+def test_lenient_json_prefers_the_object_over_bracketed_chatter():
+    assert extract_json('[note] here you go: {"a": 1} [end]') == {"a": 1}
+    assert extract_json("the list: [1, 2]") == [1, 2]
+    with pytest.raises(ValueError, match="no parseable JSON"):
+        extract_json("{not json}")
+
+
+async def test_gateway_timeout_without_activity_context(monkeypatch):
+    from activities.llm.config import load_config
+
+    cfg = load_config(env={})
+    cfg.request_timeout_s = 0.5
+    offline.script("timeout_unit", offline.Fault(kind="hang"))
+    with pytest.raises(Exception) as err:
+        await gateway.complete("timeout_unit", [{"role": "user", "content": "x"}], Verdict, config=cfg)
+    assert getattr(err.value, "type", None) == "LLMUnavailable" and "no answer within" in str(err.value)

@@ -242,3 +242,15 @@ async def test_model_check_resolves_each_agents_model(ts_env, worker, offline, m
     models = {r.agent: r.model for r in report.rows}
     assert models == {"model_check": "offline-low", "some_agent": "special-model"}
     assert all(r.ok for r in report.rows) and report.totals.calls == 2
+
+
+async def test_hung_provider_is_cut_off_and_retried(ts_env, worker, offline, monkeypatch, tmp_path):
+    # The gateway bounds every call by request_timeout_s and by the attempt's start-to-close (whichever is
+    # sooner), even for providers that ignore litellm's timeout, so a hang becomes a retryable LLMUnavailable.
+    use_config(monkeypatch, tmp_path, "llm:\n  request_timeout_s: 1\n")
+    offline.script("model_check", Fault(kind="hang"), OK)
+    async with worker(ts_env.client) as queue:
+        handle, report = await run_model_check(ts_env.client, queue)
+    assert report.rows[0].ok and report.rows[0].usage.attempt == 2
+    assert [c.fault for c in offline.calls("model_check")] == ["hang", None]
+    assert await started_attempts(handle) == [2]
