@@ -100,18 +100,20 @@ async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001
 
 async def terminal_ask(pending) -> object | None:  # noqa: ANN001
     """Ask the pending questions on the terminal. Empty answer to all = decline; Ctrl-C/Ctrl-D = leave pending."""
+    from rich.markup import escape
     from rich.prompt import Prompt
 
     from models.query import ClarifyAnswer
 
-    console.print(f"\n[bold]I need to ask you something[/bold] — {pending.context_explanation}")
+    console.print(f"\n[bold]I need to ask you something[/bold] — {escape(pending.context_explanation)}")
     console.print(f"[dim](empty answers decline: {pending.fallback_action or 'I answer with what I have'}; "
                   f"Ctrl-C leaves the question open until {pending.deadline:%Y-%m-%d %H:%M} UTC)[/dim]")
     answers: dict[str, str] = {}
     try:
         for q in pending.questions:
             hint = f" [{' / '.join(q.options)}]" if q.options else ""
-            text = await asyncio.to_thread(Prompt.ask, f"{q.id}. {q.question}{hint}", default="", console=console)
+            text = await asyncio.to_thread(Prompt.ask, escape(f"{q.id}. {q.question}{hint}"), default="",
+                                           console=console)
             if text.strip():
                 answers[q.id] = text.strip()
     except (KeyboardInterrupt, EOFError):
@@ -148,12 +150,14 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
 
 
 def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
+    from rich.markup import escape
+
     style = "yellow" if result.partial else "green"
-    console.print(f"\n[{style}]{result.response}[/{style}]")
+    console.print(f"\n[{style}]{escape(result.response)}[/{style}]")
     if result.evidence_cited:
         console.print(f"[dim]evidence: {', '.join(result.evidence_cited)}[/dim]")
     for w in result.warnings:
-        console.print(f"[dim yellow]note: {w}[/dim yellow]")
+        console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
     if show_usage:
         console.print(f"[dim]{result.input_type.value} · domains {', '.join(result.domains_loaded)} · "
                       f"{result.entries_read} entries read · {result.usage.calls} LLM calls, "
