@@ -345,14 +345,51 @@ async def resume_turn(handle: WorkflowHandle) -> int:
     return max(turns, default=0)
 
 
+DECIDING_ACTOR = "interviewer_ai"   # 003 actor of the interviewer AI's (Orchestrator's) AI_REQUEST/AI_RESPONSE events
+
+
+async def wait_for_decision(handle: WorkflowHandle, entry_id: str, after_event_id: int, timeout: float,
+                            poll: float = 0.2) -> SessionState | None:
+    """Wait until the engine has decided its next move *having seen* entry `entry_id`: in the event log, an
+    interviewer-AI request made after the entry's event, then its response (or failure), or a question the engine
+    itself presented after it (structured follow-ups). None on timeout (e.g. a slow model)."""
+    deadline = time.monotonic() + timeout
+    cursor, entry_event, requested = after_event_id, None, False
+    while True:
+        try:
+            page = await handle.query(QUERY_EVENT_LOG, cursor, result_type=EventLogPage)
+        except (WorkflowQueryFailedError, RPCError) as exc:
+            raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+        for ev in page.events:
+            cursor = max(cursor, ev.event_id)
+            if ev.type in END_EVENTS:
+                return await session_state(handle)
+            if entry_event is None:
+                if ev.payload.get("entry_id") == entry_id and ev.type in ENTRY_EVENTS:
+                    entry_event = ev.event_id
+                continue
+            if ev.actor == DECIDING_ACTOR and ev.type == "AI_REQUEST":
+                requested = True
+            elif (requested and ev.actor == DECIDING_ACTOR and ev.type in ("AI_RESPONSE", "AI_FAILED")
+                  or ev.actor == "system" and ev.type in ("PROMPT_PRESENTED", "FOLLOWUP_PRESENTED")):
+                return await session_state(handle)
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(poll)
+
+
+ENTRY_EVENTS = {"CANDIDATE_MESSAGE", "CANDIDATE_CODE_SUBMISSION", "INTERVIEWER_MESSAGE"}
+
+
 async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts: RehearsalOptions | None = None,
                    say: Callable[[str], None] | None = None) -> RehearsalReport:
     """Drive a live session with a simulated interviewee until it ends.
 
     Each turn: read `session_state`; record the engine's next question as the interviewer's entry; get the
-    answer from `source`; submit it; wait for the engine's next decision. When the source has nothing more to
-    say, the interviewer closes (000 closing detection ends the session). Entry ids are deterministic
-    (`rehearsal-t001-q` / `-a`), so re-running after a crash re-submits nothing twice."""
+    answer from `source`; submit it; wait until the engine has decided its next question *with* that answer
+    (event log: an interviewer-AI call after the answer). When the source has nothing more to say, or the engine
+    has no new question left, the interviewer closes (000 closing detection ends the session). Entry ids are
+    deterministic (`rehearsal-t001-q` / `-a`), so re-running after a crash re-submits nothing twice."""
     opts = opts or RehearsalOptions()
     say = say or (lambda _m: None)
     handle = await interview_handle(client, workflow_id)
@@ -363,35 +400,39 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
     state = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES or bool(s.next_question)
                                  and s.status in ("IN_PROGRESS", "PAUSED"), opts.start_timeout, opts.poll_seconds)
     last_question: str | None = None
+    decided_after_answer = False
     recent: list[TranscriptEntry] = []
+
+    async def close() -> None:
+        closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
+                                                        text=CLOSING_REMARK), report)
+        report.closed_by_client = closing is not None
+        say(f"Interviewer: {CLOSING_REMARK}")
+
     while state.status not in CLOSING_STATUSES:
+        if state.status != "IN_PROGRESS":  # paused / disconnected: the clock runs on; wait for a resume
+            state = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES or s.status == "IN_PROGRESS",
+                                         opts.fresh_question_timeout, opts.poll_seconds)
+            continue
         question = state.next_question
-        out_of_questions = False
-        if not question or question == last_question or state.status != "IN_PROGRESS":
-            # Waiting for the engine's next decision (or for a paused session to resume).
+        if not question or question == last_question:
+            if decided_after_answer:
+                # The engine decided with the last answer in hand and kept its question: its plan is used up.
+                report.stale_questions += 1
+                if opts.close_when_done:
+                    await close()
+                    break
+                decided_after_answer = False
+            # Otherwise a decision is still coming (slow model): wait for the question to change.
             state = await wait_for_state(
                 handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
                 or (s.status == "IN_PROGRESS" and bool(s.next_question) and s.next_question != q),
                 opts.fresh_question_timeout, opts.poll_seconds)
-            stale = (state.status == "IN_PROGRESS" and last_question is not None
-                     and state.next_question == last_question)
-            if not stale:
-                continue
-            # The engine keeps its last question (its plan is used up): a good moment for the interviewer to
-            # close; without close_when_done keep waiting, the session's own clock ends it regardless.
-            report.stale_questions += 1
+            continue
+        if source.exhausted(turn + 1):
             if not opts.close_when_done:
-                continue
-            out_of_questions = True
-        if out_of_questions or source.exhausted(turn + 1):
-            if opts.close_when_done:
-                closing = await _submit(handle, TranscriptEntry(entry_id="rehearsal-closing", speaker="interviewer",
-                                                                text=CLOSING_REMARK), report)
-                report.closed_by_client = closing is not None
-                say(f"Interviewer: {CLOSING_REMARK}")
-            else:
-                report.final_status, report.exit_reason = state.status, state.exit_reason
-                return report  # stop here; the session goes on (another client may take over)
+                break  # stop here without waiting; the session goes on (another client may take over)
+            await close()
             break
         turn += 1
         asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
@@ -404,18 +445,24 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         last_question = question
         answer = await source.answer(turn, question, recent[-8:])
         if answer is None:  # a source that gives up mid-turn: the question stays unanswered, the session goes on
-            report.final_status, report.exit_reason = state.status, state.exit_reason
-            return report
+            break
         if opts.pace_seconds:
             await asyncio.sleep(opts.pace_seconds)  # the interviewee speaking: real time passes, by design
-        answered = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "a"), speaker="interviewee",
-                                                         text=answer), report)
+        cursor = (await session_state(handle)).last_event_id
+        answer_id = _entry_id(turn, "a")
+        answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=answer),
+                                 report)
         if answered is None:
             break
         report.turns = turn
         recent.append(answered.entry)
         say(f"Interviewee: {answer}")
-        state = await session_state(handle)
+        decided = await wait_for_decision(handle, answer_id, cursor, opts.fresh_question_timeout, opts.poll_seconds)
+        decided_after_answer = decided is not None
+        state = decided or await session_state(handle)
+    if not report.closed_by_client and state.status not in CLOSING_STATUSES:
+        report.final_status, report.exit_reason = state.status, state.exit_reason
+        return report
     final = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES, opts.start_timeout,
                                  opts.poll_seconds)
     report.final_status, report.exit_reason = final.status, final.exit_reason
