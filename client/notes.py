@@ -61,6 +61,14 @@ TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demo
 
 
 # ============================================================================================ library
+def local_offset() -> int:
+    """This terminal's UTC offset in minutes: notes are dated on the user's clock, not the server's."""
+    from datetime import datetime
+
+    delta = datetime.now().astimezone().utcoffset()
+    return int(delta.total_seconds() // 60) if delta else 0
+
+
 def workflow_id_for(app_id: str, text: str) -> str:
     from workflows.logic.query.summaries import slug
 
@@ -293,7 +301,7 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
 
     wf_id = workflow_id_for(app_id, text)
     req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
-                       today=date.fromisoformat(today) if today else None)
+                       today=date.fromisoformat(today) if today else None, utc_offset_minutes=local_offset())
     handle = await client.start_workflow(QueryWorkflow.run, req, id=wf_id, task_queue=task_queue)
     with console.status("thinking…") as status:
         async def ask(pending):  # noqa: ANN001, ANN202

@@ -478,6 +478,8 @@ class QueryRequest(BaseModel):
     app_id: str = "general"
     notes_dir: str | None = Field(default=None, description="None: the worker's COLLOQUY_NOTES_DIR")
     today: date | None = Field(default=None, description="None: the workflow's current date")
+    utc_offset_minutes: int = Field(default=0, ge=-14 * 60, le=14 * 60,
+                                    description="The user's clock: notes are dated and timed in local time")
     clarification_timeout_s: float = 24 * 3600
     max_entries: int = 100
     max_global_context_tokens: int = 2000

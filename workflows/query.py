@@ -17,7 +17,7 @@ query, continue-as-new every few batches.
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -194,7 +194,7 @@ class QueryWorkflow:
             raise ApplicationError(f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
                                    "into several notes (or use `colloquy notes import`)", type="ValidationError",
                                    non_retryable=True)
-        self.today = req.today or workflow.now().date()
+        self.today = req.today or self._now().date()
         workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running")])
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
@@ -591,8 +591,14 @@ class QueryWorkflow:
         return State.COMPLETE
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _timestamp(self):  # noqa: ANN202
-        now = workflow.now()
+    def _now(self) -> datetime:
+        """Workflow time on the user's clock (deterministic: workflow.now() + the request's UTC offset)."""
+        offset = timedelta(minutes=self.req.utc_offset_minutes if self.req else 0)
+        return workflow.now().astimezone(timezone(offset))
+
+    def _timestamp(self) -> datetime:
+        """When a note is logged: now, on the user's clock; on `today` when the request pins the date."""
+        now = self._now()
         if self.req and self.req.today and self.req.today != now.date():
             return now.replace(year=self.today.year, month=self.today.month, day=self.today.day)
         return now

@@ -133,3 +133,21 @@ async def test_concurrent_logs_and_queries_on_the_same_notes(ts_env, worker, off
     assert sorted(e["id"] for e in parsed["entries"]) == ids
     for query in results[5:]:
         assert query.entries_read == 7 and len(query.evidence_cited) == 7
+
+
+async def test_notes_are_dated_on_the_users_clock(ts_env, worker, offline, notes):
+    """A note written at 23:30 in UTC-8 is on the user's day, not tomorrow's UTC day."""
+    from datetime import UTC, timedelta
+
+    offline.script("route_input", route("log", []))
+    offline.script("parse_log", _parsed("Late walk", {}))
+    async with worker(ts_env.client) as queue:
+        now = await ts_env.get_current_time()
+        offset = -8 * 60
+        handle = await start(ts_env, queue, "Late walk", notes, today=None, utc_offset_minutes=offset)
+        result = await handle.result()
+    local = now.astimezone(UTC) + timedelta(minutes=offset)
+    stored = result.stored_entries[0]
+    assert stored.entry_id.startswith(local.date().isoformat())
+    raw = (notes / stored.raw_file).read_text()
+    assert f"## {local:%H}:" in raw
