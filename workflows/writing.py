@@ -85,6 +85,8 @@ TASK_ACTIVITIES: dict[str, Any] = {
     "synthesize": writing_synthesize, "final_analysis": writing_final_analysis, "quality_gate": writing_quality_gate,
 }
 MAX_APPROVAL_POST_CHARS = 20_000
+MAX_PERSONA_CHARS = 20_000
+MAX_IGNORED_LOGGED = 50
 
 
 class _Stop(Exception):
@@ -103,6 +105,7 @@ class WritingWorkflow:
         self.moves_this_run = 0
         self._personas: dict[str, str] = {}
         self._ended = False
+        self._ignored = 0
 
     # ------------------------------------------------------------------------------------------ main loop
     @workflow.run
@@ -198,6 +201,9 @@ class WritingWorkflow:
             problems.append("a model id is longer than 200 characters")
         if not inp.story_name.strip():
             problems.append("story_name is empty")
+        for name, text in inp.personas.items():
+            if len(text) > MAX_PERSONA_CHARS:
+                problems.append(f"persona {name!r} is {len(text):,} characters, over the {MAX_PERSONA_CHARS:,} limit")
         return problems
 
     def _should_continue_as_new(self, inp: WritingInput) -> bool:
@@ -559,7 +565,9 @@ class WritingWorkflow:
         problem = self._approval_problem(inp)
         if problem:
             workflow.logger.warning("approval signal ignored: %s", problem)
-            self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
+            self._ignored += 1
+            if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
+                self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
             return
         self.answer = normalise_approval(inp.decision, inp.feedback)
 

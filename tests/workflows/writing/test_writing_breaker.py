@@ -193,3 +193,12 @@ async def test_fan_out_agents_from_the_config_override_the_run_models(ts_env, wo
         result = await (await start(ts_env, queue, MODELS, cfg)).result()
     assert result.status == "complete"
     assert [c.model for c in offline.calls("writing_final_audit")] == ["judge-x"]
+
+
+async def test_hard_runtime_limit_halts_after_the_slow_state(ts_env, worker, offline):
+    cfg = config(circuit_breaker=rules(timeout=1000, hard={"max_runtime_hard": 1}))
+    offline.set_latency(1.2, "writing_draft")
+    async with worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, MODELS, cfg)).result()
+    assert result.status == "halted" and "hard_timeout" in result.reason
+    assert offline.calls("writing_orchestrator") == [] and offline.calls("writing_audit") == []

@@ -31,9 +31,20 @@ def _text(ref) -> str:
     return store().get(ref)
 
 
+def audit_of(targets, score=7):
+    return {"reviews": [{"target": t, "feedback": f"{t}: add a concrete number", "hook_score": score,
+                         "specifics_score": score, "voice_score": score, "structure_score": score,
+                         "overall_score": score} for t in targets], "consensus": "all drafts need one number"}
+
+
+ANALYSIS = {"summary": "Ready.", "suggestions": [], "final_score": 8.5, "determination": "ready"}
+
+
 async def test_all_success_runs_the_seed_pipeline_and_keeps_each_draft_apart(ts_env, worker, offline,
                                                                              isolated_store):
     script_drafts(offline, DRAFTS)
+    offline.script("writing_audit", *[audit_of(MODELS)] * 3)
+    offline.script("writing_final_analysis", ANALYSIS)
     async with worker(ts_env.client) as queue:
         handle = await start(ts_env, queue, MODELS)
         result = await handle.result()
@@ -54,7 +65,7 @@ async def test_all_success_runs_the_seed_pipeline_and_keeps_each_draft_apart(ts_
     for model in MODELS:
         assert f"Draft from {model}" in synth_prompt and DRAFTS[model] in synth_prompt
     assert result.final_post is not None and result.final_post.kind == "post"
-    assert result.final_score == 8.0  # the final analysis' score
+    assert result.final_score == 8.5  # the final analysis' score
     for name in ("run_manifest.yaml", "state_log.jsonl", "token_usage.jsonl", "run_summary.md"):
         assert name in result.artifacts
     summary = _text(result.artifacts["run_summary.md"])
@@ -77,6 +88,7 @@ async def test_recorded_default_history_replays(ts_env):
 
 async def test_partial_success_prompts_name_only_the_survivors(ts_env, worker, offline):
     script_drafts(offline, {**DRAFTS, B: Fault(kind="auth")})
+    offline.script("writing_audit", *[audit_of(MODELS)] * 3)  # auditors "review" B too: those rows are dropped
     async with worker(ts_env.client) as queue:
         handle = await start(ts_env, queue, MODELS)
         result = await handle.result()
@@ -219,6 +231,8 @@ async def test_invalid_config_fails_before_any_model_is_called(ts_env, worker, o
     ({"story": "   "}, "the story is empty"),
     ({"story": "x" * 200_001}, "over the 200,000 limit"),
     ({"models": [f"m{i}" for i in range(9)]}, "9 models, at most 8"),
+    ({"personas": {"writer": "p" * 20_001}}, "persona 'writer' is 20,001 characters, over the 20,000 limit"),
+    ({"models": ["a", " "]}, "a model id is empty"),
 ])
 async def test_bad_input_is_refused_with_a_clear_message(ts_env, worker, offline, kw, expected):
     models = kw.pop("models", MODELS)
@@ -253,10 +267,12 @@ async def test_long_runs_continue_as_new_and_keep_everything(ts_env, worker, off
 
 
 async def test_a_second_run_of_the_same_story_is_compared_with_the_first(ts_env, worker, offline):
+    offline.script("writing_final_analysis", {**ANALYSIS, "final_score": 6.0}, {**ANALYSIS, "final_score": 7.5})
     async with worker(ts_env.client) as queue:
         first = await (await start(ts_env, queue, MODELS)).result()
         second = await (await start(ts_env, queue, MODELS)).result()
     assert "## Historical Context" not in _text(first.artifacts["run_summary.md"])
     summary = _text(second.artifacts["run_summary.md"])
-    assert "- **Iteration:** 2" in summary and "- **Previous best score:** 8" in summary
+    assert "- **Iteration:** 2" in summary and "- **Previous best score:** 6" in summary
+    assert "- **Current score:** 7.5 (+1.5)" in summary
     assert f"| {A} |" in summary.split("### Agent Performance (Last 10 Runs)")[1]
