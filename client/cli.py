@@ -46,7 +46,11 @@ def server_start(port: int = typer.Option(7233, help="gRPC port."),
     """Start the embedded server (reuses one that is already running), register search attributes."""
     from core.server import DevServer
 
-    status = DevServer(port=port, ui_port=ui_port).start(timeout=timeout)
+    try:
+        status = DevServer(port=port, ui_port=ui_port).start(timeout=timeout)
+    except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
     verb = "reused" if status.reused else "started"
     console.print(f"Temporal server {verb}: {status.describe()}")
 

@@ -126,7 +126,18 @@ class DevServer:
                             log_file=self.log_file)
 
     def start(self, timeout: float = 30.0) -> ServerStatus:
-        """Start the server unless one already answers on the port (then reuse it)."""
+        """Start the server unless one already answers on the port (then reuse it).
+
+        Serialised by a lock file in the data dir, so two concurrent `start`s (say `make up` and a demo) end
+        with one server and one pid file."""
+        import fcntl
+
+        self.dir.mkdir(parents=True, exist_ok=True)
+        with open(self.dir / "temporal.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return self._start_locked(timeout)
+
+    def _start_locked(self, timeout: float) -> ServerStatus:
         if self._port_open():
             status = self.status()
             status.reused = True
@@ -134,7 +145,11 @@ class DevServer:
                 self._wait_healthy(timeout)
                 status.healthy = True
             return status
-        self.dir.mkdir(parents=True, exist_ok=True)
+        running = self._pid()
+        if running is not None:
+            raise RuntimeError(
+                f"a Temporal server started from {self.dir} is still running (pid {running}) but not on port "
+                f"{self.port}: one SQLite file cannot serve two servers. Stop it first (`colloquy server stop`).")
         cmd = [temporal_binary(), "server", "start-dev", *dev_server_args(self.db_file, self.port, self.ui_port, self.ip)]
         with open(self.log_file, "ab") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,

@@ -124,3 +124,21 @@ def test_stale_pid_file_never_signals_another_program(cli):
     result = cli("stop")
     assert result.returncode == 0 and "No embedded Temporal server was running" in result.stdout
     assert not (cli.data_dir / "temporal.pid").exists()
+
+
+def test_concurrent_starts_give_one_server_and_a_second_port_is_refused(cli):
+    procs = [subprocess.Popen([COLLOQUY, "server", "start", "--port", str(cli.port), "--ui-port", str(cli.ui_port)],
+                              env=cli.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outputs = [" ".join(p.communicate(timeout=90)[0].split()) for p in procs]  # rich wraps lines
+    assert [p.returncode for p in procs] == [0, 0], outputs
+    assert sorted("reused" in o for o in outputs) == [False, True]
+    pid = cli.pid()
+    assert all(f"pid {pid}" in o for o in outputs)
+    # the same data dir on another port would put two servers on one SQLite file: refused, clearly
+    other = subprocess.run([COLLOQUY, "server", "start", "--port", str(_free_port()), "--ui-port",
+                            str(_free_port())], env=cli.env, capture_output=True, text=True, timeout=90)
+    assert other.returncode == 1
+    message = " ".join(other.stderr.split())
+    assert f"is still running (pid {pid})" in message and "Traceback" not in message
+    assert cli.pid() == pid
