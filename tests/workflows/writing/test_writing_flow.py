@@ -276,3 +276,18 @@ async def test_a_second_run_of_the_same_story_is_compared_with_the_first(ts_env,
     assert "- **Iteration:** 2" in summary and "- **Previous best score:** 6" in summary
     assert "- **Current score:** 7.5 (+1.5)" in summary
     assert f"| {A} |" in summary.split("### Agent Performance (Last 10 Runs)")[1]
+
+
+async def test_a_large_story_can_come_as_an_artifact_ref(ts_env, worker, offline):
+    from models.writing import WritingInput
+
+    big = "The GPU hit 94 degrees. " + "Detail. " * 40_000  # over the inline limit, fine as a ref
+    ref = store().put("stories", "big.md", big)
+    script_drafts(offline, DRAFTS)
+    async with worker(ts_env.client) as queue:
+        handle = await ts_env.client.start_workflow(
+            WritingWorkflow.run, WritingInput(story_ref=ref, story_name="big", models=MODELS),
+            id=f"writing-test-ref-{len(big)}", task_queue=queue)
+        result = await handle.result()
+    assert result.status == "complete"
+    assert "The GPU hit 94 degrees." in offline.calls("writing_draft")[0].messages[-1]["content"]
