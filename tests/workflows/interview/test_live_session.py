@@ -49,10 +49,16 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
                                                       "suggested_followup": "Who owned it?"}]})
     offline.script("interview_researcher", {"items": [{"topic": "settlement batch", "kind": "definition",
                                                        "summary": "End-of-day money movement.", "priority": 1}]})
+    offline.script("interview_analysis", {"main_claims": ["runbooks matter"], "suggested_title": "Three in the Morning",
+                                          "quotes": [{"text": "we had no runbook at all"},
+                                                     {"text": "words nobody ever said in this interview"}]})
+    offline.script("interview_writer", '# Three in the Morning\n\nI remember it well: "the worst night was a '
+                                       'settlement batch that failed at three in the morning". And then '
+                                       '"we always had a runbook for everything" — I never said that.')
     async with worker(ts_env.client) as queue:
         wall = time.perf_counter()
         h = await start(ts_env, queue, plan=adaptive_plan())
-        q1 = await say(h, "interviewer", "Tell me about the worst night you had on call.")
+        q1 = await say(h, "interviewer", "Welcome, and thanks for joining.")
         assert q1.status == "IN_PROGRESS" and q1.section_id == "origins" and q1.phase == "opening"
         a1 = await say(h, "interviewee", ANSWER_1)
         await ts_env.sleep(30)
@@ -101,7 +107,10 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
     # the essay exists, is first-person material from the transcript, and the result holds refs only
     assert result.status == "COMPLETED" and result.exit_reason == "time_expired"
     essay = store().get(result.essay)
-    assert "the worst night was a settlement batch that failed at three in the morning" in essay
+    assert result.title == "Three in the Morning" and essay.startswith("[offline test double] # Three in the Morning")
+    assert "1 verified quotes" in log                      # the invented quote is not counted as verified
+    analysis = json.loads(store().get(result.analysis))
+    assert [q["text"] for q in analysis["quotes"]] == ["we had no runbook at all"]   # invented quote dropped
     transcript = json.loads(store().get(result.transcript))
     assert [e["speaker"] for e in transcript] == ["interviewer", "interviewee", "interviewee"]
     assert result.usage.calls == len(responses)
@@ -112,10 +121,16 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
 
 
 async def test_agent_failures_fall_back_and_the_interview_goes_on(ts_env, worker, offline):
-    offline.script("interview_note_taker", {"key_ideas": [{"title": "pager fatigue is real"}]}, Fault(kind="auth"))
-    offline.script("interview_researcher", Fault(kind="bad_request"), Fault(kind="bad_request"))
-    offline.script("interview_orchestrator", decision("How did you end up carrying the pager?", qid="q-origin"),
-                   Fault(kind="server_error"), Fault(kind="server_error"))
+    def note_taker(req):        # works on the first answer, then the provider rejects the key
+        return Fault(kind="auth") if ANSWER_2 in req.prompt else {"key_ideas": [{"title": "pager fatigue is real"}]}
+
+    def orchestrator(req):      # decides until the second answer, then the provider is down (both attempts)
+        return Fault(kind="server_error") if ANSWER_2 in req.prompt else \
+            decision("How did you end up carrying the pager?", qid="q-origin")
+
+    offline.script("interview_note_taker", *[note_taker] * 6)
+    offline.script("interview_researcher", *[Fault(kind="bad_request")] * 6)
+    offline.script("interview_orchestrator", *[orchestrator] * 8)
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False)
         await say(h, "interviewee", ANSWER_1)
@@ -129,31 +144,38 @@ async def test_agent_failures_fall_back_and_the_interview_goes_on(ts_env, worker
         result = await h.result()
         evts = await events(h)
     assert first.decision_method == "orchestrator" and first.next_question == "How did you end up carrying the pager?"
-    # Orchestrator failed (twice: one retry) → the first unasked P1 question of the plan
+    # Orchestrator failed (first try and one retry) → the first unasked P1 question of the plan
     assert second.decision_method == "fallback"
     assert second.next_question == "Tell me about the worst night you had on call"
     # NoteTaker failed → the previous notes stay; Researcher failed → no research
     assert [k.title for k in notes.key_ideas] == ["pager fatigue is real"]
     assert second.research_topics == []
     failed = [e.payload["agent"] for e in of_type(evts, "AI_FAILED")]
-    assert sorted(failed) == ["interview_note_taker", "interview_orchestrator", "interview_researcher",
-                              "interview_researcher"]
+    assert failed.count("interview_note_taker") == 1 and failed.count("interview_researcher") == 2
+    assert failed.count("interview_orchestrator") >= 1
+    assert len([c for c in offline.calls("interview_orchestrator") if c.fault == "server_error"]) == 2
     assert result.status == "COMPLETED" and result.exit_reason == "ended_by_client"
 
 
 async def test_llm_garbage_is_reasked_then_falls_back(ts_env, worker, offline):
-    offline.script("interview_orchestrator", *[Fault(kind="invalid_json")] * 4)
+    offline.script("interview_orchestrator", *[Fault(kind="invalid_json")] * 12)
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False)
-        s = await say(h, "interviewee", ANSWER_1)
+        await say(h, "interviewee", ANSWER_1)
         await ts_env.sleep(15)
         s = await state(h)
         await control(h, "end")
         await h.result()
         evts = await events(h)
-    assert s.decision_method == "fallback" and s.next_question == "Tell me about the worst night you had on call"
+    assert s.decision_method == "fallback"
+    # each fallback takes the next unasked question by priority: P1 (plan order) before P2/P3
+    presented = [e.payload["text"] for e in of_type(evts, "PROMPT_PRESENTED")]
+    order = ["Tell me about the worst night you had on call",
+             "How do you measure whether an on-call rotation is healthy?", "How did you end up carrying the pager?"]
+    assert presented and presented == order[: len(presented)] and s.next_question == presented[-1]
     assert "returned invalid output twice" in of_type(evts, "AI_FAILED")[0].payload["error"]
-    assert len(offline.calls("interview_orchestrator")) == 4     # 2 attempts x (answer + one re-ask)
+    calls = offline.calls("interview_orchestrator")
+    assert calls and len(calls) % 4 == 0    # each failed decision: 2 attempts x (answer + one re-ask)
 
 
 async def test_silence_skips_listeners_and_reuses_recent_decisions(ts_env, worker, offline):
