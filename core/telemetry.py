@@ -24,14 +24,20 @@ def configure_tracing(service_name: str = "colloquy") -> TracerProvider | None:
         provider = trace.get_tracer_provider()
         return provider if isinstance(provider, TracerProvider) else None
     _configured = True
-    exporter_name = os.environ.get("OTEL_TRACES_EXPORTER", "none").lower()
+    exporters = {e.strip() for e in os.environ.get("OTEL_TRACES_EXPORTER", "none").lower().split(",") if e.strip()}
     if os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
         return None
+    unknown = exporters - {"console", "otlp", "none"}
+    if unknown:  # observability settings never stop a worker: say so and carry on
+        import logging
+
+        logging.getLogger("colloquy.telemetry").warning(
+            "OTEL_TRACES_EXPORTER: unsupported exporter(s) %s ignored: use console, otlp or none", sorted(unknown))
     resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", service_name)})
     provider = TracerProvider(resource=resource)
-    if exporter_name == "console":
+    if "console" in exporters:
         provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter()))
-    elif exporter_name == "otlp":
+    if "otlp" in exporters:
         try:
             from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
         except ImportError as exc:

@@ -84,12 +84,13 @@ def test_console_exporter_prints_agent_spans():
         " ModelCheckOutput))\n"
         "print('RESULT', out.echo, usage.input_tokens)\n"
     )
-    env = {**os.environ, "OTEL_TRACES_EXPORTER": "console", "COLLOQUY_PROFILE": "offline",
+    env = {**os.environ, "OTEL_TRACES_EXPORTER": "console,bogus", "COLLOQUY_PROFILE": "offline",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     env.pop("OTEL_SDK_DISABLED", None)
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "RESULT x" in proc.stdout
+    assert "unsupported exporter(s) ['bogus'] ignored" in proc.stderr
     assert '"name": "llm console_check"' in proc.stdout
     assert '"llm.model": "offline-medium"' in proc.stdout and '"llm.cost_usd": 0.0' in proc.stdout
