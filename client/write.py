@@ -126,19 +126,52 @@ def print_result(r: WritingResult, ui_link: str) -> None:
     console.print(f"Web UI: {ui_link}", soft_wrap=True)
 
 
+def describe_event(event: str, state: str | None, data: dict) -> str | None:
+    """One progress line per interesting state-log event (None: not shown)."""
+    if event == "transition":
+        return f"[cyan]·[/cyan] {escape(str(data.get('from')))} → {escape(str(data.get('to')))}"
+    if event == "fan_out_complete":
+        failed = data.get("failed") or []
+        return (f"  {state}: {data.get('result')} ({len(data.get('outputs') or {})} ok"
+                + (f", failed: {escape(', '.join(failed))}" if failed else "") + f", {data.get('duration_s')}s)")
+    if event == "agent_failed":
+        return f"  [yellow]! {escape(str(data.get('agent')))} {data.get('status')}[/yellow]: " \
+               f"{escape(str(data.get('error'))[:160])}"
+    if event == "quality_gate":
+        return f"  gate {state}: {data.get('score')}/10 → {data.get('decision')}"
+    if event == "circuit_break":
+        return f"  [red]circuit break[/red] {data.get('rule')}: {escape(str(data.get('message')))}"
+    if event == "orchestrator_decision":
+        return f"  orchestrator: {data.get('decision')} — {escape(str(data.get('reasoning'))[:160])}"
+    if event == "hard_limit":
+        return f"  [red]hard limit[/red] {data.get('rule')}: {escape(str(data.get('message')))}"
+    return None
+
+
 async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
     """Print transitions and events until the run ends; answer approval requests on a terminal."""
     result_task = asyncio.ensure_future(handle.result())
-    seen_transitions, shown_request = 0, None
-    while not result_task.done():
+    seen_events, shown_request = 0, None
+
+    async def poll() -> StatusView | None:
+        nonlocal seen_events
         try:
             s: StatusView | None = await handle.query("run_status", result_type=StatusView)
         except RPCError:
-            s = None
+            return None
+        assert s is not None
+        first = s.event_count - len(s.recent_events)
+        for i, event in enumerate(s.recent_events, start=first):
+            if i >= seen_events:
+                line = describe_event(event.event, event.state, event.data)
+                if line:
+                    console.print(line, soft_wrap=True)
+        seen_events = max(seen_events, s.event_count)
+        return s
+
+    while not result_task.done():
+        s = await poll()
         if s is not None:
-            for a, b in s.transitions[seen_transitions:]:
-                console.print(f"[cyan]·[/cyan] {a} → {b}   (${s.cost_usd:.4f}, {s.tokens:,} tokens)")
-            seen_transitions = max(seen_transitions, len(s.transitions))
             p = s.pending_approval
             if p is not None and p.request_id != shown_request:
                 shown_request = p.request_id
@@ -149,6 +182,8 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
                     console.print(f"Answer with: colloquy write approve {handle.id}   |   colloquy write reject "
                                   f"{handle.id} [--feedback TEXT]", soft_wrap=True)
         await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+    if not result_task.exception():
+        await poll()  # the events after the last poll
     return result_task.result()
 
 

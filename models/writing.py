@@ -403,6 +403,8 @@ class StatusView(BaseModel):
     pending_approval: PendingApproval | None = None
     last_event: StateLogEntry | None = None
     reason: str | None = None
+    event_count: int = 0
+    recent_events: list[StateLogEntry] = Field(default_factory=list, description="the last 20 state-log entries")
 
 
 class OutputsView(BaseModel):

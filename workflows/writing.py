@@ -616,7 +616,8 @@ class WritingWorkflow:
                           visits=dict(s.breaker.state_visits), transitions=list(s.breaker.transition_history),
                           transition_count=s.breaker.transition_count, cost_usd=totals.cost_usd,
                           tokens=totals.total_tokens, invocations=totals.invocations, pending_approval=self.pending,
-                          last_event=s.state_log[-1] if s.state_log else None, reason=s.reason)
+                          last_event=s.state_log[-1] if s.state_log else None, reason=s.reason,
+                          event_count=len(s.state_log), recent_events=s.state_log[-20:])
 
     @workflow.query(name="outputs")
     def outputs(self) -> OutputsView:

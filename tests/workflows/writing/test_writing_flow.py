@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 
 import duckdb
 import pytest
@@ -287,7 +288,7 @@ async def test_a_large_story_can_come_as_an_artifact_ref(ts_env, worker, offline
     async with worker(ts_env.client) as queue:
         handle = await ts_env.client.start_workflow(
             WritingWorkflow.run, WritingInput(story_ref=ref, story_name="big", models=MODELS),
-            id=f"writing-test-ref-{len(big)}", task_queue=queue)
+            id=f"writing-test-ref-{uuid.uuid4().hex[:8]}", task_queue=queue)
         result = await handle.result()
     assert result.status == "complete"
     assert "The GPU hit 94 degrees." in offline.calls("writing_draft")[0].messages[-1]["content"]
