@@ -1,0 +1,56 @@
+"""Determinism: replay fresh histories and the recorded ones in tests/histories/ against the current code.
+
+Re-record after an intended workflow change (and say so in the commit):
+    COLLOQUY_RECORD_HISTORIES=1 .venv/bin/pytest -q tests/workflows/interview/test_replay.py
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.conftest import HISTORIES, replay, replay_recorded
+from tests.workflows.interview.helpers import (
+    adaptive_plan,
+    assessment,
+    control,
+    decision,
+    say,
+    start,
+    structured_sections,
+)
+
+RECORD = os.environ.get("COLLOQUY_RECORD_HISTORIES") == "1"
+
+
+async def test_adaptive_interview_replays(ts_env, worker, offline):
+    offline.script("interview_orchestrator", *[decision("How did you end up carrying the pager?", qid="q-origin")] * 2)
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, plan=adaptive_plan(), duration_seconds=120)
+        await say(h, "interviewer", "Welcome!", entry_id="r-1")
+        await say(h, "interviewee", "i carried the pager for six years and it changed how i write code.", entry_id="r-2")
+        await control(h, "pause")
+        await ts_env.sleep(10)
+        await control(h, "resume")
+        await h.result()
+        await replay(h, record_as="interview_adaptive" if RECORD else None)
+
+
+async def test_structured_interview_replays(ts_env, worker, offline):
+    offline.script("interview_orchestrator", assessment(metrics="partially_covered"), assessment(metrics="covered"))
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, mode="structured", sections=structured_sections(), write_essay=False)
+        await say(h, "candidate", "A counter per key with a latency budget.", entry_id="s-1")
+        await ts_env.sleep(10)
+        await say(h, "candidate", "Throughput is measured per second.", entry_id="s-2")
+        await control(h, "candidate_done")
+        await control(h, "end")
+        await h.result()
+        await replay(h, record_as="interview_structured" if RECORD else None)
+
+
+@pytest.mark.parametrize("name", ["interview_adaptive", "interview_structured"])
+async def test_recorded_histories_still_replay(name):
+    assert (HISTORIES / f"{name}.json").is_file(), f"record it: COLLOQUY_RECORD_HISTORIES=1 pytest {__file__}"
+    await replay_recorded(name)
