@@ -155,7 +155,7 @@ def models(
                   f"fallback: {cfg.fallback_provider or '-'}")
     console.print(f"GPU: {gpu_line}; local tier: {choose_tier(vram).name}")
     console.print(f"Config sources: {'; '.join(cfg.source)}")
-    if cfg.profile == "offline":
+    if cfg.default_provider == "offline":
         console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
     table = Table("agent", "tier", "model (litellm id)", "fallback", "why")
     try:

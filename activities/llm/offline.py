@@ -34,6 +34,7 @@ from litellm import CustomLLM
 from pydantic import BaseModel
 
 PROVIDER = "colloquy-offline"
+MAX_LOGGED_CALLS = 5000
 OFFLINE_LABEL = "[offline test double]"
 
 FaultKind = Literal[
@@ -89,7 +90,8 @@ ScriptItem = Any  # str | dict | BaseModel | Fault | Responder
 class _State:
     scripts: dict[str, deque[ScriptItem]] = field(default_factory=dict)
     responders: dict[str, Responder] = field(default_factory=dict)
-    calls: list[OfflineCall] = field(default_factory=list)
+    # the newest calls only: a long-running offline worker (`make up`) must not grow without bound
+    calls: deque[OfflineCall] = field(default_factory=lambda: deque(maxlen=MAX_LOGGED_CALLS))
     latency_s: dict[str, float] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     env_script_loaded: bool = False

@@ -100,3 +100,15 @@ async def test_gateway_timeout_without_activity_context(monkeypatch):
     with pytest.raises(Exception) as err:
         await gateway.complete("timeout_unit", [{"role": "user", "content": "x"}], Verdict, config=cfg)
     assert getattr(err.value, "type", None) == "LLMUnavailable" and "no answer within" in str(err.value)
+
+
+async def test_offline_call_log_is_bounded():
+    offline.reset()
+    assert offline._state.calls.maxlen == offline.MAX_LOGGED_CALLS  # kept across reset()
+    for i in range(offline.MAX_LOGGED_CALLS + 2):
+        offline._state.calls.append(offline.OfflineCall("bounded", "m", [{"role": "user", "content": str(i)}], {}))
+    await gateway.complete("bounded", [{"role": "user", "content": "last"}], None)
+    logged = offline.calls("bounded")
+    assert len(logged) == offline.MAX_LOGGED_CALLS and logged[-1].messages[-1]["content"] == "last"
+    assert logged[0].messages[-1]["content"] == "3"
+    offline.reset()
