@@ -30,6 +30,7 @@ async def test_write_runs_a_story_and_history_reports_it(ts_env, worker, offline
     assert "complete in 'complete'" in out.output
     assert "start → draft → cross-audit → synthesize → final-audit → final-analysis → complete" in out.output
     assert "final score: 7/10" in out.output and "history recorded" in out.output
+    assert "draft: all_success (2 ok" in out.output and "· final-analysis → complete" in out.output
     costs = runner.invoke(app, ["history", "costs"])
     assert costs.exit_code == 0 and "m-a" in costs.output and "m-b" in costs.output
     post = runner.invoke(app, ["history", "post", "post_07"])
