@@ -47,7 +47,7 @@ async def test_section_summaries_code_history_and_bundles(ts_env, worker, offlin
     assert [e["event_id"] for e in replay_bundle["timeline"]] == [e.event_id for e in evts]
     evaluation = json.loads(store().get(result.evaluation_bundle))
     assert [s["exit_reason"] for s in evaluation["sections"]] == ["candidate_done", "coverage_satisfied", "interview_ended"]
-    assert evaluation["sections"][0]["coverage_flags"]["metrics"] == "covered"
+    assert evaluation["sections"][0]["coverage_flags"]["metrics"] == "partially_covered"
     assert evaluation["plan"]["sections"][0]["followup_pool"]
     # the Web UI: search attributes
     attrs = desc.typed_search_attributes
