@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -291,7 +291,7 @@ class WritingWorkflow:
             self._log("redirect", retry_from, {"from": to_state, "to": retry_from, "reason": "retry_different"})
         s.current = retry_from
 
-    def _stop_now(self, status: str, reason: str) -> None:
+    def _stop_now(self, status: str, reason: str) -> NoReturn:
         s, _ = self._run()
         s.status = status  # type: ignore[assignment]
         s.reason = reason

@@ -10,6 +10,7 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output
 from models.writing import CrossAudit, FinalAudit, TaskResult, WritingTaskInput
+from workflows.logic.writing.prompts import match_target
 
 AUDIT = AgentSpec("writing_audit", "writing/audit.md", CrossAudit, tier="medium", role="auditor",
                   description="Cross-audit: one model scores every available draft")
@@ -44,8 +45,12 @@ async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     audit, usage = await complete(AUDIT.name, AUDIT.prompt, variables, CrossAudit, model=inp.model, role="auditor",
                                   offline_context={"model": inp.model, "targets": targets,
                                                    "lengths": [len(t.split()) for m, k, t in docs if k == "draft"]})
-    known = set(targets)
-    audit.reviews = [r for r in audit.reviews if r.target in known]  # never keep scores for a model not shown
+    reviews = []
+    for review in audit.reviews:  # never keep scores for a model that was not shown
+        target = match_target(review.target, targets)
+        if target is not None and target not in {r.target for r in reviews}:
+            reviews.append(review.model_copy(update={"target": target}))
+    audit.reviews = reviews
     if not audit.reviews:
         raise ApplicationError(f"{inp.model}: the audit named none of the drafts ({', '.join(targets)})",
                                type="InvalidLLMOutput")

@@ -24,7 +24,7 @@ from workflows.logic.writing.accounting import (
     run_totals,
     totals_by,
 )
-from workflows.logic.writing.prompts import agent_list, guidance_block, prompt_sections
+from workflows.logic.writing.prompts import agent_list, guidance_block, match_target, prompt_sections
 
 
 def cfg(*names, hard=None, **limits):
@@ -159,3 +159,11 @@ def test_dynamic_prompt_sections_name_only_what_exists():
     assert agent_list([], "draft") == ""
     assert guidance_block(" be concrete ") == "Previous attempt feedback:\nbe concrete"
     assert guidance_block("  ") == ""
+
+
+def test_auditor_target_labels_are_matched_to_the_models_shown():
+    known = ["openai/gpt-4o", "openai/gpt-4o-mini", "m-a"]
+    assert match_target("openai/gpt-4o", known) == "openai/gpt-4o"
+    assert match_target("Draft from OpenAI/GPT-4o-mini", known) == "openai/gpt-4o-mini"  # longest unique name
+    assert match_target("M-A", known) == "m-a"
+    assert match_target("gemini", known) is None

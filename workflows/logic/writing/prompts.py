@@ -55,3 +55,19 @@ def word_count(text: str) -> int:
 def preview(text: str, limit: int = 160) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def match_target(label: str, known: Sequence[str]) -> str | None:
+    """Map an auditor's `target` to a model shown in its prompt: exact, else case-insensitive, else the one
+    known name it contains ("Draft from openai/gpt-4o"); None when nothing or several match."""
+    if label in known:
+        return label
+    lowered = label.strip().lower()
+    exact = [k for k in known if k.lower() == lowered]
+    if len(exact) == 1:
+        return exact[0]
+    contained = [k for k in known if k.lower() in lowered]
+    if len(contained) > 1:  # "m-a" inside "m-ab": prefer the longest unique name
+        longest = max(contained, key=len)
+        contained = [longest] if sum(1 for k in contained if len(k) == len(longest)) == 1 else []
+    return contained[0] if len(contained) == 1 else None
