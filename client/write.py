@@ -78,7 +78,7 @@ def parse_models(spec: str) -> list[str]:
 
 def load_config_arg(name_or_path: str) -> WorkflowConfig:
     """A config name (configs/writing/<name>.yaml) or a YAML path, validated here before anything starts."""
-    from activities.writing.storage import load_named_config
+    from activities.writing.configs import load_named_config
 
     return load_named_config(name_or_path)
 

@@ -15,7 +15,6 @@ the model is forced for that one call by handing the gateway a config whose agen
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
@@ -26,12 +25,11 @@ from activities.agents.base import render_prompt
 from activities.artifacts import store
 from activities.llm import gateway
 from activities.llm.config import AgentConfig, LLMConfig, current_config
-from core.settings import PROMPTS_DIR
+from activities.writing.configs import PERSONA_DIR
 from models.common import ArtifactRef, LLMUsage
 from models.writing import SourceDoc, TaskResult, WritingTaskInput
 from workflows.logic.writing.prompts import guidance_block, preview, prompt_sections, word_count
 
-PERSONA_DIR = PROMPTS_DIR / "writing" / "personas"
 MAX_PERSONA_CHARS = 20_000
 HEARTBEAT_EVERY_S = 5.0
 
@@ -72,10 +70,6 @@ def persona_text(name: str, file: str | None = None, inline: str | None = None) 
         raise ApplicationError(f"persona {name!r}: file {filename} not found in {PERSONA_DIR}", type="ConfigError",
                                non_retryable=True)
     return path.read_text(encoding="utf-8").strip()
-
-
-def persona_path(name: str, file: str | None = None) -> Path:
-    return (PERSONA_DIR / (file or f"{name}.md")).resolve()
 
 
 def read_sources(sources: list[SourceDoc]) -> list[tuple[str, str, str]]:

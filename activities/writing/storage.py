@@ -10,30 +10,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
-from activities.writing.common import persona_path
+from activities.writing.configs import load_named_config, persona_path
 from activities.writing.history import HistoryStore
-from core.settings import ROOT
 from models.common import ArtifactRef
 from models.writing import RunArtifacts, RunRecord, WorkflowConfig
-from workflows.logic.writing.config import ConfigError, parse_config_yaml, persona_for
+from workflows.logic.writing.config import ConfigError, persona_for
 from workflows.logic.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
-
-CONFIG_DIR = ROOT / "configs" / "writing"
-
-
-def load_named_config(name: str) -> WorkflowConfig:
-    """configs/writing/<name>.yaml, or a path to a YAML file."""
-    path = CONFIG_DIR / f"{name}.yaml"
-    if not path.is_file():
-        from pathlib import Path
-
-        candidate = Path(name)
-        if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-            path = candidate
-        else:
-            known = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
-            raise ConfigError([f"no config named {name!r} (known: {known})"], name)
-    return parse_config_yaml(path.read_text(encoding="utf-8"), name)
 
 
 class PrepareInput(BaseModel):
