@@ -51,6 +51,7 @@ with workflow.unsafe.imports_passed_through():
         Invocation,
         OutputsView,
         PendingApproval,
+        RunArtifacts,
         RunState,
         SourceDoc,
         StateConfig,
@@ -534,8 +535,12 @@ class WritingWorkflow:
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
-        artifacts = await call_activity(writing_write_run_logs, record, kind="storage",
-                                        summary="run logs: manifest, state/token/agent logs, run_summary.md")
+        try:
+            artifacts = await call_activity(writing_write_run_logs, record, kind="storage",
+                                            summary="run logs: manifest, state/token/agent logs, run_summary.md")
+        except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
+            workflow.logger.warning("run logs not written: %s", _cause(err))
+            artifacts = RunArtifacts()
         recorded = True
         try:
             await call_activity(writing_record_history, RecordHistoryInput(

@@ -292,3 +292,13 @@ async def test_a_large_story_can_come_as_an_artifact_ref(ts_env, worker, offline
         result = await handle.result()
     assert result.status == "complete"
     assert "The GPU hit 94 degrees." in offline.calls("writing_draft")[0].messages[-1]["content"]
+
+
+async def test_a_broken_history_db_does_not_lose_the_run(ts_env, worker, offline, isolated_store, monkeypatch):
+    blocker = isolated_store / "not-a-db"
+    blocker.mkdir()
+    monkeypatch.setenv("COLLOQUY_HISTORY_DB", str(blocker))  # a directory: DuckDB cannot open it
+    async with worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, MODELS)).result()
+    assert result.status == "complete" and not result.history_recorded
+    assert result.final_post is not None and "run_summary.md" in result.artifacts
