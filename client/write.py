@@ -42,6 +42,7 @@ from models.writing import (
     MAX_STORY_CHARS,
     ApprovalInput,
     ApprovalReceipt,
+    OutputsView,
     PendingApproval,
     StatusView,
     WorkflowConfig,
@@ -350,6 +351,40 @@ def status(
             console.print(table)
         if s.pending_approval:
             show_pending(s.pending_approval)
+        return 0
+
+    raise typer.Exit(run(_run()))
+
+
+@app.command("outputs")
+def outputs(
+    workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Every state's latest outputs (artifact paths, words, previews) and the final post (`outputs` query)."""
+    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+
+    async def _run() -> int:
+        from core.temporal import connect
+
+        client = await connect(tsettings)
+        try:
+            view: OutputsView = await client.get_workflow_handle(workflow_id).query("outputs",
+                                                                                    result_type=OutputsView)
+        except RPCError as exc:
+            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+            return 2
+        table = Table("state", "model", "words", "artifact", "preview")
+        for state, items in view.outputs.items():
+            for o in items:
+                table.add_row(state, o.model, str(o.word_count), o.ref.name, escape(o.preview[:80]))
+        console.print(table)
+        first = next((o for items in view.outputs.values() for o in items), None)
+        if first:
+            console.print(f"artifacts in: {Path(first.ref.uri.removeprefix('file://')).parent}", soft_wrap=True)
+        if view.final_post:
+            console.print(f"final post: {view.final_post.ref.uri.removeprefix('file://')}", soft_wrap=True)
         return 0
 
     raise typer.Exit(run(_run()))

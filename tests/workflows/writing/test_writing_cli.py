@@ -25,8 +25,15 @@ async def test_write_runs_a_story_and_history_reports_it(ts_env, worker, offline
                                               "determination": "ready"})
     async with worker(ts_env.client) as queue:
         out = await asyncio.to_thread(runner.invoke, app, [
-            "write", str(story), "--models", "m-a,m-b", "--address", _address(ts_env), "--task-queue", queue])
+            "write", str(story), "--models", "m-a,m-b", "--address", _address(ts_env), "--task-queue", queue,
+            "--id", "writing-cli-test-post-07"])
+        shown = await asyncio.to_thread(runner.invoke, app, [
+            "write", "outputs", "writing-cli-test-post-07", "--address", _address(ts_env)])
+        missing = await asyncio.to_thread(runner.invoke, app, [
+            "write", "status", "writing-no-such-run", "--address", _address(ts_env)])
     assert out.exit_code == 0, out.output
+    assert shown.exit_code == 0 and "draft_v1_m-a.md" in shown.output and "final post:" in shown.output
+    assert missing.exit_code == 2 and "cannot query writing-no-such-run" in missing.output
     assert "complete in 'complete'" in out.output
     assert "start → draft → cross-audit → synthesize → final-audit → final-analysis → complete" in out.output
     assert "final score: 7/10" in out.output and "history recorded" in out.output
