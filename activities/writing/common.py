@@ -4,10 +4,10 @@ Writer models are litellm model ids given per run (`--models a,b,c`). One agent 
 the model is forced for that one call by handing the gateway a config whose agent override names it
 (`gateway.complete(..., config=...)`), so the gateway's classification, re-ask, tracing and pricing all apply.
 
-- profile `offline`: the offline test double answers for every model id (keyless demos and tests; the id is
-  kept as the label, so usage and logs show which "model" wrote what);
-- a provider name (`local`, `ollama`, `offline`): that provider, its model chosen by tier — for `ollama` the
-  platform's GPU-aware NVML tiering with role writer (drafts) or auditor (audits);
+- a provider name (`local`, `ollama`, `offline`), in any profile: that provider, its model chosen by tier —
+  for `ollama` the platform's GPU-aware NVML tiering with role writer (drafts) or auditor (audits);
+- profile `offline`: the offline test double answers for every other model id (keyless demos and tests; the id
+  is kept as the label, so usage and logs show which "model" wrote what);
 - a full litellm id (`anthropic/claude-3-5-haiku-20241022`, `openai/gpt-4o-mini`, `ollama_chat/qwen2.5:7b`):
   the provider whose prefix matches, that exact model.
 """
@@ -49,10 +49,10 @@ def llm_config_for(agent: str, model: str | None, role: str) -> LLMConfig:
     cfg = current_config()
     override = (cfg.agents.get(agent) or AgentConfig()).model_copy(update={"role": role})
     if model:
-        if cfg.default_provider == "offline":
-            override = override.model_copy(update={"provider": "offline", "model": model})
-        elif model in cfg.providers:
+        if model in cfg.providers:  # an explicit provider name wins in any profile
             override = override.model_copy(update={"provider": model, "model": None})
+        elif cfg.default_provider == "offline":
+            override = override.model_copy(update={"provider": "offline", "model": model})
         else:
             override = override.model_copy(update={"provider": provider_for(model, cfg), "model": model})
     agents = dict(cfg.agents)

@@ -13,6 +13,8 @@ def test_offline_profile_keeps_every_id_as_a_label_for_the_test_double():
     assert res.litellm_model == "colloquy-offline/anthropic/claude-3-5-haiku"
     default = resolve_model("writing_draft", llm_config_for("writing_draft", None, "writer"))
     assert default.provider == "offline" and default.model == "offline-medium"
+    local = resolve_model("writing_draft", llm_config_for("writing_draft", "local", "writer"))
+    assert local.provider == "local" and local.model == "smollm2-135m-instruct"  # a provider name always wins
 
 
 def test_real_profile_routes_each_id_to_its_provider_and_ollama_by_gpu_tier(monkeypatch):
