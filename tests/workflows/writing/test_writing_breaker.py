@@ -202,3 +202,28 @@ async def test_hard_runtime_limit_halts_after_the_slow_state(ts_env, worker, off
         result = await (await start(ts_env, queue, MODELS, cfg)).result()
     assert result.status == "halted" and "hard_timeout" in result.reason
     assert offline.calls("writing_orchestrator") == [] and offline.calls("writing_audit") == []
+
+
+async def test_a_hung_synthesizer_times_out_and_the_failure_transition_retries_it(ts_env, offline):
+    from tests.workflows.writing.conftest import quick_worker
+
+    data = config(circuit_breaker=rules(state_visit_limit=3)).model_dump()  # (the default rules would call
+    data["states"]["synthesize"]["timeout_s"] = 1                                # cross-audit↔synthesize a cycle)
+    cfg = type(config())(**data)
+    offline.script("writing_synthesize", Fault(kind="hang"), "SECOND TRY POST.")
+    async with quick_worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, MODELS, cfg)).result()
+    assert result.status == "complete"
+    assert [t for _, t in result.transitions][:5] == ["draft", "cross-audit", "synthesize", "cross-audit",
+                                                      "synthesize"]
+    assert "SECOND TRY POST." in store().get(result.final_post.ref)
+    failed = [e for e in _log(result) if e["event"] == "state_failed"]
+    assert failed[0]["state"] == "synthesize" and "timed out after 1s" in failed[0]["error"]
+
+
+async def test_a_gate_that_cannot_answer_halts_when_the_config_has_no_failure_transition(ts_env, worker, offline):
+    offline.script("writing_quality_gate", Fault(kind="auth"))
+    async with worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, MODELS, gated_without_human())).result()
+    assert result.status == "halted"
+    assert "state 'draft-check' ended with 'failure' and the config has no such transition" in result.reason
