@@ -190,7 +190,8 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
 
 async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
     while True:
-        answer = await asyncio.to_thread(input, "\n> ")
+        console.print("approve | abort | anything else = feedback")
+        answer = await asyncio.to_thread(input, "> ")
         try:
             decision, feedback = normalise_approval(answer, None, free_text=True)
         except ValueError as exc:
@@ -216,6 +217,8 @@ def start(
     persona: list[str] = typer.Option([], "--persona", help="name=FILE: inline persona text for this run."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: writing-<story>-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the run until it ends."),
+    ask: bool | None = typer.Option(None, "--ask/--no-ask", help="Answer approval requests here (default: when "
+                                    "stdin is a terminal). approve | abort | any other text = feedback."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
@@ -259,7 +262,7 @@ def start(
             console.print(f"Follow with: colloquy write status {wid}")
             return 0
         try:
-            result = await follow(handle, interactive=sys.stdin.isatty())
+            result = await follow(handle, interactive=sys.stdin.isatty() if ask is None else ask)
         except WorkflowFailureError as exc:
             err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")
             return 1

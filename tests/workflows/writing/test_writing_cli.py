@@ -66,3 +66,19 @@ def test_write_needs_models_and_history_explains_an_empty_db(tmp_path):
     assert out.exit_code == 2 and "at least one litellm model id" in out.output
     empty = runner.invoke(app, ["history", "trend", "--db", str(tmp_path / "none.duckdb")])
     assert empty.exit_code == 1 and "no run history yet" in empty.output
+
+
+async def test_write_asks_for_approval_and_sends_free_text_as_feedback(ts_env, worker, offline, tmp_path):
+    story = tmp_path / "post_08.md"
+    story.write_text(STORY)
+    offline.script("writing_synthesize", "FIRST CUT.", "PUNCHIER CUT.")
+    async with worker(ts_env.client) as queue:
+        out = await asyncio.to_thread(runner.invoke, app, [
+            "write", str(story), "--models", "m-a", "--config", "gated", "--ask", "--address", _address(ts_env),
+            "--task-queue", queue], input="Make it punchier\napprove\n")
+    assert out.exit_code == 0, out.output
+    assert "Approval requested: human-approval-1" in out.output and "FIRST CUT." in out.output
+    assert "Approval requested: human-approval-2" in out.output and "PUNCHIER CUT." in out.output
+    assert "complete in 'complete'" in out.output
+    second = offline.calls("writing_synthesize")[1].messages[-1]["content"]
+    assert "Human reviewer feedback: Make it punchier" in second
