@@ -798,6 +798,10 @@ class InterviewWorkflow:
         assert self.plan is not None
         context = (self.phase, self._current_section_id())
         changed = context != self.last_decision_context
+        question_in_the_air = bool(self.tail) and self.tail[-1].speaker == "interviewer"
+        if self.decision is not None and question_in_the_air and not changed:
+            self._say("ℹ️ Keeping the current decision — the interviewer's question is waiting for an answer")
+            return
         if self.decision is not None and cadence.should_reuse_decision(len(new), self.decision.decided_at, now,
                                                                          changed):
             age = timing.seconds_between(self.decision.decided_at, now)

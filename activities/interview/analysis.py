@@ -38,12 +38,11 @@ def _offline_analysis(req: offline.OfflineRequest):
     if not said:
         return AnalysisSummary(suggested_title=req.context.get("topic", ""))
     by_len = sorted(said, key=len, reverse=True)
-    titles = req.context.get("titles") or []
     return AnalysisSummary(
         main_claims=by_len[:3], themes=[" ".join(s.split()[:5]) for s in by_len[:2]],
         tensions=[s for s in said if " but " in s.lower()][:2],
         quotes=[QuoteItem(text=s) for s in by_len[:4]],
-        suggested_title=(titles[0] if titles else req.context.get("topic", "")).strip())
+        suggested_title=req.context.get("topic", "").strip())
 
 
 offline.register_responder("interview_analysis", _offline_analysis)

@@ -29,7 +29,8 @@ def _offline_research(req: offline.OfflineRequest):
     import re
 
     said = " ".join(e["text"] for e in req.context.get("window", []) if e["speaker"] == "interviewee")
-    terms = [t for t in re.findall(r"\b[A-Z][a-zA-Z]{3,}(?:\s[A-Z][a-zA-Z]{3,})?\b", said)
+    # capitalised terms that do not start a sentence: names, products, places
+    terms = [t for t in re.findall(r"(?<=[a-z0-9,;:] )[A-Z][a-zA-Z]{2,}(?:\s[A-Z][a-zA-Z]{2,})?\b", said)
              if t.lower() not in {x.lower() for x in req.context.get("existing", [])}]
     if not terms:
         return ResearchOutput()

@@ -5,9 +5,17 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from models.interview import NextQuestion, NotesState, OrchestratorDecision, PlanSnapshot, ResearchItem, \
-    SectionSnapshot, TranscriptEntry
-from models.interview import Contradiction, Gap
+from models.interview import (
+    Contradiction,
+    Gap,
+    NextQuestion,
+    NotesState,
+    OrchestratorDecision,
+    PlanSnapshot,
+    ResearchItem,
+    SectionSnapshot,
+    TranscriptEntry,
+)
 from workflows.logic.interview import cadence, timing
 from workflows.logic.interview.entries import (
     EntryError,

@@ -59,7 +59,7 @@ async def test_normal_flow_completes_all_sections_by_coverage(ts_env, worker, of
     assert result.status == "COMPLETED" and result.exit_reason == "coverage_satisfied"
     assert [e.type for e in evts][:3] == ["INTERVIEW_CREATED", "PLAN_READY", "INTERVIEW_STARTED"]
     assert [e.event_id for e in evts] == list(range(1, len(evts) + 1))
-    assert all(a.timestamp <= b.timestamp for a, b in zip(evts, evts[1:]))
+    assert all(a.timestamp <= b.timestamp for a, b in zip(evts, evts[1:], strict=False))
 
 
 async def test_candidate_never_responds_every_section_times_out(ts_env, worker, offline):

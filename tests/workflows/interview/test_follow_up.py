@@ -7,7 +7,16 @@ import json
 
 from activities.artifacts import store
 from models.interview import DEFAULT_FOLLOW_UP_SECONDS, QUERY_PLAN, InterviewResult, PlanSnapshot
-from tests.workflows.interview.helpers import adaptive_plan, control, decision, events, of_type, say, start, state
+from tests.workflows.interview.helpers import (
+    adaptive_plan,
+    control,
+    decision,
+    events,
+    of_type,
+    say,
+    start,
+    state,
+)
 
 FIRST = "the worst night was a settlement batch that failed at three in the morning with no runbook."
 SECOND = "the double charge came from a retry that nobody had made idempotent, and it cost us a week."

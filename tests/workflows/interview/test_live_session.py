@@ -182,7 +182,7 @@ async def test_silence_skips_listeners_and_reuses_recent_decisions(ts_env, worke
     offline.script("interview_orchestrator", *[decision("How did you end up carrying the pager?", qid="q-origin")] * 3)
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False, cycle_seconds=10)
-        await say(h, "interviewer", "Hello and welcome.")
+        await say(h, "interviewee", "hello, glad to be here.")
         await ts_env.sleep(5)
         before = len(offline.calls("interview_orchestrator"))
         listeners_before = len(offline.calls("interview_note_taker"))
@@ -232,3 +232,22 @@ async def test_interviewer_closing_remark_ends_the_interview_at_once(ts_env, wor
     started, done = of_type(evts, "INTERVIEW_STARTED")[0], of_type(evts, "INTERVIEW_COMPLETED")[0]
     assert (done.timestamp - started.timestamp).total_seconds() < 120
     assert of_type(evts, "CLOSING_DETECTED")
+
+
+async def test_a_question_in_the_air_is_not_replaced_before_the_answer(ts_env, worker, offline):
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False)
+        await say(h, "interviewee", "happy to talk about pagers.")
+        await ts_env.sleep(5)
+        before = len(offline.calls("interview_orchestrator"))
+        asked = await say(h, "interviewer", "Tell me about the worst night you had on call.")
+        await ts_env.sleep(5)
+        while_waiting = len(offline.calls("interview_orchestrator"))
+        await say(h, "interviewee", ANSWER_1)
+        await ts_env.sleep(5)
+        after = len(offline.calls("interview_orchestrator"))
+        await control(h, "end")
+        result = await h.result()
+    assert while_waiting == before and after == before + 1
+    assert asked.entry.speaker == "interviewer"
+    assert "the interviewer's question is waiting for an answer" in store().get(result.activity_log)

@@ -10,7 +10,15 @@ import pytest
 from activities.artifacts import store
 from core import search_attributes as sa
 from models.interview import InterviewResult
-from tests.workflows.interview.helpers import assessment, control, events, of_type, say, start, structured_sections
+from tests.workflows.interview.helpers import (
+    assessment,
+    control,
+    events,
+    of_type,
+    say,
+    start,
+    structured_sections,
+)
 
 CODE = "def allow(bucket):\n    bucket.refill()\n    return bucket.take()"
 

@@ -43,6 +43,8 @@ def scale_shares(total_seconds: int, shares: tuple[int, ...] = DEFAULT_SECTION_S
 def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> PlanSnapshot:
     """A deterministic plan derived from the topic: the Planner's fallback (and the offline demo's answer)."""
     t = topic.strip()
+    if len(t) > 1 and t[0].isupper() and t[1].islower():
+        t = t[0].lower() + t[1:]          # "Running on-call" reads "What drew you to running on-call"
     specs = [
         ("opening", f"Why {t} matters to you", "high",
          [(f"What first drew you to {t}, and why does it still matter to you?", 1),
@@ -79,7 +81,7 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> Pla
             section.primary_prompt = qs[0].text
         sections.append(section)
     goal = f"Understand what {t} really looks like from the inside{': ' + context.strip()[:200] if context.strip() else ''}"
-    return normalize_plan(PlanSnapshot(topic=t, research_goal=goal,
+    return normalize_plan(PlanSnapshot(topic=topic.strip(), research_goal=goal,
                                        angle=f"The lived experience and hard-won opinions behind {t}",
                                        sections=sections), mode)
 
