@@ -138,6 +138,13 @@ class InterviewInput(BaseModel):
     essay_on_termination: bool = False
     carried: CarriedState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
+    @classmethod
+    def for_follow_up(cls, previous_session_id: str, follow_up_topic: str, **fields: Any) -> InterviewInput:
+        """A 6-minute follow-up of a finished interview (000 'Follow-Up Sessions')."""
+        fields.setdefault("duration_seconds", DEFAULT_FOLLOW_UP_SECONDS)
+        fields.setdefault("topic", follow_up_topic)
+        return cls(previous_session_id=previous_session_id, follow_up_topic=follow_up_topic, **fields)
+
 
 # ------------------------------------------------------------------------------------- live entries
 class TranscriptEntry(BaseModel):

@@ -591,7 +591,8 @@ class InterviewWorkflow:
             for later in self.sections[self.current + 1:]:
                 later.exit_reason, later.substate = "not_reached", "SECTION_ENDED"
             self.current = len(self.sections) - 1 if self._section_runtime() is None else self.current
-            self.sections and self._end_section("time_expired")
+            if self.sections:
+                self._end_section("time_expired")
 
     # =========================================================================================== sections
     def _start_section(self, index: int, at: datetime | None = None) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from temporalio import activity
 
 from activities.agents.base import AgentSpec
@@ -37,7 +39,8 @@ def _offline_notes(req: offline.OfflineRequest):
     coverage = []
     if req.context.get("section_id"):
         words = sum(len(t.split()) for t in said)
-        quality = "deep" if words > 150 else "adequate" if words > 60 else "shallow"
+        quality: Literal["deep", "adequate", "shallow"] = \
+            "deep" if words > 150 else "adequate" if words > 60 else "shallow"
         coverage = [SectionCoverage(id=req.context["section_id"], coverage_quality=quality,
                                     key_points_covered=[" ".join(longest.split()[:8])])]
     return NotesState(key_ideas=ideas, quotable_lines=quotes, section_coverage=coverage,
