@@ -140,38 +140,51 @@ def median(values: list[float]) -> float:
 @dataclass
 class SessionTimings:
     workflow_id: str
-    decision_latency_s: list[float] = field(default_factory=list)   # answer submitted -> new question visible
-    missed: int = 0                                                  # no new question within the timeout
+    decision_latency_s: list[float] = field(default_factory=list)   # answer submitted -> decision made with it
+    missed: int = 0                                                  # no decision within the timeout
 
 
-async def drive_answers(handle: WorkflowHandle, answers: list[str], cadence_s: float, poll_s: float = 0.05,
-                        timeout_s: float = 60.0, start_offset_s: float = 0.0) -> SessionTimings:
-    """A rehearsal client that measures: every `cadence_s` it records the current question and an answer through
-    `submit_entry`, then times how long until `session_state` shows a different next question."""
-    from client.interview import session_state, submit_entry, wait_for_state
+async def drive_exchanges(handle: WorkflowHandle, answers: list[str], cadence_s: float, answer_after_s: float,
+                          poll_s: float = 0.1, timeout_s: float = 60.0, start_offset_s: float = 0.0
+                          ) -> SessionTimings:
+    """A measuring rehearsal client. Every `cadence_s`: record the engine's question (`submit_entry`), wait for
+    the engine to digest it, answer `answer_after_s` after the question, and time answer -> the engine's decision
+    made with that answer in hand (event log: interviewer-AI request after the answer, then its response)."""
+    from client.interview import session_state, submit_entry, wait_for_decision, wait_for_state
     from models.interview import TranscriptEntry
 
     out = SessionTimings(handle.id)
-    state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 120, 0.2)
+    state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 180, 0.25)
     if start_offset_s:
         await asyncio.sleep(start_offset_s)  # spread sessions over the cadence, like real people
-    question = state.next_question or ""
     for turn, answer in enumerate(answers, start=1):
         began = time.monotonic()
-        await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}q", speaker="interviewer", text=question))
+        cursor = (await session_state(handle)).last_event_id
+        await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}q", speaker="interviewer",
+                                                   text=state.next_question or "Go on?"))
+        await wait_for_decision(handle, f"b{turn}q", cursor, timeout_s, poll_s)
+        rest = answer_after_s - (time.monotonic() - began)
+        if rest > 0:
+            await asyncio.sleep(rest)  # the interviewee thinking: real time is the point of this client loop
+        cursor = (await session_state(handle)).last_event_id
         await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}a", speaker="interviewee", text=answer))
         sent = time.monotonic()
-        state = await wait_for_state(handle, lambda s, q=question: s.next_question != q
-                                     or s.status not in ("IN_PROGRESS", "PAUSED"), timeout_s, poll_s)
-        if state.next_question != question and state.status == "IN_PROGRESS":
-            out.decision_latency_s.append(time.monotonic() - sent)
-            question = state.next_question or question
-        else:
+        decided = await wait_for_decision(handle, f"b{turn}a", cursor, timeout_s, poll_s)
+        if decided is None:
             out.missed += 1
-        if state.status not in ("IN_PROGRESS", "PAUSED"):
+            state = await session_state(handle)
+        else:
+            out.decision_latency_s.append(time.monotonic() - sent)
+            state = decided
+        if state.status != "IN_PROGRESS":
             break
         rest = cadence_s - (time.monotonic() - began)
         if rest > 0 and turn < len(answers):
-            await asyncio.sleep(rest)  # the pace of the conversation (a client loop: real time is the point)
-    _ = await session_state(handle)
+            await asyncio.sleep(rest)
     return out
+
+
+def prompt_tokens(call) -> int:
+    """The offline provider's own token count for a call's prompt (len/4, as it reports in usage)."""
+    text = "\n".join(str(m.get("content", "")) for m in call.messages)
+    return max(1, len(text) // 4)

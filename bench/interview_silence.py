@@ -1,0 +1,79 @@
+"""Silence costs nothing: LLM calls while nobody speaks for 60 s, and while the session is PAUSED for 60 s.
+
+000: "Skipping NoteTaker/Researcher — no new content" and "Reusing previous Orchestrator decision" (< 30 s old);
+003: a paused session keeps its clock running. The seed's expectation for a 60 s pause: zero LLM calls.
+Time-skipping server (the 60 s are workflow time), workers in this process, offline provider counting calls.
+
+    python -m bench.interview_silence [--cycle 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import uuid
+from collections import Counter
+
+from bench.interview_common import ANSWERS, artifacts_in_tmp, quiet, time_skipping_server, workers
+
+
+async def run(cycle: float) -> None:
+    from activities.llm import offline
+    from client.interview import control_session, session_state, submit_entry, wait_for_decision
+    from models.interview import InterviewInput, TranscriptEntry
+
+    quiet()
+    offline.reset()
+    async with artifacts_in_tmp(), time_skipping_server() as env, workers(env.client) as queue:
+        inp = InterviewInput(topic="What on-call taught me", duration_seconds=1200, cycle_seconds=cycle)
+        handle = await start(env, inp, queue)
+        for turn, answer in enumerate(ANSWERS[:2], start=1):  # get the conversation going
+            state = await session_state(handle)
+            await submit_entry(handle, TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
+                                                       text=state.next_question or "Go on?"))
+            cursor = (await session_state(handle)).last_event_id
+            await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))
+            await wait_for_decision(handle, f"a{turn}", cursor, 30, 0.05)
+
+        before = len(offline.calls())
+        await env.sleep(60)                                   # 60 s of silence, session IN_PROGRESS
+        silent = Counter(c.agent for c in offline.calls()[before:])
+        s1 = await session_state(handle)
+
+        await control_session(handle, "pause", "bench: a 60 s pause")
+        before = len(offline.calls())
+        await env.sleep(60)                                   # 60 s PAUSED: the clock runs, nothing is asked
+        paused = Counter(c.agent for c in offline.calls()[before:])
+        s2 = await session_state(handle)
+        await control_session(handle, "resume", "bench")
+        await handle.terminate("benchmark done")
+
+    total_silent, total_paused = sum(silent.values()), sum(paused.values())
+    print(f"silence — time-skipping server, live cycle every {cycle:.0f} s, 60 s of workflow time each")
+    print(f"  60 s of silence (IN_PROGRESS, no new entry): {total_silent} LLM calls {dict(silent) or ''} "
+          f"over {60 / cycle:.0f} cycle ticks; elapsed {s1.elapsed_seconds:.0f} s")
+    print("    (NoteTaker/Researcher skipped without new content; the Orchestrator reruns only when its decision "
+          "is >= 30 s old, per 000)")
+    print(f"  60 s PAUSED: {total_paused} LLM calls {dict(paused) or ''}; status {s2.status}, "
+          f"workflow clock ran on: +{s2.elapsed_seconds - s1.elapsed_seconds:.0f} s by the last workflow task")
+    print(f"  RATIO LLM calls per cycle tick: silence {total_silent / (60 / cycle):.2f}, paused "
+          f"{total_paused / (60 / cycle):.2f} (seed: 0)")
+
+
+async def start(env, inp, queue):
+    from client.interview import start_interview, wait_for_state
+
+    handle = await start_interview(env.client, inp, f"interview-bench-silence-{uuid.uuid4().hex[:6]}", queue)
+    await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 60, 0.05)
+    return handle
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cycle", type=float, default=10.0, help="Live update cycle cadence (seconds).")
+    args = parser.parse_args()
+    asyncio.run(run(args.cycle))
+
+
+if __name__ == "__main__":
+    main()
