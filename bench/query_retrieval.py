@@ -89,14 +89,14 @@ def _script_rest(offline, analyses: int) -> None:  # noqa: ANN001
     offline.script("observe_context", {"should_update": False})
 
 
-async def run_query(client, queue: str, notes: Path):  # noqa: ANN001, ANN201
+async def run_query(client, queue: str, notes: Path, chunk: int = 1000):  # noqa: ANN001, ANN201
     from models.query import QueryRequest
     from workflows.query import QueryWorkflow
 
     started = time.perf_counter()
     handle = await client.start_workflow(
         QueryWorkflow.run, QueryRequest(text="Why was my energy low?", app_id="fitness", notes_dir=str(notes),
-                                        today=TODAY, max_entries=400),
+                                        today=TODAY, max_entries=400, analysis_chunk_size=chunk),
         id=f"bench-query-{uuid.uuid4().hex[:6]}", task_queue=queue)
     result = await handle.result()
     wall = time.perf_counter() - started
@@ -178,6 +178,21 @@ async def main(days: list[int], latency: float, repeat: int) -> None:
         offline.set_latency(0)
         print(f"sequential ÷ parallel wall = {walls['dependent'] / walls['independent']:.2f} "
               f"(ideal (3+5)/(1+5) = {8 / 6:.2f}: router, planner, synthesizer, evaluator, observer stay serial)")
+
+        print(f"\nPart 3 — a year (365 entries) in one Analyzer call vs chunks (divide and conquer), "
+              f"{latency:.2f}s fixed latency per call")
+        print(f"{'chunk':>6} {'analyzer calls':>14} {'max prompt tok':>14} {'total tok in':>12} {'wall s':>7}")
+        for chunk in (1000, 100):
+            offline.reset()
+            offline.set_latency(latency)
+            offline.script("plan_query", _plan("Why was my energy low?", TODAY - timedelta(days=364), TODAY))
+            n_chunks = -(-365 // chunk)
+            _script_rest(offline, 1 if n_chunks == 1 else n_chunks + 1)
+            wall, _, result = await run_query(env.client, queue, notes, chunk=chunk)
+            prompts = [sum(len(m["content"]) for m in c.messages) // 4 for c in offline.calls("analyze_evidence")]
+            print(f"{chunk if chunk < 1000 else 'none':>6} {len(prompts):>14} {max(prompts):>14} "
+                  f"{result.usage.by_agent['analyze_evidence'].input_tokens:>12} {wall:>7.3f}")
+        offline.set_latency(0)
     finally:
         for w in workers:
             with contextlib.suppress(Exception):

@@ -286,6 +286,10 @@ class AnalyzeInput(BaseModel):
     retrieval_history: list[RetrievalAttempt] = Field(default_factory=list)
     user_responses: dict[str, str] = Field(default_factory=dict)
     prior_findings: list[Finding] = Field(default_factory=list, description="DEPENDENT: earlier sub-queries")
+    entry_ids: list[str] | None = Field(default=None, description="Only these entries of the refs (a chunk)")
+    chunk: str | None = Field(default=None, description="e.g. 'chunk 2 of 4 (entries 121-240 of 365)'")
+    chunk_analyses: list[AnalyzerOutput] = Field(default_factory=list,
+                                                 description="Reduce step: the chunks' analyses to combine")
 
 
 # ------------------------------------------------------------------------------------------- synthesizer
@@ -482,6 +486,8 @@ class QueryRequest(BaseModel):
                                     description="The user's clock: notes are dated and timed in local time")
     clarification_timeout_s: float = 24 * 3600
     max_entries: int = 100
+    analysis_chunk_size: int = Field(default=120, ge=1, description="Above this many entries, analyzers read "
+                                     "chunks in parallel and one more call combines them (seed §7.1)")
     max_global_context_tokens: int = 2000
     response_style: Literal["concise", "detailed"] = "concise"
 

@@ -120,6 +120,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.logic.query.parsing import split_both
     from workflows.logic.query.planning import (
+        chunk_ids,
         ensure_instructions,
         execution_groups,
         instructions_for,
@@ -163,6 +164,7 @@ class QueryWorkflow:
         self.gaps_status: dict[str, dict[str, bool]] = {}
         self.retrieval_history: list[RetrievalAttempt] = []
         self.refs: dict[int, list[ArtifactRef]] = {}
+        self.ids_by_sub: dict[int, list[str]] = {}
         self.entry_ids: list[str] = []
         self.analysis: AnalyzerOutput | None = None
         self.gaps: list[Gap] = []
@@ -403,6 +405,8 @@ class QueryWorkflow:
             self.retrieval_history.extend(out.retrieval_summary)
             self.warnings.extend(w for w in out.warnings if w not in self.warnings)
             self.entry_ids.extend(i for i in out.entry_ids if i not in self.entry_ids)
+            mine = self.ids_by_sub.setdefault(sub.id, [])
+            mine.extend(i for i in out.entry_ids if i not in mine)
             found += out.total_entries_found
         self.gaps = mark_searched(self.gaps, self.gaps_status)
         return State.ANALYZE
@@ -432,15 +436,34 @@ class QueryWorkflow:
         return nxt
 
     async def _analyze_one(self, sub: SubQuery, qtype: QueryType, prior: list[Finding]) -> AnalyzerOutput:
-        assert self.ctx is not None
-        refs = [r for refs in self.refs.values() for r in refs] if sub.id == 0 else self.refs.get(sub.id, [])
+        """One (sub-)query. Over `analysis_chunk_size` entries: divide and conquer (§7.1) — analyzers read the
+        chunks in parallel, one more call combines their analyses (verdict last, for the whole query)."""
+        assert self.ctx is not None and self.req is not None
+        refs = [r for rs in self.refs.values() for r in rs] if sub.id == 0 else self.refs.get(sub.id, [])
+        ids = self.entry_ids if sub.id == 0 else self.ids_by_sub.get(sub.id, [])
+        question = sub.question if sub.id else self.query_text
+        base = AnalyzeInput(
+            query=question, query_type=qtype, sub_query_id=sub.id or None, entries_refs=refs,
+            domain_context=self.ctx, global_context=self.global_context or None,
+            retrieval_history=self.retrieval_history, user_responses=self.user_responses, prior_findings=prior)
+        chunks = chunk_ids(ids, self.req.analysis_chunk_size)
+        if len(chunks) == 1:
+            return await self._call_analyzer(base, f"Analyzer: {question[:60]}")
+        total, n = len(ids), len(chunks)
+        starts = [sum(len(c) for c in chunks[:i]) for i in range(n)]
+        parts = await asyncio.gather(*(
+            self._call_analyzer(base.model_copy(update={
+                "entry_ids": chunk, "chunk": f"chunk {i + 1} of {n} (entries {starts[i] + 1}-{starts[i] + len(chunk)} "
+                                             f"of {total}, {chunk[0].split('#')[0]} to {chunk[-1].split('#')[0]})"}),
+                f"Analyzer: chunk {i + 1}/{n} of {question[:40]}")
+            for i, chunk in enumerate(chunks)))
+        return await self._call_analyzer(
+            base.model_copy(update={"entries_refs": [], "chunk_analyses": list(parts)}),
+            f"Analyzer: combine {n} chunks of {question[:40]}")
+
+    async def _call_analyzer(self, inp: AnalyzeInput, summary: str) -> AnalyzerOutput:
         result: AgentResult[AnalyzerOutput] = await call_agent(
-            analyze_evidence, AnalyzeInput(
-                query=sub.question if sub.id else self.query_text, query_type=qtype, sub_query_id=sub.id or None,
-                entries_refs=refs, domain_context=self.ctx, global_context=self.global_context or None,
-                retrieval_history=self.retrieval_history, user_responses=self.user_responses, prior_findings=prior),
-            kind="agent", summary=f"Analyzer: {(sub.question if sub.id else self.query_text)[:60]}",
-            result_type=AgentResult[AnalyzerOutput])
+            analyze_evidence, inp, kind="agent", summary=summary, result_type=AgentResult[AnalyzerOutput])
         self._count(result.usage)
         return result.output
 

@@ -591,13 +591,16 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
     return await _in_thread(save_all)
 
 
-def load_entries(refs: list[Any]) -> list[Entry]:
-    """For agent activities: the entries a retrieval stored in the artifact store."""
+def load_entries(refs: list[Any], only: list[str] | None = None) -> list[Entry]:
+    """For agent activities: the entries retrievals stored in the artifact store (deduplicated across refs),
+    optionally only the given ids (a chunk)."""
     out: dict[str, Entry] = {}
+    wanted = set(only) if only is not None else None
     for ref in refs:
         for item in json.loads(artifact_store().get(ref)):
             e = Entry.model_validate(item)
-            out.setdefault(e.id, e)
+            if wanted is None or e.id in wanted:
+                out.setdefault(e.id, e)
     return sorted(out.values(), key=lambda e: (e.date, e.timestamp, e.id))
 
 

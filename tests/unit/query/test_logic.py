@@ -143,3 +143,11 @@ def test_correction_delta_merges_by_name_and_keeps_the_rest():
 def test_both_split_puts_questions_in_the_query():
     assert split_both("Tired today, 4 hours sleep. Why am I always tired?") == (
         "Tired today, 4 hours sleep.", "Why am I always tired?")
+
+
+def test_chunks_are_in_date_order_and_bounded():
+    from workflows.logic.query.planning import chunk_ids
+
+    ids = ["2026-01-02#10", "2026-01-02#2", "2026-01-01#1", "2026-01-03#1", "2026-01-02#2"]
+    assert chunk_ids(ids, 2) == [["2026-01-01#1", "2026-01-02#2"], ["2026-01-02#10", "2026-01-03#1"]]
+    assert chunk_ids([], 5) == [[]]

@@ -8,7 +8,17 @@ from typer.testing import CliRunner
 from client.cli import app
 from client.notes import follow_query
 from models.query import ClarifyAnswer
-from tests.workflows.query.helpers import analysis, answer, evaluation, finding, gap, no_update, plan, route, start
+from tests.workflows.query.helpers import (
+    analysis,
+    answer,
+    evaluation,
+    finding,
+    gap,
+    no_update,
+    plan,
+    route,
+    start,
+)
 from workflows.query import QueryWorkflow
 
 Q = "What should I do today?"

@@ -210,3 +210,37 @@ async def test_no_data_query_says_so_and_discloses_the_gap(ts_env, worker, offli
     assert any(w.startswith("no entries for keyword") for w in result.warnings)
     # "Always search before asking": the second plan saw the empty search.
     assert "entries_found" in offline.calls("plan_query")[1].messages[-1]["content"]
+
+
+async def test_large_scope_is_analyzed_in_parallel_chunks_then_combined(ts_env, worker, offline, notes):
+    """Divide and conquer (§7.1): 7 entries with chunks of at most 3 → 3 chunk analyses + 1 combining call."""
+    q = "How did my training go this month?"
+    offline.script("route_input", route("query", ["strength", "running"]))
+    offline.script("plan_query", plan(q, qtype="insight"))
+
+    def by_chunk(req):  # noqa: ANN001, ANN202
+        ids = [e["id"] for e in req.context["entries"]]
+        if req.context.get("chunk_analyses"):
+            return analysis("sufficient", [finding("bench dipped mid-month, runs steady", "2026-01-09#1")],
+                            patterns=["low sleep before heavy bench"])
+        return analysis("insufficient", [finding(f"read {len(ids)} entries", *ids)],
+                        [gap("sleep before Jan 5", "temporal", "nice_to_have")])
+
+    offline.script("analyze_evidence", *[by_chunk] * 4)
+    offline.script("synthesize_answer", answer("Bench dipped mid-month after short nights; runs were steady.",
+                                               ["2026-01-09#1"]))
+    offline.script("evaluate_answer", evaluation())
+    offline.script("observe_context", no_update())
+    async with worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, q, notes, analysis_chunk_size=3)).result()
+    calls = offline.calls("analyze_evidence")
+    assert len(calls) == 4
+    chunk_prompts = [c.messages[-1]["content"] for c in calls[:3]]
+    assert sorted(len(c.context["entries"]) for c in calls[:3]) == [1, 3, 3]
+    assert all(p.count("\n[2026-01-") <= 3 for p in chunk_prompts)
+    assert any("chunk 1 of 3 (entries 1-3 of 7, 2026-01-05 to 2026-01-07)" in c.messages[0]["content"]
+               for c in calls[:3])
+    combine = calls[3]
+    assert "=== COMBINE ===" in combine.messages[0]["content"] and combine.context["entries"] == []
+    assert "read 3 entries" in combine.messages[-1]["content"]
+    assert result.attempts["analyze_replan"] == 0 and not result.partial  # the combined verdict decided

@@ -109,3 +109,14 @@ def ensure_instructions(plan: PlannerOutput, today, days: int = 30) -> PlannerOu
     default = RetrievalInstruction(tool="date_range", start=today - timedelta(days=days), end=today,
                                    purpose="recent entries (the plan named no retrieval)")
     return plan.model_copy(update={"retrieval_instructions": [default]})
+
+
+def entry_sort_key(entry_id: str) -> tuple[str, int]:
+    day, _, n = entry_id.partition("#")
+    return day, int(n) if n.isdigit() else 0
+
+
+def chunk_ids(ids: list[str], size: int) -> list[list[str]]:
+    """Divide and conquer (§7.1): entries in date order, split into chunks of at most `size`."""
+    ordered = sorted(set(ids), key=entry_sort_key)
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)] or [[]]
