@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, field_validator
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
 
+_Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
 MAX_INPUT_CHARS = 20_000
 MAX_ANSWER_CHARS = 4_000
 
@@ -369,8 +370,8 @@ class ClarifyInput(BaseModel):
 
 # ------------------------------------------------------------------------------------------------ parser
 class ParserOutput(BaseModel):
-    date: date
-    timestamp: datetime
+    date: _Date | None = Field(default=None, description="Set by the Parser activity from the input's time")
+    timestamp: datetime | None = None
     tags: list[str] = Field(default_factory=list)
     domain_data: dict[str, Any] = Field(default_factory=dict)
     raw_content: str = ""
@@ -401,7 +402,13 @@ class ContextUpdate(BaseModel):
     confidence: Literal["certain", "likely", "tentative"] = "tentative"
     source: str = ""
 
-    _norm = field_validator("category", "confidence", mode="before")(_lower)
+    _norm = field_validator("confidence", mode="before")(_lower)
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _singular(cls, value: Any) -> Any:
+        """Models often write the section name ("Preferences", "facts"): accept it."""
+        return value.strip().lower().removesuffix("s") if isinstance(value, str) else value
 
 
 class ObserverOutput(BaseModel):

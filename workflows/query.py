@@ -630,7 +630,8 @@ class QueryWorkflow:
         """The entry just logged, as the Observer's `new_entry` (significant_log)."""
         if not self.stored or self.parsed is None:
             return None
-        return Entry(id=self.stored[0].entry_id, date=self.parsed.date, timestamp=self.parsed.timestamp,
+        ts = self.parsed.timestamp or self._timestamp()
+        return Entry(id=self.stored[0].entry_id, date=ts.date(), timestamp=ts,
                      raw_content=self.log_text, domain_data=self.parsed.domain_data, tags=self.parsed.tags,
                      uncertain_fields=self.parsed.uncertain_fields, source_file=self.stored[0].raw_file)
 

@@ -151,3 +151,11 @@ def test_chunks_are_in_date_order_and_bounded():
     ids = ["2026-01-02#10", "2026-01-02#2", "2026-01-01#1", "2026-01-03#1", "2026-01-02#2"]
     assert chunk_ids(ids, 2) == [["2026-01-01#1", "2026-01-02#2"], ["2026-01-02#10", "2026-01-03#1"]]
     assert chunk_ids([], 5) == [[]]
+
+
+def test_llm_output_spellings_are_accepted():
+    from models.query import ContextUpdate, ParserOutput, RouterOutput
+
+    assert ContextUpdate(category="Preferences", key="k", value="v", confidence="CERTAIN").category == "preference"
+    assert RouterOutput(input_type="QUERY", confidence=0.5).input_type == "query"
+    assert ParserOutput().date is None  # filled by the Parser activity from the input's time, not the model

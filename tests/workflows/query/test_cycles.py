@@ -129,3 +129,24 @@ async def test_clarification_cycle_asks_once_then_synthesizes(ts_env, worker, of
     assert result.path[-6:] == ["ANALYZE", "PLAN", "SYNTHESIZE", "EVALUATE", "OBSERVE", "COMPLETE"]
     assert "Asking the user is no longer possible" in offline.calls("plan_query")[2].messages[0]["content"]
     assert result.partial
+
+
+async def test_failed_evaluation_expands_the_flagged_domain_before_retrying(ts_env, worker, offline, notes):
+    """§5.4: when the Analyzer flagged a domain gap, the retry loads that domain first, then re-plans."""
+    offline.script("route_input", route("query", ["strength"]))
+    offline.script("plan_query", plan(Q), plan(Q))
+    flagged = gap("what was eaten before the session", "contextual", "nice_to_have",
+                  outside_current_expertise=True, suspected_domain="nutrition")
+    offline.script("analyze_evidence", analysis("sufficient", [finding("heavy on Jan 9", "2026-01-09#1")], [flagged]),
+                   analysis("sufficient", [finding("skipped breakfast Jan 12", "2026-01-12#1")]))
+    offline.script("synthesize_answer", answer("Heavy because of food.", []),
+                   answer("Heavy on Jan 9 after 5 hours of sleep.", ["2026-01-09#1"]))
+    offline.script("evaluate_answer", evaluation("accuracy", feedback="food claim has no evidence"), evaluation())
+    offline.script("observe_context", no_update())
+    async with worker(ts_env.client) as queue:
+        result = await (await start(ts_env, queue, Q, notes)).result()
+    i = result.path.index("EVALUATE")
+    assert result.path[i:i + 4] == ["EVALUATE", "EXPAND_DOMAIN", "BUILD_CONTEXT", "PLAN"]
+    assert result.attempts["evaluate_retry"] == 1 and result.attempts["domain_expansion"] == 1
+    assert "nutrition" in result.domains_loaded and not result.partial
+    assert "Low protein" in offline.calls("plan_query")[1].messages[0]["content"]
