@@ -51,3 +51,20 @@ async def test_import_of_1000_notes_shows_progress_and_stores_every_note(ts_env,
     assert parsed["entries"][0]["domain_data"]["strength"]["exercises"][0]["weight"] == 100 + 999 % 50
     assert len(list((notes / "logs/raw").rglob("*.md"))) >= 1000
     assert result.usage.calls == 1001
+
+
+async def test_reimporting_the_same_folder_adds_nothing(ts_env, worker, offline, tmp_path):
+    """Idempotent per file + content: an interrupted import can simply be run again."""
+    src = tmp_path / "export"
+    src.mkdir()
+    for i in range(12):
+        (src / f"2024-05-{i + 1:02d}.md").write_text(f"bench {150 + i}x5\n")
+    offline.script("parse_log", *[_parse_from_text] * 24)
+    notes = tmp_path / "notes"
+    async with worker(ts_env.client) as queue:
+        _, first = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=5)
+        _, second = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=5)
+    assert first.imported == second.imported == 12
+    day = json.loads((notes / "logs/parsed/2024/05/2024-05-03.json").read_text())
+    assert len(day["entries"]) == 1
+    assert (notes / "logs/raw/2024/05/2024-05-03.md").read_text().count("bench 152x5") == 1
