@@ -244,10 +244,11 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], out
     budget = _time_left(extra.get("deadline"), cfg.request_timeout_s)
     if budget <= 0:
         raise TimeoutError("no time left in this attempt for another call")
-    kwargs["timeout"] = budget
+    # litellm keeps the constant request timeout (it keys cached HTTP clients on it: a per-call value would
+    # build a new client, TLS context included, for every call); the attempt's budget is enforced here, which
+    # also covers custom providers and hung connections that ignore litellm's timeout.
     try:
-        # enforced here too: custom providers (and hung connections) may ignore litellm's timeout
-        return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=budget + 1)
+        return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=budget)
     except TimeoutError as exc:
         raise TimeoutError(f"no answer within {budget:.3g} s") from exc
 
