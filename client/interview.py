@@ -37,7 +37,9 @@ from temporalio.service import RPCError
 
 from client.common import (
     AddressOpt,
+    ApiKeyEnvOpt,
     NamespaceOpt,
+    TlsCaOpt,
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
@@ -556,10 +558,10 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[Inter
 
 
 # ================================================================================================ CLI
-def _client(address, namespace, tls, tls_cert, tls_key):
+def _client(address, namespace, tls, tls_cert, tls_key, tls_ca=None, api_key_env=None):
     from core.temporal import connect
 
-    return connect(settings(address, namespace, tls, tls_cert, tls_key))
+    return connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
 
 
 def _fail(exc: Exception) -> None:
@@ -602,11 +604,12 @@ def start_cmd(
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<slug>-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Start an interview and print its workflow id, Web UI link and the commands to take part."""
+    """Start an interview; prints its workflow id, Web UI link and how to take part."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
                              duration_seconds=parse_duration(duration), mode=mode, style=style,  # type: ignore[arg-type]
                              cycle_seconds=cycle_seconds, interviewee_name=interviewee)
@@ -643,13 +646,16 @@ def join_cmd(
     entry_prefix: str = typer.Option("", help="Prefix for this client's entry ids (default: a random one)."),
     wait_question: float = typer.Option(30.0, help="Seconds to wait for the interviewer's next question."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Take part in an interview from the terminal: the interviewer's next question is shown (and recorded as
-    an interviewer entry), your answers go in through `submit_entry`. Rejected input is explained and the
-    session goes on. Type /help for commands."""
+    """Take part in an interview from the terminal (you are the interviewee).
+
+    Shows phase, section, time left and the interviewer's next question (recorded as an interviewer entry); your
+    answers go in through the `submit_entry` update. Rejected input is explained and the session goes on. Type
+    /help for commands (/pause, /resume, /done, /end, /ask, /code, /state, /quit)."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle = await interview_handle(client, workflow_id)
         await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question)
 
@@ -737,12 +743,15 @@ def watch_cmd(
     follow: bool = typer.Option(True, help="Keep streaming until the interview ends (--no-follow: print and exit)."),
     interval: float = typer.Option(0.5, help="Poll interval in seconds."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Stream an interview's append-only event log live (003 §3.2 events: sections, prompts, messages, AI
-    requests/responses, warnings, completion)."""
+    """Stream an interview's event log live.
+
+    Polls the `event_log` query for events after the last one seen (003 §3.2: sections, prompts, messages, AI
+    requests/responses, warnings, completion) until the interview ends."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle = await interview_handle(client, workflow_id)
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False, soft_wrap=True),
                                   after, follow, interval)
@@ -769,11 +778,14 @@ def rehearse_cmd(
     wait_essay: bool = typer.Option(True, help="Wait for the essay and print its path."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Drive a live interview with a simulated interviewee: answers replayed from a transcript file, or generated
-    from a persona by the `rehearsal_interviewee` agent. The engine asks; the rehearsal answers; when the answers
-    run out the interviewer closes and the session ends. Re-running on the same --id resumes (no duplicates)."""
+    """Rehearse an interview with a simulated interviewee (transcript file or persona).
+
+    Answers are replayed from a transcript file, or generated from a persona by the `rehearsal_interviewee`
+    agent. The engine asks; the rehearsal answers; when the answers (or the engine's questions) run out the
+    interviewer closes and the session ends. Re-running on the same --id resumes without duplicates."""
     from client import rehearsal_data as data
 
     if (transcript is None) == (persona is None):
@@ -782,7 +794,7 @@ def rehearse_cmd(
         _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one"))
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         try:
             script = data.load_transcript(transcript, interviewer) if transcript is not None else None
             who = data.load_persona(persona) if persona is not None else None
@@ -821,11 +833,12 @@ def essay_cmd(
     out: Path | None = typer.Option(None, help="Save the essay to this file instead of printing it."),
     wait: bool = typer.Option(False, help="Wait for a running session to finish."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Print (or save with --out) the essay of a finished interview, with where its artifacts are."""
+    """Print (or save with --out) the essay of a finished interview."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle = await interview_handle(client, workflow_id)
         result, text, path = await fetch_essay(handle, wait)
         if out is not None:
@@ -851,12 +864,15 @@ def continue_cmd(
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id of the follow-up session."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Start a follow-up session (000: 6 minutes by default) linked by previous_session_id: its essay merges
-    the original and follow-up transcripts, in order."""
+    """Start a follow-up session of a finished interview (6 minutes by default).
+
+    Linked by previous_session_id: the follow-up's Analysis and Writer get the original and follow-up transcripts
+    merged in order. Without --topic, the Follow-Up agent's first suggested topic is used."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,
                                                task_queue, cycle_seconds=cycle_seconds)
         console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""))
