@@ -501,29 +501,47 @@ async def watch_events(handle: WorkflowHandle, emit: Callable[[InterviewEvent], 
                        after_event_id: int = 0, follow: bool = True, poll_seconds: float = 0.5,
                        stop: asyncio.Event | None = None) -> int:
     """Stream the event log: query `event_log` for events after the last one seen, every `poll_seconds`.
-    Returns the last event id seen. Stops at INTERVIEW_COMPLETED/TERMINATED (or at once without follow)."""
+    Returns the last event id seen. With `follow`, stops once the interview has ended and the workflow has closed
+    (the write-up after INTERVIEW_COMPLETED is streamed too); without, after one page."""
     last = after_event_id
+    seen_end = False
     while True:
-        try:
-            page = await handle.query(QUERY_EVENT_LOG, last, result_type=EventLogPage)
-        except (WorkflowQueryFailedError, RPCError) as exc:
-            raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+        page = await _event_page(handle, last)
         if page.first_event_id_in_memory > last + 1 and page.archived and last == after_event_id:
             # Older events were moved to the artifact store by continue-as-new; say where they are.
             refs = ", ".join(r.name for r in page.archived)
             await _maybe_await(emit(InterviewEvent(event_id=0, timestamp=page.events[0].timestamp if page.events
                                                    else _epoch(), actor="client", type="ARCHIVED_EVENTS",
                                                    payload={"artifacts": refs})))
-        ended = False
-        for ev in page.events:
-            if ev.event_id <= last:
-                continue
-            await _maybe_await(emit(ev))
-            last = ev.event_id
-            ended = ended or ev.type in END_EVENTS
-        if ended or not follow or (stop is not None and stop.is_set()):
+        last, ended = await _emit_new(page, last, emit)
+        if not follow or (stop is not None and stop.is_set()):
             return last
+        if ended or seen_end:
+            # The engine still writes up (analysis, essay, exports) after INTERVIEW_COMPLETED: stream those events
+            # too, until the workflow has closed; then drain the log once more and stop.
+            seen_end = True
+            if not await is_running(handle):
+                last, _ = await _emit_new(await _event_page(handle, last), last, emit)
+                return last
         await asyncio.sleep(poll_seconds)
+
+
+async def _event_page(handle: WorkflowHandle, after: int) -> EventLogPage:
+    try:
+        return await handle.query(QUERY_EVENT_LOG, after, result_type=EventLogPage)
+    except (WorkflowQueryFailedError, RPCError) as exc:
+        raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+
+
+async def _emit_new(page: EventLogPage, last: int, emit) -> tuple[int, bool]:
+    ended = False
+    for ev in page.events:
+        if ev.event_id <= last:
+            continue
+        await _maybe_await(emit(ev))
+        last = ev.event_id
+        ended = ended or ev.type in END_EVENTS
+    return last, ended
 
 
 def _epoch():
@@ -692,7 +710,8 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                           f" left]: {escape(state.next_question)}", soft_wrap=True)
         line = await _readline("you> ")
         if line is None or line.strip() == "/quit":
-            console.print(f"left {handle.id}; it keeps running (rejoin with `colloquy interview join {handle.id}`)")
+            console.print(f"left {handle.id}; it keeps running (rejoin with `colloquy interview join {handle.id}`)",
+                          soft_wrap=True)
             return
         text = line.strip()
         if not text:
@@ -706,7 +725,7 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                 action = {"/done": "candidate_done"}.get(text, text[1:])
                 new = await control_session(handle, action, reason="from colloquy interview join")
                 console.print(f"{action}: status {new.status}"
-                              + (f" — {new.waiting_for}" if new.waiting_for else ""))
+                              + (f" — {escape(new.waiting_for)}" if new.waiting_for else ""), soft_wrap=True)
             elif text.startswith("/ask"):
                 answer = await ask_assistant(handle, text[4:].strip())
                 console.print(f"[magenta]assistant[/magenta]: {escape(answer.text)}"

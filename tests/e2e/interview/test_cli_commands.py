@@ -4,6 +4,7 @@ and in-process workers. Each command runs in a thread (it calls asyncio.run), th
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 
 import pytest
@@ -31,6 +32,7 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
     offline.script("rehearsal_interviewee", {"answer": "Honestly, config changes caused most of our outages."},
                    {"answer": "We deleted alerts nobody acted on and the pages fell by seventy percent."})
     offline.script("interview_writer", ESSAY)
+    offline.script("interview_assistant", "An SLO is a target for a service level indicator.")
     async with worker(dev_env.client) as queue:
         q = ["--task-queue", queue]
         code, out = await cli("start", "What on-call taught me", "--duration", "5m", "--cycle-seconds", "1",
@@ -43,12 +45,16 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
         assert code == 1 and "is still running" in out and "--wait" in out, out
 
         answer = "Alert fatigue is real: we paged people for things they could not fix, every single night."
-        typed = f"{answer}\n{'x' * (MAX_ENTRY_CHARS + 1)}\n   \n/bogus\n/state\n/quit\n"
+        typed = (f"{answer}\n{'x' * (MAX_ENTRY_CHARS + 1)}\n   \n/bogus\n/state\n/pause\n/resume\n"
+                 "/ask what is an SLO?\n/quit\n")
         code, out = await cli("join", wf_id, "--entry-prefix", "tty", "--wait-question", "5", *conn, input=typed)
         assert code == 0, out
         assert "Interviewer" in out and "phase" in out and "time left" in out
         assert "entry rejected" in out and str(MAX_ENTRY_CHARS) in out  # the validator's own words
         assert "unknown command /bogus" in out and f"left {wf_id}" in out
+        assert "pause: status PAUSED" in out and "resume: status IN_PROGRESS" in out
+        assert re.search(r"assistant: (\[offline test double\] )?An SLO is a target for a service level indicator\.",
+                         out), out[-1200:]
         view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
         mine = [(e.speaker, e.text) for e in view.entries if e.entry_id.startswith("tty-")]
         assert [t for who, t in mine if who == "interviewee"] == [answer]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -14,8 +15,9 @@ from client.interview import (
     fetch_essay,
     rehearse,
     start_interview,
+    watch_events,
 )
-from models.interview import QUERY_TRANSCRIPT, InterviewInput, TranscriptView
+from models.interview import QUERY_EVENT_LOG, QUERY_TRANSCRIPT, EventLogPage, InterviewInput, TranscriptView
 from tests.e2e.interview.helpers import ANSWERS, ESSAY
 
 pytestmark = pytest.mark.dev_server
@@ -29,11 +31,20 @@ async def test_rehearsed_interview_ends_in_an_essay(dev_env, worker, offline, tm
         inp = InterviewInput(topic="What on-call taught me", duration_seconds=600, cycle_seconds=1.0,
                              interviewee_name="Maya")
         handle = await start_interview(dev_env.client, inp, f"interview-e2e-rehearsal-{uuid.uuid4().hex[:6]}", queue)
+        streamed = []
+        watcher = asyncio.create_task(watch_events(handle, streamed.append, poll_seconds=0.1))  # `watch`, live
         report = await rehearse(dev_env.client, handle.id, TranscriptAnswers(ANSWERS[:4]),
                                 RehearsalOptions(fresh_question_timeout=20), say=said.append)
         result, essay, path = await fetch_essay(handle, wait=True)
         view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+        last_seen = await asyncio.wait_for(watcher, 30)
+        final_log = await handle.query(QUERY_EVENT_LOG, 0, result_type=EventLogPage)
 
+    # The live stream saw every event once, in order, and stopped by itself at the end.
+    assert [e.event_id for e in streamed] == list(range(1, last_seen + 1)) and last_seen == final_log.last_event_id
+    assert "INTERVIEW_COMPLETED" in [e.type for e in streamed]
+    assert [e.payload["entry_id"] for e in streamed if e.type in ("CANDIDATE_MESSAGE", "INTERVIEWER_MESSAGE")] == \
+        [e.entry_id for e in view.entries]
     assert report.turns == 4 and report.closed_by_client and not report.rejected
     assert report.final_status in ("FINALIZING", "COMPLETED")
     # The engine asked, the rehearsal answered, in order; nothing lost, nothing doubled.

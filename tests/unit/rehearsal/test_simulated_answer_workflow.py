@@ -8,9 +8,10 @@ from activities.llm.offline import Fault
 from activities.rehearsal.interviewee import Exchange, IntervieweeInput, Persona, SimulatedAnswer
 from client.interview import PersonaAnswers
 from models.interview import TranscriptEntry
-from tests.conftest import replay, replay_recorded
+from tests.conftest import HISTORIES, replay, replay_recorded
 from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
 
+HISTORY = "rehearsal_simulated_answer"   # recorded once, committed; re-record by deleting the JSON
 MAYA = Persona(name="Maya Okafor", role="staff engineer", voice="dry, direct",
                stories=["A certificate expired at 2 a.m. on Black Friday."], opinions=["Review config like code."])
 
@@ -28,7 +29,7 @@ async def test_answer_comes_from_the_agent_with_persona_and_question_in_the_prom
         handle = await ts_env.client.start_workflow(SimulatedAnswerWorkflow.run, inp,
                                                     id=answer_workflow_id(inp.interview_id, 1), task_queue=queue)
         result: SimulatedAnswer = await handle.result()
-        await replay(handle, record_as="rehearsal_simulated_answer")
+        await replay(handle, record_as=None if (HISTORIES / f"{HISTORY}.json").exists() else HISTORY)
     assert result.answer == "Honestly? Black Friday, a dead certificate, forty minutes."
     assert not result.fallback and result.usage is not None and result.usage.offline
     (call,) = offline.calls("rehearsal_interviewee")
@@ -71,4 +72,4 @@ async def test_same_turn_twice_gives_the_same_answer_and_one_llm_call(ts_env, wo
 
 
 async def test_recorded_history_replays_against_current_code():
-    await replay_recorded("rehearsal_simulated_answer")
+    await replay_recorded(HISTORY)
