@@ -486,6 +486,8 @@ class CarriedState(BaseModel):
     previous_transcript: list[TranscriptEntry] = Field(default_factory=list)
     activity_log: list[str] = Field(default_factory=list)
     activity_log_segments: list[ArtifactRef] = Field(default_factory=list)
+    grace_until: datetime | None = None
+    exit_reason: str | None = None
     continued: int = 0
 
 

@@ -166,6 +166,7 @@ class InterviewWorkflow:
             self.activity_log = list(c.activity_log)
             self.activity_log_segments = list(c.activity_log_segments)
             self.continued = c.continued
+            self.grace_until, self.exit_reason = c.grace_until, c.exit_reason
         else:
             self.plan = None
             self.started_at = self.ends_at = None
@@ -588,11 +589,12 @@ class InterviewWorkflow:
             if now >= rt.deadline:
                 self._end_section("time_expired")
         if self.ends_at is not None and now >= self.ends_at and not self.ended and self.grace_until is None:
+            if self._section_runtime() is None:      # every section already over: nothing left but to finish
+                self._complete_interview(self.exit_reason or "time_expired")
+                return
             for later in self.sections[self.current + 1:]:
                 later.exit_reason, later.substate = "not_reached", "SECTION_ENDED"
-            self.current = len(self.sections) - 1 if self._section_runtime() is None else self.current
-            if self.sections:
-                self._end_section("time_expired")
+            self._end_section("time_expired", start_next=False)
 
     # =========================================================================================== sections
     def _start_section(self, index: int, at: datetime | None = None) -> None:
@@ -622,7 +624,7 @@ class InterviewWorkflow:
             rt.substate = "SECTION_QUESTION_ACTIVE"
         self._update_details()
 
-    def _end_section(self, reason: str, extra: dict | None = None) -> None:
+    def _end_section(self, reason: str, extra: dict | None = None, start_next: bool = True) -> None:
         rt = self._section_runtime()
         if rt is None:
             return
@@ -636,7 +638,7 @@ class InterviewWorkflow:
         self._say(f"🏁 Section {rt.id} ended ({reason})")
         self._summarize_section_later(self.current)
         nxt = self.current + 1
-        if nxt < len(self.sections) and reason != "interview_ended":
+        if start_next and nxt < len(self.sections) and reason != "interview_ended":
             self._start_section(nxt, at=now)
             return
         self.current = len(self.sections)
@@ -980,6 +982,8 @@ class InterviewWorkflow:
 
     # ===================================================================================== continue-as-new
     def _should_continue_as_new(self) -> bool:
+        if self.grace_until is not None:
+            return False          # a few seconds from the end: finish in this run
         info = workflow.info()
         return info.is_continue_as_new_suggested() or \
             info.get_current_history_length() >= self.inp.continue_as_new_after_events
@@ -1023,7 +1027,8 @@ class InterviewWorkflow:
             seen_entry_ids=sorted(self.seen_ids), assistant_answers=self.assistant_answers,
             processed_seq=self.processed_seq, paused_since=self.paused_since, usage=self.usage,
             previous_transcript=self.previous_transcript, activity_log=self.activity_log,
-            activity_log_segments=self.activity_log_segments, continued=run)
+            activity_log_segments=self.activity_log_segments, grace_until=self.grace_until,
+            exit_reason=self.exit_reason, continued=run)
         workflow.continue_as_new(self.inp.model_copy(update={"carried": carried, "plan": None}))
 
     # ============================================================================================ helpers
