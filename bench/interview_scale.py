@@ -5,7 +5,8 @@ Each session: every 10 s the interviewer's question goes in, the answer 5 s late
 no polling). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
 it (read back from the workflow's event log; same host clock). Temporal side: one dev server, ONE worker pair
 (workflows + LLM activities, 100 activity slots) in this process. Baseline: the same agent functions
-(NoteTaker ∥ Researcher, then Orchestrator, same windows, merge and fallback logic), one asyncio task per
+(NoteTaker ∥ Researcher, then Orchestrator unless a question is waiting for its answer; same windows,
+merge and fallback logic), one asyncio task per
 session, nothing durable. "Sustained" = no missed decision and p95 below the 10 s cadence.
 
     python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0]
@@ -154,8 +155,8 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
                 notes = merge_notes(notes, nt.output)
                 research.extend(rs.output.items)
             processed = up_to
-            if not new:
-                continue
+            if not new or tail[-1].speaker == "interviewer":
+                continue  # like the engine: nothing new, or the interviewer's question is waiting for its answer
             asked_now = time.time()
             elapsed = time.monotonic() - started
             phase = phase_for(elapsed, 900)

@@ -36,7 +36,15 @@ async def run(cycle: float) -> None:
             await wait_for_decision(handle, f"a{turn}", cursor, 30, 0.05)
 
         before = len(offline.calls())
-        await env.sleep(60)                                   # 60 s of silence, session IN_PROGRESS
+        await env.sleep(60)                                   # 60 s in which nobody speaks after an answer
+        after_answer = Counter(c.agent for c in offline.calls()[before:])
+
+        state = await session_state(handle)                   # the interviewer asks; the interviewee is silent
+        await submit_entry(handle, TranscriptEntry(entry_id="q-silent", speaker="interviewer",
+                                                   text=state.next_question or "Go on?"))
+        await env.sleep(1)
+        before = len(offline.calls())
+        await env.sleep(60)                                   # 60 s waiting for the answer
         silent = Counter(c.agent for c in offline.calls()[before:])
         s1 = await session_state(handle)
 
@@ -49,15 +57,18 @@ async def run(cycle: float) -> None:
         await handle.terminate("benchmark done")
 
     total_silent, total_paused = sum(silent.values()), sum(paused.values())
+    total_after = sum(after_answer.values())
     print(f"silence — time-skipping server, live cycle every {cycle:.0f} s, 60 s of workflow time each")
-    print(f"  60 s of silence (IN_PROGRESS, no new entry): {total_silent} LLM calls {dict(silent) or ''} "
-          f"over {60 / cycle:.0f} cycle ticks; elapsed {s1.elapsed_seconds:.0f} s")
-    print("    (NoteTaker/Researcher skipped without new content; the Orchestrator reruns only when its decision "
-          "is >= 30 s old, per 000)")
+    print(f"  60 s waiting for an answer (question asked, interviewee silent): {total_silent} LLM calls "
+          f"{dict(silent) or ''} over {60 / cycle:.0f} cycle ticks")
+    print(f"  60 s in which nobody speaks after an answer: {total_after} LLM calls {dict(after_answer) or ''}")
+    print("    (NoteTaker/Researcher skip without new content; the Orchestrator keeps a decision < 30 s old, and "
+          "keeps it while a question waits for its answer)")
     print(f"  60 s PAUSED: {total_paused} LLM calls {dict(paused) or ''}; status {s2.status}, "
           f"workflow clock ran on: +{s2.elapsed_seconds - s1.elapsed_seconds:.0f} s by the last workflow task")
-    print(f"  RATIO LLM calls per cycle tick: silence {total_silent / (60 / cycle):.2f}, paused "
-          f"{total_paused / (60 / cycle):.2f} (seed: 0)")
+    ticks = 60 / cycle
+    print(f"  RATIO LLM calls per cycle tick: waiting for an answer {total_silent / ticks:.2f}, after an answer "
+          f"{total_after / ticks:.2f}, paused {total_paused / ticks:.2f} (seed: 0)")
 
 
 async def start(env, inp, queue):
