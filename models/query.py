@@ -126,6 +126,7 @@ class Entry(BaseModel):
     domain_data: dict[str, Any] | None = None
     tags: list[str] = Field(default_factory=list)
     uncertain_fields: list[str] = Field(default_factory=list)
+    extraction_notes: list[str] = Field(default_factory=list, description="The Parser's notes (what it dropped)")
     corrections: list[str] = Field(default_factory=list)
     source_file: str = ""
     source_key: str | None = Field(default=None, description="Idempotency key (workflow id, import file)")

@@ -198,7 +198,7 @@ class StorageRepository:
 
     def _read_text(self, path: Path) -> str | None:
         try:
-            data = path.read_bytes()
+            data = _read_bytes(path)
         except FileNotFoundError:
             return None
         except OSError as exc:
@@ -231,6 +231,7 @@ class StorageRepository:
             entries.append(Entry(id=entry_id, date=day, timestamp=ts, raw_content=body,
                                  domain_data=p.get("domain_data"), tags=p.get("tags", []),
                                  uncertain_fields=p.get("uncertain_fields", []),
+                                 extraction_notes=p.get("extraction_notes", []),
                                  source_file=str(raw_path.relative_to(self.base_path))))
         for e in entries:
             e.corrections = corrections.get(e.id, [])
@@ -318,8 +319,8 @@ class StorageRepository:
         section = f"\n## {entry.timestamp:%H:%M}\n{_escape(entry.raw_content.strip())}\n"
         parsed.setdefault("entries", []).append({
             "id": entry_id, "timestamp": entry.timestamp.isoformat(), "tags": entry.tags,
-            "domain_data": entry.domain_data or {}, "uncertain_fields": entry.uncertain_fields, "corrections": [],
-            "source_key": entry.source_key,
+            "domain_data": entry.domain_data or {}, "uncertain_fields": entry.uncertain_fields,
+            "extraction_notes": entry.extraction_notes, "corrections": [], "source_key": entry.source_key,
         })
         self._atomic_write(raw_path, existing.rstrip("\n") + "\n" + section)
         self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
@@ -375,10 +376,7 @@ class StorageRepository:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-                    fh.flush()
-                    os.fsync(fh.fileno())
+                _write_fd(fd, text)
                 os.replace(tmp, path)
             except BaseException:
                 if os.path.exists(tmp):
@@ -393,6 +391,19 @@ def _term(term: str) -> re.Pattern[str]:
     words, so it does not match inside 'press'."""
     body = re.escape(term)
     return re.compile(rf"\b{body}\b" if len(term) <= 2 else rf"\b{body}")
+
+
+def _read_bytes(path: Path) -> bytes:
+    """The one place notes are read from disk (tests make it fail the way a real disk does)."""
+    return path.read_bytes()
+
+
+def _write_fd(fd: int, text: str) -> None:
+    """The one place notes reach the disk: write, flush, fsync (a temp file, renamed afterwards)."""
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _months(start: date, end: date) -> Iterator[tuple[int, int]]:
@@ -549,7 +560,8 @@ async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
     entry = Entry(id="", date=day, timestamp=inp.timestamp, raw_content=inp.raw_input,
                   domain_data=(inp.parsed.domain_data if inp.parsed else None),
                   tags=(parsed.tags if parsed else []),
-                  uncertain_fields=(parsed.uncertain_fields if parsed else []), source_key=inp.source_key)
+                  uncertain_fields=(parsed.uncertain_fields if parsed else []),
+                  extraction_notes=(inp.parsed.extraction_notes if inp.parsed else []), source_key=inp.source_key)
     return await _in_thread(repo.save_entry, entry, inp.correction)
 
 
@@ -584,6 +596,7 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
             entry = Entry(id="", date=note.timestamp.date(), timestamp=note.timestamp, raw_content=note.raw,
                           domain_data=note.parsed.domain_data, tags=note.parsed.tags,
                           uncertain_fields=note.parsed.uncertain_fields,
+                          extraction_notes=note.parsed.extraction_notes,
                           source_key="import:" + hashlib.sha1(f"{note.file}\n{note.raw}".encode()).hexdigest()[:16])
             out.stored.append(repo.save_entry(entry).entry_id)
         return out

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from activities.query import storage
 from activities.query.storage import InvalidRequest, StorageError, StorageRepository, load_catalog
 from models.query import ApplyContextInput, ContextUpdate, DateRange, Entry, ParserOutput
 
@@ -95,42 +96,29 @@ def test_unreadable_file_fails_fast_with_a_clear_message(repo: StorageRepository
     if os.geteuid() != 0:
         path.chmod(0)
     else:  # root reads anything: make the OS refuse this one file as it would for a normal user
-        real = Path.read_bytes
+        real = storage._read_bytes
 
-        def refuse(self: Path) -> bytes:
-            if self == path:
-                raise PermissionError(13, "Permission denied", str(self))
-            return real(self)
+        def refuse(p: Path) -> bytes:
+            if p == path:
+                raise PermissionError(13, "Permission denied", str(p))
+            return real(p)
 
-        monkeypatch.setattr(Path, "read_bytes", refuse)
+        monkeypatch.setattr(storage, "_read_bytes", refuse)
     with pytest.raises(StorageError, match="2026-01-31.md: permission denied") as info:
         repo.get_entries_by_date_range(date(2026, 1, 1), date(2026, 1, 31))
     assert not info.value.retryable
 
 
 def test_disk_full_on_write_fails_fast(repo: StorageRepository, monkeypatch):
-    real_fdopen = os.fdopen
+    def full(fd: int, text: str) -> None:
+        os.close(fd)
+        raise OSError(28, "No space left on device")
 
-    def full(fd, *a, **kw):  # noqa: ANN001, ANN002, ANN003
-        fh = real_fdopen(fd, *a, **kw)
-
-        class Full:
-            def __enter__(self):  # noqa: ANN204
-                return self
-
-            def __exit__(self, *exc):  # noqa: ANN002, ANN204
-                fh.close()
-
-            def write(self, _text):  # noqa: ANN001, ANN202
-                raise OSError(28, "No space left on device")
-
-        return Full()
-
-    monkeypatch.setattr(os, "fdopen", full)
+    monkeypatch.setattr(storage, "_write_fd", full)
     with pytest.raises(StorageError, match="disk full") as info:
         repo.save_entry(_entry("2026-01-06", "Bench"))
     assert not info.value.retryable
-    monkeypatch.setattr(os, "fdopen", real_fdopen)
+    monkeypatch.undo()
     assert not (repo.base_path / "logs/raw/2026/01/2026-01-06.md").exists()  # nothing half-written
     assert not list(repo.base_path.rglob(".tmp-*"))
 

@@ -50,6 +50,9 @@ async def test_import_of_1000_notes_shows_progress_and_stores_every_note(ts_env,
     parsed = json.loads((notes / "logs/parsed/2025/09/2025-09-26.json").read_text())
     assert parsed["entries"][0]["domain_data"]["strength"]["exercises"][0]["weight"] == 100 + 999 % 50
     assert len(list((notes / "logs/raw").rglob("*.md"))) >= 1000
+    undated = [e for p in (notes / "logs/parsed").rglob("*.json") for e in json.loads(p.read_text())["entries"]
+               if any("dated by modification time" in n for n in e.get("extraction_notes", []))]
+    assert len(undated) == 1  # 2024-02-30.md: kept, dated by mtime, and the reason is recorded
     assert result.usage.calls == 1001
 
 

@@ -35,6 +35,7 @@ async def test_log_is_stored_raw_and_parsed_and_invented_values_are_dropped(ts_e
     assert record["domain_data"] == {"strength": {"exercises": [{"name": "bench press", "weight": 190, "reps": 3}]},
                                      "general_fitness": {"perceived_effort": "great"}}
     assert "strength.mood" in record["uncertain_fields"] and "strength.unit" in record["uncertain_fields"]
+    assert "dropped strength.exercises[0].sets: not stated in the input" in record["extraction_notes"]
     assert "Please check:" in result.response
     assert "- bench_pr: 190 x 3 (certain)" in (notes / "global-context.md").read_text()
     assert "TRIGGER: significant_log" in offline.calls("observe_context")[0].messages[0]["content"]
