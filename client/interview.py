@@ -174,6 +174,8 @@ async def ask_assistant(handle: WorkflowHandle, text: str) -> AssistantAnswer:
                                            result_type=AssistantAnswer)
     except WorkflowUpdateFailedError as exc:
         raise InterviewClientError(f"assistant query rejected: {_error_message(exc)}") from None
+    except RPCError as exc:
+        raise InterviewClientError(f"assistant query not delivered to {handle.id}: {exc.message}") from None
 
 
 async def wait_for_state(handle: WorkflowHandle, ready: Callable[[SessionState], bool], timeout: float,
@@ -194,7 +196,10 @@ async def wait_for_state(handle: WorkflowHandle, ready: Callable[[SessionState],
 
 
 async def is_running(handle: WorkflowHandle) -> bool:
-    desc = await handle.describe()
+    try:
+        desc = await handle.describe()
+    except RPCError as exc:
+        raise InterviewClientError(f"cannot describe {handle.id}: {exc.message}") from None
     return desc.status == WorkflowExecutionStatus.RUNNING
 
 
