@@ -643,11 +643,11 @@ def start_cmd(
 
 
 def _print_started(wf_id: str, s) -> None:
-    console.print(f"started [bold]{wf_id}[/bold]")
-    console.print(f"Web UI: {s.workflow_url(wf_id)}")
-    console.print(f"take part:  colloquy interview join {wf_id}")
-    console.print(f"watch:      colloquy interview watch {wf_id}")
-    console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya")
+    console.print(f"started [bold]{wf_id}[/bold]", soft_wrap=True)
+    console.print(f"Web UI: {s.workflow_url(wf_id)}", soft_wrap=True)
+    console.print(f"take part:  colloquy interview join {wf_id}", soft_wrap=True)
+    console.print(f"watch:      colloquy interview watch {wf_id}", soft_wrap=True)
+    console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
 
 
 def _guard(fn: Callable[[], Awaitable[None]]) -> None:
@@ -694,14 +694,14 @@ async def _readline(prompt: str) -> str | None:
 async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float = 30.0) -> None:
     state = await wait_for_state(handle, lambda s: s.status not in ("NOT_STARTED", "PLANNING"), 120.0)
     _print_state(state)
-    console.print(escape(JOIN_HELP))
+    console.print(escape(JOIN_HELP), soft_wrap=True)
     counter = 0
     last_question: str | None = None
     while True:
         state = await session_state(handle)
         if state.status in CLOSING_STATUSES:
             console.print(f"session {state.status.lower()} ({state.exit_reason or 'finished'}): "
-                          f"`colloquy interview essay {handle.id} --wait` prints the essay")
+                          f"`colloquy interview essay {handle.id} --wait` prints the essay", soft_wrap=True)
             return
         if state.next_question and state.next_question != last_question and state.status == "IN_PROGRESS":
             counter += 1
@@ -723,7 +723,7 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
             continue
         try:
             if text in ("/help", "/?"):
-                console.print(escape(JOIN_HELP))
+                console.print(escape(JOIN_HELP), soft_wrap=True)
             elif text == "/state":
                 _print_state(await session_state(handle))
             elif text in ("/pause", "/resume", "/end", "/done"):
@@ -743,15 +743,15 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                 counter += 1
                 await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-code", speaker="interviewee",
                                                            text="\n".join(code_lines), kind="code"))
-                console.print("code submitted")
+                console.print("code submitted", soft_wrap=True)
             elif text.startswith("/"):
-                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}")
+                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}", soft_wrap=True)
             else:
                 counter += 1
                 result = await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-a",
                                                                     speaker="interviewee", text=text))
                 if result.entry.late:
-                    console.print("[dim](recorded late: attributed to the previous section)[/dim]")
+                    console.print("[dim](recorded late: attributed to the previous section)[/dim]", soft_wrap=True)
                 # Give the engine a moment to decide the next question (its cycle runs on new content).
                 await wait_for_state(handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
                                      or bool(s.next_question) and s.next_question != q, wait_question)
@@ -779,7 +779,7 @@ def watch_cmd(
         handle = await interview_handle(client, workflow_id)
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False, soft_wrap=True),
                                   after, follow, interval)
-        console.print(f"(last event id {last})", style="dim")
+        console.print(f"(last event id {last})", style="dim", soft_wrap=True)
 
     _guard(_run)
 
@@ -835,18 +835,18 @@ def rehearse_cmd(
         state = await session_state(handle)
         source: AnswerSource = (TranscriptAnswers(script.answers) if script else
                                 PersonaAnswers(client, handle.id, state.topic, who, task_queue, max_turns))
-        console.print(f"rehearsing {handle.id} with {source.label} answers from {name}")
+        console.print(f"rehearsing {handle.id} with {source.label} answers from {name}", soft_wrap=True)
         report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
                                 say=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True))
         console.print(f"session {report.final_status} ({report.exit_reason}): {report.turns} answers"
-                      + (f", {len(report.rejected)} rejected" if report.rejected else ""))
+                      + (f", {len(report.rejected)} rejected" if report.rejected else ""), soft_wrap=True)
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
             console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else
-                          f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]")
+                          f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]", soft_wrap=True)
         if wait_essay:
             result, _text, path = await fetch_essay(handle, wait=True)
-            console.print(f"essay: {path}  ({result.title or 'untitled'})")
-            console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}")
+            console.print(f"essay: {path}  ({result.title or 'untitled'})", soft_wrap=True)
+            console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}", soft_wrap=True)
 
     _guard(_run)
 
@@ -868,13 +868,13 @@ def essay_cmd(
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
-            console.print(f"saved {out} ({len(text)} characters)")
+            console.print(f"saved {out} ({len(text)} characters)", soft_wrap=True)
         else:
             console.print(text, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"essay artifact: {path}", style="dim")
+        console.print(f"essay artifact: {path}", style="dim", soft_wrap=True)
         if result.usage.calls:
             console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "
-                          f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim")
+                          f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim", soft_wrap=True)
 
     _guard(_run)
 
@@ -899,7 +899,7 @@ def continue_cmd(
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,
                                                task_queue, cycle_seconds=cycle_seconds)
-        console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""))
+        console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""), soft_wrap=True)
         _print_started(handle.id, settings(address, namespace))
 
     _guard(_run)

@@ -104,3 +104,27 @@ async def test_cli_errors_are_clear(dev_env, tmp_path):
     assert code != 0 and "is not a duration" in out, out
     code, out = await cli("essay", "interview-nope-000000", *conn)
     assert code == 1 and "no interview with workflow id" in out, out
+
+
+async def test_rehearse_a_new_session_from_a_transcript_file_to_the_essay(dev_env, worker, offline, tmp_path,
+                                                                           monkeypatch):
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    offline.script("interview_writer", ESSAY)
+    transcript = tmp_path / "mine.txt"
+    transcript.write_text("Host: Why on-call?\nDana: Because somebody had to carry the pager.\n"
+                          "  And I was curious.\nHost: Worst night?\nDana: The night the certificate expired.\n")
+    conn = ["--address", dev_env.client.service_client.config.target_host]
+    async with worker(dev_env.client) as queue:
+        code, out = await cli("rehearse", "Carrying the pager", "--transcript", str(transcript), "--duration", "3m",
+                              "--cycle-seconds", "1", "--pace", "0", "--task-queue", queue, *conn)
+    assert code == 0, out
+    assert "started interview-carrying-the-pager-" in out and "rehearsing" in out and "from Dana" in out
+    assert "Interviewee: Because somebody had to carry the pager. And I was curious." in out
+    assert "Interviewee: The night the certificate expired." in out
+    assert "session FINALIZING (interviewer_closing): 2 answers" in out or \
+        "session COMPLETED (interviewer_closing): 2 answers" in out, out
+    found = re.search(r"essay: (\S+essay\.md)", out)
+    assert found, out
+    essay_path = found.group(1)
+    assert "Black Friday" in open(essay_path).read()
+    assert "Web UI: http://" in out
