@@ -745,7 +745,8 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                                                            text="\n".join(code_lines), kind="code"))
                 console.print("code submitted", soft_wrap=True)
             elif text.startswith("/"):
-                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}", soft_wrap=True)
+                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}",
+                              soft_wrap=True)
             else:
                 counter += 1
                 result = await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-a",
@@ -777,7 +778,8 @@ def watch_cmd(
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle = await interview_handle(client, workflow_id)
-        last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False, soft_wrap=True),
+        last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False,
+                                                                   soft_wrap=True),
                                   after, follow, interval)
         console.print(f"(last event id {last})", style="dim", soft_wrap=True)
 
@@ -842,7 +844,8 @@ def rehearse_cmd(
                       + (f", {len(report.rejected)} rejected" if report.rejected else ""), soft_wrap=True)
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
             console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else
-                          f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]", soft_wrap=True)
+                          f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]",
+                          soft_wrap=True)
         if wait_essay:
             result, _text, path = await fetch_essay(handle, wait=True)
             console.print(f"essay: {path}  ({result.title or 'untitled'})", soft_wrap=True)
@@ -874,7 +877,8 @@ def essay_cmd(
         console.print(f"essay artifact: {path}", style="dim", soft_wrap=True)
         if result.usage.calls:
             console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "
-                          f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim", soft_wrap=True)
+                          f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim",
+                          soft_wrap=True)
 
     _guard(_run)
 
