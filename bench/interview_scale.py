@@ -20,6 +20,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import cast
 
 from bench.interview_common import ANSWERS, artifacts_in_tmp, dev_server, median, pct, quiet, workers
 
@@ -115,7 +116,9 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
         NotesState,
         NoteTakerInput,
         OrchestratorInput,
+        Phase,
         ResearcherInput,
+        ResearchItem,
         TranscriptEntry,
     )
     from workflows.logic.interview import cadence, coverage, decisions
@@ -128,7 +131,9 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
     plan = default_plan(topic, "", "adaptive", 900)
     started = time.monotonic()
     tail: list[TranscriptEntry] = []
-    notes, research, asked = NotesState(), [], set()
+    notes = NotesState()
+    research: list[ResearchItem] = []
+    asked: set[str] = set()
     decision = decisions.fallback_decision(plan, asked, "opening")
     processed = 0
     wake = asyncio.Event()
@@ -159,7 +164,7 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
                 continue  # like the engine: nothing new, or the interviewer's question is waiting for its answer
             asked_now = time.time()
             elapsed = time.monotonic() - started
-            phase = phase_for(elapsed, 900)
+            phase = cast(Phase, phase_for(elapsed, 900))
             out = await interview_orchestrator(OrchestratorInput(
                 topic=topic, research_goal=plan.research_goal, angle=plan.angle,
                 plan_coverage=coverage.plan_coverage_text(plan, asked),

@@ -16,7 +16,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,6 +65,7 @@ from models.interview import (
     InterviewEvent,
     InterviewInput,
     InterviewResult,
+    Mode,
     SessionControl,
     SessionState,
     SubmitEntryResult,
@@ -195,6 +196,17 @@ async def wait_for_state(handle: WorkflowHandle, ready: Callable[[SessionState],
         await asyncio.sleep(poll)
 
 
+def new_question_or_end(last_question: str | None, require_in_progress: bool = True
+                        ) -> Callable[[SessionState], bool]:
+    """A `wait_for_state` condition: the session ended, or the engine offers a question other than the last one."""
+    def ready(s: SessionState) -> bool:
+        if s.status in CLOSING_STATUSES:
+            return True
+        live = s.status == "IN_PROGRESS" or not require_in_progress
+        return live and bool(s.next_question) and s.next_question != last_question
+    return ready
+
+
 async def is_running(handle: WorkflowHandle) -> bool:
     try:
         desc = await handle.describe()
@@ -237,9 +249,9 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     follow_up_topic = topic
     if not follow_up_topic and result.follow_up and result.follow_up.suggested_topics:
         follow_up_topic = result.follow_up.suggested_topics[0].title
+    mode: Mode = "structured" if state.mode == "structured" else "adaptive"
     inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
-                         follow_up_topic=follow_up_topic, mode=state.mode if state.mode in ("adaptive", "structured")
-                         else "adaptive", **extra)
+                         follow_up_topic=follow_up_topic, mode=mode, **extra)
     wf_id = workflow_id or workflow_id_for(f"{state.topic} follow-up", short_id())
     return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
 
@@ -431,10 +443,8 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
                     break
                 decided_after_answer = False
             # Otherwise a decision is still coming (slow model): wait for the question to change.
-            state = await wait_for_state(
-                handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
-                or (s.status == "IN_PROGRESS" and bool(s.next_question) and s.next_question != q),
-                opts.fresh_question_timeout, opts.poll_seconds)
+            state = await wait_for_state(handle, new_question_or_end(last_question), opts.fresh_question_timeout,
+                                         opts.poll_seconds)
             continue
         if source.exhausted(turn + 1):
             if not opts.close_when_done:
@@ -650,7 +660,7 @@ def _print_started(wf_id: str, s) -> None:
     console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
 
 
-def _guard(fn: Callable[[], Awaitable[None]]) -> None:
+def _guard(fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
     try:
         run(fn())
     except InterviewClientError as exc:
@@ -754,8 +764,8 @@ async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float
                 if result.entry.late:
                     console.print("[dim](recorded late: attributed to the previous section)[/dim]", soft_wrap=True)
                 # Give the engine a moment to decide the next question (its cycle runs on new content).
-                await wait_for_state(handle, lambda s, q=last_question: s.status in CLOSING_STATUSES
-                                     or bool(s.next_question) and s.next_question != q, wait_question)
+                await wait_for_state(handle, new_question_or_end(last_question, require_in_progress=False),
+                                     wait_question)
         except InterviewClientError as exc:
             # A rejected entry changes nothing in the session: say why and carry on.
             console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
