@@ -140,6 +140,9 @@ class InterviewWorkflow:
         self.summary_tasks: list[asyncio.Task] = []
         self.grace_until: datetime | None = None
         self.last_decision_context: tuple = ()
+        self.tick = False
+        self.clock_fired = False
+        self.timer_tasks: list[asyncio.Task] = []
         c = inp.carried
         if c is not None:
             self.plan: PlanSnapshot | None = c.plan
@@ -531,19 +534,35 @@ class InterviewWorkflow:
 
     # ============================================================================================ clock
     async def _clock(self) -> None:
-        """Server-authoritative time (003 §5): every deadline is a workflow timer, never the wall clock."""
+        """Server-authoritative time (003 §5): every deadline is a workflow timer, never the wall clock.
+
+        Timers are never cancelled: when the schedule moves earlier a new, earlier timer is started and the old
+        one fires later harmlessly (a cancelled timer that had already fired strands the run on the
+        time-skipping test server, temporalio/sdk-java#3088; it also keeps the history free of cancellations)."""
+        armed: datetime | None = None
         while not self.ended and not self.can_requested:
-            self._apply_due(workflow.now())
+            now = workflow.now()
+            self._apply_due(now)
             if self.ended:
                 break
             due = self._next_due()
+            if due is not None and (armed is None or due < armed):
+                self._start_timer(timing.seconds_between(now, due), "clock_fired", f"clock: next due {due:%H:%M:%S}")
+                armed = due
             self.schedule_changed = False
-            timeout = max(0.001, timing.seconds_between(workflow.now(), due)) if due else None
-            try:
-                await workflow.wait_condition(lambda: self.ended or self.schedule_changed or self.can_requested,
-                                              timeout=timeout)
-            except TimeoutError:
-                pass
+            await workflow.wait_condition(
+                lambda: self.ended or self.schedule_changed or self.clock_fired or self.can_requested)
+            if self.clock_fired:
+                self.clock_fired = False
+                armed = None          # re-arm for whatever is due next
+
+    def _start_timer(self, seconds: float, flag: str, summary: str) -> None:
+        async def fire() -> None:
+            await workflow.sleep(max(0.001, seconds), summary=summary)
+            setattr(self, flag, True)
+
+        self.timer_tasks = [t for t in self.timer_tasks if not t.done()]
+        self.timer_tasks.append(asyncio.create_task(fire()))
 
     def _next_due(self) -> datetime | None:
         candidates: list[datetime] = []
@@ -705,12 +724,13 @@ class InterviewWorkflow:
 
     # ========================================================================================= live loop
     async def _live_loop(self) -> None:
+        self._start_ticker()
         while not self.ended:
-            try:
-                await workflow.wait_condition(lambda: self.ended or self.wake, timeout=self.inp.cycle_seconds)
-            except TimeoutError:
-                pass
+            await workflow.wait_condition(lambda: self.ended or self.wake or self.tick)
             self.wake = False
+            if self.tick:
+                self.tick = False
+                self._start_ticker()          # the cycle's cadence: one timer at a time, never cancelled
             if self.ended:
                 break
             if self._should_continue_as_new():
@@ -719,6 +739,9 @@ class InterviewWorkflow:
             if self.status != "IN_PROGRESS" or self._section_runtime() is None:
                 continue   # paused (silence costs nothing) or in the late grace after time ran out
             await self._cycle()
+
+    def _start_ticker(self) -> None:
+        self._start_timer(self.inp.cycle_seconds, "tick", f"live cycle tick ({self.inp.cycle_seconds:g}s)")
 
     async def _cycle(self) -> None:
         """000 processLiveUpdate: never raises; every agent has its fallback (structured mode: 003 §10.2)."""

@@ -96,6 +96,7 @@ def test_closing_phrases():
     assert is_closing_remark("Well, thank you so much for your time today.")
     assert is_closing_remark("What a fascinating conversation!")
     assert not is_closing_remark("Thanks. What happened next?")
+    assert not is_closing_remark("Thank you for sharing that. What happened next?")   # still asking
 
 
 def test_merge_transcripts_original_first_and_no_duplicates():

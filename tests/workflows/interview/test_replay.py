@@ -17,6 +17,7 @@ from tests.workflows.interview.helpers import (
     control,
     decision,
     say,
+    signal_control,
     start,
     structured_sections,
 )
@@ -30,9 +31,10 @@ async def test_adaptive_interview_replays(ts_env, worker, offline):
         h = await start(ts_env, queue, plan=adaptive_plan(), duration_seconds=120)
         await say(h, "interviewer", "Welcome!", entry_id="r-1")
         await say(h, "interviewee", "i carried the pager for six years and it changed how i write code.", entry_id="r-2")
-        await control(h, "pause")
+        # controls by signal here (the update path is covered in test_engine_scenarios / test_bad_input)
+        await signal_control(h, "pause")
         await ts_env.sleep(10)
-        await control(h, "resume")
+        await signal_control(h, "resume")
         await h.result()
         await replay(h, record_as="interview_adaptive" if RECORD else None)
 

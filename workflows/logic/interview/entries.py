@@ -53,8 +53,10 @@ def validate_action(action: str) -> str:
 
 
 def is_closing_remark(text: str) -> bool:
+    """000's closing phrases — unless the remark still asks something ("Thank you for sharing that. What
+    happened next?" is a transition, not a goodbye; a live model says that mid-interview)."""
     lower = text.lower()
-    return any(phrase in lower for phrase in CLOSING_PHRASES)
+    return "?" not in text and any(phrase in lower for phrase in CLOSING_PHRASES)
 
 
 def word_count(text: str) -> int:
