@@ -8,6 +8,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from models.interview import (
+    QUERY_TRANSCRIPT,
     SIGNAL_SESSION_CONTROL,
     SIGNAL_TRANSCRIPT_ENTRY,
     UPDATE_ASSISTANT_QUERY,
@@ -15,6 +16,7 @@ from models.interview import (
     AssistantQuery,
     SessionControl,
     TranscriptEntry,
+    TranscriptView,
 )
 from tests.workflows.interview.helpers import adaptive_plan, control, events, of_type, say, start, state
 
@@ -133,3 +135,20 @@ async def test_assistant_channel_is_logged_policed_and_never_changes_the_section
     assert "the assistant query is empty" in _message(err.value)
     assert after.current_section.id == before.current_section.id and after.entries == 0
     assert len(of_type(evts, "ASSISTANT_QUERY")) == 2 and len(of_type(evts, "ASSISTANT_RESPONSE")) == 2
+
+
+async def test_signal_stream_during_planning_is_kept_in_order_without_duplicates(ts_env, worker, offline):
+    offline.set_latency(0.2, "interview_planner")        # the plan takes a moment: entries arrive before it
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, write_essay=False)   # no explicit plan: the Planner runs
+        for i in range(30):
+            await h.signal(SIGNAL_TRANSCRIPT_ENTRY, TranscriptEntry(entry_id=f"sig-{i % 25}", speaker="expert",
+                                                                    text=f"streamed line {i}"))
+        last = await say(h, "interviewee", "and the last line", entry_id="sig-last")
+        view = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+        await control(h, "end")
+        await h.result()
+    assert last.entry.seq == 26 and last.entry.section_id == "opening"
+    assert [e.entry_id for e in view.entries] == [f"sig-{i}" for i in range(25)] + ["sig-last"]
+    assert [e.text for e in view.entries][:2] == ["streamed line 0", "streamed line 1"]
+    assert {e.section_id for e in view.entries} == {"opening"} and {e.speaker for e in view.entries} == {"interviewee"}
