@@ -38,7 +38,7 @@ class UsageTotals(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
-    by_agent: dict[str, "AgentTotals"] = Field(default_factory=dict)
+    by_agent: dict[str, AgentTotals] = Field(default_factory=dict)
 
     def add(self, usage: LLMUsage) -> None:
         self.calls += 1
