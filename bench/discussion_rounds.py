@@ -26,23 +26,9 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-from temporalio.common import SearchAttributeKey  # noqa: E402
-from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
-from temporalio.testing import WorkflowEnvironment  # noqa: E402
 
 import core.settings  # noqa: E402,F401
-from core.server import TUNED_DYNAMIC_CONFIG  # noqa: E402
-from core.settings import SEARCH_ATTRIBUTES  # noqa: E402
-
-
-def _bin(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found: `make install` installs it")
-    return found
+from core.server import start_ephemeral_dev_server  # noqa: E402
 
 
 async def run_level(client, queue: str, level: str, latency: float, show: bool = True) -> dict[str, float]:
@@ -74,22 +60,16 @@ async def run_level(client, queue: str, level: str, latency: float, show: bool =
 
 async def main(latencies: list[float], levels: list[str]) -> None:
     from core.logging import configure_logging
-    from workers.main import build_workers
+    from workers.main import running_workers
 
     configure_logging(level="ERROR")
     logging.getLogger("temporalio").setLevel(logging.ERROR)
     os.environ["COLLOQUY_ARTIFACT_DIR"] = tempfile.mkdtemp(prefix="bench-discussion-")
-    extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
-        extra += ["--dynamic-config-value", value]
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_extra_args=extra, dev_server_log_level="error")
-    queue = f"bench-{uuid.uuid4().hex[:6]}"
-    workers = build_workers(env.client, queue, "all")
-    tasks = [asyncio.create_task(w.run()) for w in workers]
-    try:
+    env = await start_ephemeral_dev_server()
+    async with contextlib.AsyncExitStack() as cleanup:  # on exit: workers, then the server, then the artifacts
+        cleanup.callback(shutil.rmtree, os.environ["COLLOQUY_ARTIFACT_DIR"], ignore_errors=True)
+        cleanup.push_async_callback(env.shutdown)
+        queue = await cleanup.enter_async_context(running_workers(env.client, f"bench-{uuid.uuid4().hex[:6]}"))
         await run_level(env.client, queue, "standard", 0.0, show=False)  # warm-up (imports, first connections)
         print("Discussion rounds: wall time vs LLM critical path (sequential steps, simulated latency)")
         for latency in latencies:
@@ -99,15 +79,6 @@ async def main(latencies: list[float], levels: list[str]) -> None:
                       f"wall {row['wall']:6.3f} s, sum of LLM latencies {row['llm']:6.3f} s, "
                       f"ratio {row['wall'] / row['llm']:5.2f}, overhead {(row['wall'] - row['llm']) / row['calls'] * 1000:5.1f} "
                       "ms per call")
-    finally:
-        for w in workers:
-            with contextlib.suppress(Exception):
-                await w.shutdown()
-        for t in tasks:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await t
-        await env.shutdown()
-        shutil.rmtree(os.environ["COLLOQUY_ARTIFACT_DIR"], ignore_errors=True)
 
 
 if __name__ == "__main__":

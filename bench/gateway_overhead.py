@@ -38,18 +38,14 @@ async def _timed(n: int, call) -> list[float]:  # type: ignore[no-untyped-def]
 
 async def main(calls: int, latency_ms: float) -> None:
     import litellm
-    from temporalio.common import SearchAttributeKey
-    from temporalio.contrib.pydantic import pydantic_data_converter
-    from temporalio.testing import WorkflowEnvironment
 
     from activities.llm import gateway, offline
     from activities.llm.config import current_config, resolve_model
     from activities.model_check import ModelCheckOutput
     from core.logging import configure_logging
-    from core.server import TUNED_DYNAMIC_CONFIG, temporal_binary
-    from core.settings import SEARCH_ATTRIBUTES
+    from core.server import start_ephemeral_dev_server
     from models.platform import ModelCheckRequest
-    from workers.main import build_workers
+    from workers.main import running_workers
     from workflows.model_check import ModelCheckWorkflow
 
     configure_logging(level="WARNING")
@@ -68,26 +64,15 @@ async def main(calls: int, latency_ms: float) -> None:
     raw_ms = await _timed(calls, raw)
     gw_ms = await _timed(calls, via_gateway)
 
-    extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
-        extra += ["--dynamic-config-value", value]
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        dev_server_extra_args=extra, dev_server_log_level="error",
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES])
+    env = await start_ephemeral_dev_server()
     try:
-        queue = f"bench-{uuid.uuid4().hex[:6]}"
-        workers = build_workers(env.client, queue, "all")
-        tasks = [asyncio.create_task(w.run()) for w in workers]
+        async with running_workers(env.client, f"bench-{uuid.uuid4().hex[:6]}") as queue:
 
-        async def via_workflow() -> None:
-            await env.client.execute_workflow(ModelCheckWorkflow.run, ModelCheckRequest(),
-                                              id=f"bench-{uuid.uuid4().hex[:8]}", task_queue=queue)
+            async def via_workflow() -> None:
+                await env.client.execute_workflow(ModelCheckWorkflow.run, ModelCheckRequest(),
+                                                  id=f"bench-{uuid.uuid4().hex[:8]}", task_queue=queue)
 
-        wf_ms = await _timed(calls, via_workflow)
-        for w in workers:
-            await w.shutdown()
-        await asyncio.gather(*tasks, return_exceptions=True)
+            wf_ms = await _timed(calls, via_workflow)
     finally:
         await env.shutdown()
 

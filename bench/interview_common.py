@@ -13,10 +13,9 @@ os.environ["COLLOQUY_PROFILE"] = "offline"
 os.environ.setdefault("COLLOQUY_LOG_LEVEL", "ERROR")
 
 import asyncio  # noqa: E402
+import inspect  # noqa: E402
 import logging  # noqa: E402
-import shutil  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
@@ -30,7 +29,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
 from temporalio.testing import WorkflowEnvironment  # noqa: E402
 
 import core.settings  # noqa: E402,F401
-from core.server import TUNED_DYNAMIC_CONFIG  # noqa: E402
+from core.server import start_ephemeral_dev_server, time_skipping_server_binary  # noqa: E402
 from core.settings import SEARCH_ATTRIBUTES  # noqa: E402
 
 ANSWERS = [
@@ -52,26 +51,10 @@ def quiet() -> None:
     os.environ.setdefault("RUST_LOG", "error")
 
 
-def _bin(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found: `make install` installs it")
-    return found
-
-
 @asynccontextmanager
 async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
     """A throwaway dev server (real clock) on 127.0.0.1 at a free port, in memory, tuned like the embedded one."""
-    from temporalio.common import SearchAttributeKey
-
-    extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
-        extra += ["--dynamic-config-value", value]
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_extra_args=extra, dev_server_log_level="error")
+    env = await start_ephemeral_dev_server()
     try:
         yield env
     finally:
@@ -83,7 +66,7 @@ async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
     from temporalio.api.enums.v1 import IndexedValueType
     from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 
-    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=_bin("temporal-test-server"),
+    env = await WorkflowEnvironment.start_time_skipping(test_server_existing_path=time_skipping_server_binary(),
                                                        data_converter=pydantic_data_converter)
     await env.client.operator_service.add_search_attributes(AddSearchAttributesRequest(
         namespace=env.client.namespace,
@@ -98,17 +81,13 @@ async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
 async def workers(client: Client, queue: str | None = None, max_concurrent_activities: int = 100
                   ) -> AsyncIterator[str]:
     """All Colloquy workers in this process (one workflow worker + one LLM worker) on a fresh queue."""
-    from workers.main import build_workers
+    from workers.main import build_workers, running_workers
 
-    queue = queue or f"bench-{uuid.uuid4().hex[:6]}"
-    ws = build_workers(client, queue, "all", max_concurrent_activities)
-    tasks = [asyncio.create_task(w.run()) for w in ws]
-    try:
-        yield queue
-    finally:
-        for w in ws:
-            await w.shutdown()
-        await asyncio.gather(*tasks, return_exceptions=True)
+    default = inspect.signature(build_workers).parameters["max_concurrent_activities"].default
+    if max_concurrent_activities != default:  # running_workers always uses build_workers' default
+        raise ValueError(f"max_concurrent_activities={max_concurrent_activities}: only {default} is supported")
+    async with running_workers(client, queue or f"bench-{uuid.uuid4().hex[:6]}") as name:
+        yield name
 
 
 @asynccontextmanager

@@ -37,24 +37,11 @@ import uuid  # noqa: E402
 from datetime import UTC, date, datetime, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from temporalio.common import SearchAttributeKey  # noqa: E402
-from temporalio.contrib.pydantic import pydantic_data_converter  # noqa: E402
-from temporalio.testing import WorkflowEnvironment  # noqa: E402
-
 import core.settings  # noqa: E402,F401
-from core.server import TUNED_DYNAMIC_CONFIG  # noqa: E402
-from core.settings import SEARCH_ATTRIBUTES  # noqa: E402
+from core.server import start_ephemeral_dev_server  # noqa: E402
 
 TODAY = date(2026, 1, 1)
 LIFTS = ["bench 185x5", "squat 225x5x3", "deadlift 275x3", "easy run 5k in 28 minutes", "rest day, walked 40 min"]
-
-
-def _bin(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found: `make install` installs it")
-    return found
 
 
 def write_year(root: Path) -> None:
@@ -119,7 +106,7 @@ async def run_query(client, queue: str, notes: Path, chunk: int = 1000):  # noqa
 
 async def main(days: list[int], latency: float, repeat: int) -> None:
     from activities.llm import offline
-    from workers.main import build_workers
+    from workers.main import running_workers
 
     logging.getLogger().setLevel(logging.ERROR)
     tmp = Path(tempfile.mkdtemp(prefix="bench-query-"))
@@ -128,15 +115,11 @@ async def main(days: list[int], latency: float, repeat: int) -> None:
     t0 = time.perf_counter()
     write_year(notes)
     print(f"wrote 365 daily notes in {time.perf_counter() - t0:.2f}s under {notes}")
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_extra_args=[a for v in TUNED_DYNAMIC_CONFIG for a in ("--dynamic-config-value", v)],
-        dev_server_log_level="error")
-    queue = f"bench-{uuid.uuid4().hex[:6]}"
-    workers = build_workers(env.client, queue, "all")
-    tasks = [asyncio.create_task(w.run()) for w in workers]
-    try:
+    env = await start_ephemeral_dev_server()
+    async with contextlib.AsyncExitStack() as cleanup:  # on exit: workers, then the server, then the tmp dir
+        cleanup.callback(shutil.rmtree, tmp, ignore_errors=True)
+        cleanup.push_async_callback(env.shutdown)
+        queue = await cleanup.enter_async_context(running_workers(env.client, f"bench-{uuid.uuid4().hex[:6]}"))
         # warm-up (imports, first workflow task)
         offline.reset()
         offline.script("plan_query", _plan("warm", TODAY - timedelta(days=6), TODAY))
@@ -193,13 +176,6 @@ async def main(days: list[int], latency: float, repeat: int) -> None:
             print(f"{chunk if chunk < 1000 else 'none':>6} {len(prompts):>14} {max(prompts):>14} "
                   f"{result.usage.by_agent['analyze_evidence'].input_tokens:>12} {wall:>7.3f}")
         offline.set_latency(0)
-    finally:
-        for w in workers:
-            with contextlib.suppress(Exception):
-                await w.shutdown()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await env.shutdown()
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

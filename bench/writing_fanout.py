@@ -35,14 +35,6 @@ STATE_AGENT = {"draft": "writing_draft", "cross-audit": "writing_audit", "synthe
 STORY = "The GPU hit 94 degrees. Two tokens per second; I needed fifty. The fix: a smaller model and a queue."
 
 
-def _bin(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        raise SystemExit(f"{name} not found (install the dev extra)")
-    return found
-
-
 def draft_only_config():
     from models.writing import WorkflowConfig
 
@@ -78,26 +70,14 @@ def state_log(result) -> list[dict]:
 
 
 async def main(latency: float, runs: int) -> None:
-    from temporalio.common import SearchAttributeKey
-    from temporalio.contrib.pydantic import pydantic_data_converter
-    from temporalio.testing import WorkflowEnvironment
-
     from activities.llm import offline
-    from core.server import TUNED_DYNAMIC_CONFIG
-    from core.settings import SEARCH_ATTRIBUTES
-    from workers.main import build_workers
+    from core.server import start_ephemeral_dev_server
+    from workers.main import running_workers
 
-    extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
-        extra += ["--dynamic-config-value", value]
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_extra_args=extra, dev_server_log_level="error")
-    queue = f"bench-{uuid.uuid4().hex[:6]}"
-    workers = build_workers(env.client, queue, "all")
-    tasks = [asyncio.create_task(w.run()) for w in workers]
-    try:
+    env = await start_ephemeral_dev_server()
+    async with contextlib.AsyncExitStack() as cleanup:  # on exit: workers, then the server
+        cleanup.push_async_callback(env.shutdown)
+        queue = await cleanup.enter_async_context(running_workers(env.client, f"bench-{uuid.uuid4().hex[:6]}"))
         print(f"Writing fan-out benchmark (dev server, offline provider, {latency:.2f}s per draft call, "
               f"best of {runs})")
         print(f"{'models':>6} | {'fan-out wall (s)':>16} | {'slowest branch LLM (s)':>22} | {'ratio':>6} | "
@@ -134,14 +114,6 @@ async def main(latency: float, runs: int) -> None:
               f"overhead {wall - critical:.3f}s over {len(result.transitions)} transitions "
               f"({(wall - critical) / len(result.transitions) * 1000:.0f} ms each, incl. prepare, run logs, "
               "history DB)")
-    finally:
-        for w in workers:
-            with contextlib.suppress(Exception):
-                await w.shutdown()
-        for t in tasks:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await t
-        await env.shutdown()
 
 
 def cli() -> None:
