@@ -84,10 +84,13 @@ async def run(minutes: int, every: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--minutes", type=int, default=60, help="Session minutes to simulate.")
+    parser.add_argument("--minutes", type=int, default=60, help="Session minutes to simulate (>= 5: minute 5 is the "
+                        "baseline).")
     parser.add_argument("--every", type=int, default=20, help="Seconds of workflow time between exchanges.")
     parser.add_argument("--verbose", action="store_true", help="Print progress per minute.")
     args = parser.parse_args()
+    if args.minutes < 5:
+        parser.error("--minutes must be at least 5 (minute 5 is the baseline the ratio compares against)")
     global VERBOSE
     VERBOSE = args.verbose
     asyncio.run(run(args.minutes, args.every))

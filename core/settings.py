@@ -61,15 +61,27 @@ class TemporalSettings:
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)  # type: ignore[arg-type]
 
+    def _ui_base(self) -> str | None:
+        """The Web UI's base URL: TEMPORAL_UI_URL if set; for a local server, the dev server's convention
+        (UI port = gRPC port + 1000, i.e. 8233 for 7233); None for a remote cluster we can't guess."""
+        explicit = os.environ.get("TEMPORAL_UI_URL")
+        if explicit:
+            return explicit.rstrip("/")
+        host, _, port = self.address.rpartition(":")
+        if host in ("127.0.0.1", "localhost"):
+            ui_port = int(port) + 1000 if port.isdigit() else UI_PORT
+            return f"http://{host}:{ui_port}"
+        return None
+
     @property
     def ui_url(self) -> str:
-        host = self.address.rsplit(":", 1)[0]
-        if host in ("127.0.0.1", "localhost"):
-            return f"http://{host}:{UI_PORT}/namespaces/{self.namespace}/workflows"
-        return f"(see your cluster's Web UI) namespace {self.namespace}"
+        base = self._ui_base()
+        if base:
+            return f"{base}/namespaces/{self.namespace}/workflows"
+        return f"(see your cluster's Web UI; set TEMPORAL_UI_URL) namespace {self.namespace}"
 
     def workflow_url(self, workflow_id: str) -> str:
-        host = self.address.rsplit(":", 1)[0]
-        if host in ("127.0.0.1", "localhost"):
-            return f"http://{host}:{UI_PORT}/namespaces/{self.namespace}/workflows/{workflow_id}"
+        base = self._ui_base()
+        if base:
+            return f"{base}/namespaces/{self.namespace}/workflows/{workflow_id}"
         return f"workflow {workflow_id} in namespace {self.namespace}"

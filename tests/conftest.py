@@ -16,11 +16,7 @@ os.environ["COLLOQUY_PROFILE"] = "offline"
 os.environ.pop("COLLOQUY_CONFIG", None)
 os.environ.pop("COLLOQUY_OFFLINE_LATENCY_MS", None)
 
-import shutil
-import sys
-import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -32,20 +28,12 @@ from temporalio.worker import Replayer
 
 from activities.llm import offline as offline_provider
 from activities.llm.config import reset_config_cache
-from core.server import TUNED_DYNAMIC_CONFIG
+from core.server import start_ephemeral_dev_server, time_skipping_server_binary
 from core.settings import SEARCH_ATTRIBUTES
 from workers import registry
-from workers.main import build_workers
+from workers.main import running_workers
 
 HISTORIES = Path(__file__).parent / "histories"
-
-
-def _bin(name: str) -> str:
-    local = Path(sys.executable).parent / name
-    found = str(local) if local.is_file() else shutil.which(name)
-    if not found:
-        pytest.fail(f"{name} not found: install the dev extra (make test does)")
-    return found
 
 
 async def _register_search_attributes(client: Client) -> None:
@@ -65,7 +53,7 @@ async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
     test (a cancelled-but-fired timer, a hung activity) can stop time skipping for every later test.
     """
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=_bin("temporal-test-server"), data_converter=pydantic_data_converter)
+        test_server_existing_path=time_skipping_server_binary(), data_converter=pydantic_data_converter)
     await _register_search_attributes(env.client)
     yield env
     await env.shutdown()
@@ -73,16 +61,7 @@ async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest_asyncio.fixture(scope="session")
 async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
-    extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
-        extra += ["--dynamic-config-value", value]
-    from temporalio.common import SearchAttributeKey
-
-    env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=_bin("temporal"), ip="127.0.0.1", data_converter=pydantic_data_converter,
-        search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
-        dev_server_extra_args=extra, dev_server_log_level="error",
-    )
+    env = await start_ephemeral_dev_server()
     yield env
     await env.shutdown()
 
@@ -97,25 +76,8 @@ def offline() -> AsyncIterator[object]:
     reset_config_cache()
 
 
-@asynccontextmanager
-async def run_worker(client: Client, task_queue: str | None = None) -> AsyncIterator[str]:
-    """Run all Colloquy workers on a fresh task queue; yields the queue name (LLM queue = name + '-llm')."""
-    queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
-    workers = build_workers(client, queue, "all")
-    import asyncio
-
-    tasks = [asyncio.create_task(w.run()) for w in workers]
-    try:
-        yield queue
-    finally:
-        import contextlib
-
-        for w in workers:
-            with contextlib.suppress(Exception):
-                await w.shutdown()
-        for t in tasks:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await t
+# Runs all Colloquy workers on a fresh task queue; yields the queue name (LLM queue = name + '-llm').
+run_worker = running_workers
 
 
 @pytest.fixture

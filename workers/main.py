@@ -9,8 +9,11 @@ Roles:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
-from collections.abc import Sequence
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Literal
 
@@ -85,3 +88,25 @@ async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = No
     await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
     stopper.cancel()
     return requested
+
+
+@asynccontextmanager
+async def running_workers(client: Client, task_queue: str | None = None, role: Role = "all",
+                          graceful_shutdown_timeout: timedelta | None = None) -> AsyncIterator[str]:
+    """Run workers in this process for the duration of a block; yields the task queue (tests, demo, benches).
+
+    Without a queue name a fresh `test-xxxxxxxx` queue is used, so concurrent users never share pollers.
+    """
+    queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
+    kwargs = {} if graceful_shutdown_timeout is None else {"graceful_shutdown_timeout": graceful_shutdown_timeout}
+    workers = build_workers(client, queue, role, **kwargs)
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    try:
+        yield queue
+    finally:
+        for w in workers:
+            with contextlib.suppress(Exception):
+                await w.shutdown()
+        for t in tasks:
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await t

@@ -38,7 +38,8 @@ async def test_discuss_command_runs_a_discussion_and_prints_the_outcome(dev_env,
     report = next(line for line in out.splitlines() if line.startswith("Report: ")).removeprefix("Report: ")
     assert Path(report).is_file() and Path(report).is_relative_to(artifact_dir)
     assert "Surplus app" in Path(report).read_text()
-    assert "Web UI: http://127.0.0.1:8233/namespaces/default/workflows/discussion-cli-test-food-waste" in out
+    ui_port = int(address.rsplit(":", 1)[1]) + 1000  # the dev server's UI convention: gRPC port + 1000
+    assert f"Web UI: http://127.0.0.1:{ui_port}/namespaces/default/workflows/discussion-cli-test-food-waste" in out
     assert offline.calls("discussion_critique")[0].model == "openai/gpt-4o-mini"
 
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import copy
 import uuid
-from contextlib import asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -15,7 +12,7 @@ import pytest
 import yaml
 
 from models.writing import WorkflowConfig, WritingInput
-from workers.main import build_workers
+from workers.main import running_workers
 from workflows.writing import WritingWorkflow
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs" / "writing"
@@ -55,21 +52,9 @@ async def start(env, queue: str, models: list[str], cfg: WorkflowConfig | None =
                                            task_queue=queue)
 
 
-@asynccontextmanager
-async def quick_worker(client):
+def quick_worker(client):
     """All workers on a fresh queue with no graceful shutdown wait: for tests that leave a hung activity."""
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    workers = build_workers(client, queue, "all", graceful_shutdown_timeout=timedelta(0))
-    tasks = [asyncio.create_task(w.run()) for w in workers]
-    try:
-        yield queue
-    finally:
-        for w in workers:
-            with contextlib.suppress(Exception):
-                await w.shutdown()
-        for t in tasks:
-            with contextlib.suppress(Exception, asyncio.CancelledError):
-                await t
+    return running_workers(client, graceful_shutdown_timeout=timedelta(0))
 
 
 def gated_without_human(**changes: Any) -> WorkflowConfig:
