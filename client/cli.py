@@ -227,9 +227,11 @@ async def _model_check(agents: list[str], temporal, task_queue: str, timeout: fl
 
 @app.command("demo")
 def demo(
-    keep_running: bool = typer.Option(False, help="Leave the server up afterwards (for the Web UI)."),
+    keep_running: bool = typer.Option(True, "--keep-running/--stop-server",
+                                      help="Leave the embedded server up afterwards so the printed Web UI link works "
+                                      "(stop it with `colloquy server stop`), or stop it when the demo ends."),
 ) -> None:
-    """The main job: start the embedded server + workers, run a sample pipeline end to end, print the result."""
+    """The main job: start the embedded server + workers, rehearse an interview end to end, print the essay path."""
     from client.demo import run_demo
 
     code = run_demo(keep_server=keep_running)

@@ -38,9 +38,13 @@ def run_demo(keep_server: bool = False) -> int:
     try:
         return asyncio.run(_demo(TemporalSettings.from_env(address=server.address)))
     finally:
-        if not keep_server and not status.reused:
+        if keep_server:
+            console.print(f"The Temporal server keeps running for the Web UI ({status.ui_url}); stop it with "
+                          "`colloquy server stop` (or `make down`).", soft_wrap=True)
+        elif not status.reused:
             server.stop()
-            console.print("Temporal server stopped (state kept in .data/; `make up` keeps it running).")
+            console.print(f"Temporal server stopped (state kept in {server.dir}; `make up` keeps it "
+                          "running for the Web UI).", soft_wrap=True)
 
 
 async def _demo(settings: TemporalSettings) -> int:
