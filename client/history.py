@@ -2,7 +2,8 @@
 
     colloquy history agents | costs | trend | weekly | post STORY | best STATE | agent NAME | export DIR
 
-The DB is a DuckDB file: `.data/history.duckdb`, or COLLOQUY_HISTORY_DB / --db. Opened read-only.
+The DB is COLLOQUY_HISTORY_DB / --db: a DuckDB file (default `.data/history.duckdb`) or a PostgreSQL URL
+(`postgresql://user:pass@host:port/db`; the password is never printed). Opened read-only.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from client.common import console, err_console
 
 app = typer.Typer(help="Run history and cost analytics (writing pipeline).", no_args_is_help=True)
 
-DbOpt = typer.Option(None, "--db", envvar="COLLOQUY_HISTORY_DB", help="History DB file (default .data/history.duckdb).")
+DbOpt = typer.Option(None, "--db", envvar="COLLOQUY_HISTORY_DB", help="History DB: a DuckDB file (default .data/history.duckdb) or a postgresql:// URL.")
 
 TITLES = {
     "agents": "Agent Performance Comparison (cross-audit scores received)",
@@ -38,7 +39,7 @@ def _show(name: str, param: str | None, db: str | None) -> None:
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
         raise typer.Exit(1) from None
-    except Exception as exc:  # a locked or unreadable DB file
+    except Exception as exc:  # a locked or unreadable DB file, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
     table = Table(*columns, title=TITLES[name].format(param=param))
@@ -116,5 +117,8 @@ def export(directory: Path = typer.Argument(..., help="Where to write <table>.cs
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
         raise typer.Exit(1) from None
+    except Exception as exc:  # an unreadable DB, an unreachable server (URL shown without password)
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
     for path in files:
         console.print(str(path))

@@ -1,12 +1,16 @@
-"""Run history and evaluation queries (§17) in an embedded analytics DB (DuckDB).
+"""Run history and evaluation queries (§17): DuckDB by default, Postgres by URL, behind one interface.
 
-Default file `.data/history.duckdb` (env COLLOQUY_HISTORY_DB: a file path). Tables follow the seed's schema:
-runs, invocations, audit_scores, post_iterations. Writes are idempotent per run (a retried activity replaces
-that run's rows in one transaction). Each connection is short-lived, so a CLI reader and a worker writer can
-take turns on the file (DuckDB allows one writing process at a time; the storage retry policy rides out a lock).
+`COLLOQUY_HISTORY_DB` (or `--db` in the CLI) picks the backend:
+- a file path (or `duckdb://PATH`; default `.data/history.duckdb`): an embedded DuckDB file. Each connection is
+  short-lived, so a CLI reader and a worker writer can take turns on the file (DuckDB allows one writing process
+  at a time; the storage retry policy rides out a lock).
+- `postgresql://user:pass@host:port/db` (or `postgres://`, any libpq URL): a PostgreSQL database
+  (`activities/writing/history_postgres.py`, psycopg 3). Tables are created on the first write.
 
-Postgres by URL (`postgresql://...`) is the documented networked twin: the interface (`HistoryStore`) is the
-seam, but only the DuckDB backend is implemented; a Postgres URL is refused with a clear error.
+Tables follow the seed's schema: runs, invocations, audit_scores, post_iterations; the evaluation queries are the
+same in both dialects (same names, columns and values). Writes are idempotent per run (a retried activity
+replaces that run's rows in one transaction). The location is read from the worker's environment, never passed
+in a workflow payload, and is only ever shown with its password masked (`redact_location`).
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +51,7 @@ SCHEMA = [
 ]
 TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
 
+# The evaluation queries in DuckDB's dialect (`?` parameters); history_postgres.POSTGRES_QUERIES is the twin.
 QUERIES: dict[str, str] = {
     # seed eval-agents: agent comparison from the scores other models gave its drafts
     "agents": """
@@ -81,36 +87,103 @@ QUERIES: dict[str, str] = {
         FROM runs WHERE status = 'complete' GROUP BY week ORDER BY week""",
 }
 
+# Written once with `?` parameters; each backend adapts the placeholder (`_sql`).
+CONTEXT_SQL = (
+    "SELECT COUNT(*), MAX(final_score) FROM runs WHERE story = ? AND run_id <> ?",
+    "SELECT AVG(total_cost_usd) FROM runs WHERE run_id <> ?",
+    """SELECT target_agent, AVG(overall_score) FROM audit_scores
+       WHERE kind = 'audit' AND run_id IN (
+           SELECT run_id FROM runs WHERE run_id <> ? ORDER BY started_at DESC NULLS LAST LIMIT 10)
+       GROUP BY target_agent""",
+)
+
+POSTGRES_SCHEMES = ("postgres://", "postgresql://")
+
 
 def history_location() -> str:
     return os.environ.get("COLLOQUY_HISTORY_DB") or str(data_dir() / "history.duckdb")
 
 
+def is_postgres_url(location: str) -> bool:
+    return location.lower().startswith(POSTGRES_SCHEMES)
+
+
+_URL_PASSWORD = re.compile(r"^(?P<head>[a-z]+://[^:@/?#]*:)(?P<password>[^@/?#]*)@", re.IGNORECASE)
+_QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)(?P<password>[^&#]*)", re.IGNORECASE)
+
+
+def redact_location(location: str) -> str:
+    """The location as it may be shown: a URL's password (user:PASS@ or ?password=) replaced by ***."""
+    masked = _URL_PASSWORD.sub(lambda m: m["head"] + "***@", location, count=1)
+    return _QUERY_PASSWORD.sub(lambda m: m["head"] + "***", masked)
+
+
+def scrub_secrets(text: str, location: str) -> str:
+    """`text` with the location's password (raw and percent-decoded) masked, e.g. in a driver's error message."""
+    from urllib.parse import unquote
+
+    secrets = [m["password"] for m in (_URL_PASSWORD.match(location), *_QUERY_PASSWORD.finditer(location))
+               if m and m["password"]]
+    for secret in {s for raw in secrets for s in (raw, unquote(raw))}:
+        text = text.replace(secret, "***")
+    return text.replace(location, redact_location(location))
+
+
+class NoHistoryYet(FileNotFoundError):
+    """The history DB (file, or tables in the database) does not exist yet."""
+
+
+class HistoryUnavailable(ConnectionError):
+    """The history DB cannot be reached right now (worth a retry); the message names it without a password."""
+
+
 class HistoryStore:
-    """The history interface: record a run, run the named evaluation queries, export every table."""
+    """The history interface: record a run, run the named evaluation queries, export every table.
+
+    `HistoryStore(location)` opens the backend the location names (default: COLLOQUY_HISTORY_DB, else the DuckDB
+    file): `DuckDBHistoryStore` or `history_postgres.PostgresHistoryStore`. Backends provide `connect()`
+    (a DB-API-like connection whose `execute` returns a cursor), `_sql` (placeholders) and the dialect's queries.
+    """
+
+    backend = "abstract"
+    queries: dict[str, str] = QUERIES
+
+    def __new__(cls, location: str | None = None) -> HistoryStore:
+        if cls is HistoryStore:
+            if is_postgres_url(location or history_location()):
+                from activities.writing.history_postgres import PostgresHistoryStore
+
+                cls = PostgresHistoryStore
+            else:
+                cls = DuckDBHistoryStore
+        return super().__new__(cls)
 
     def __init__(self, location: str | None = None) -> None:
-        location = location or history_location()
-        if location.startswith(("postgres://", "postgresql://")):
-            raise ApplicationError("Postgres history is not implemented in this build: use a DuckDB file path "
-                                   "(COLLOQUY_HISTORY_DB=/path/history.duckdb)", type="ConfigError", non_retryable=True)
-        self.path = Path(location.removeprefix("duckdb://")).expanduser()
+        self.location = location or history_location()
+
+    @property
+    def display(self) -> str:
+        """The location without secrets, for messages."""
+        return redact_location(self.location)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.display!r})"
+
+    # ----------------------------------------------------------------------------------- backend hooks
+    def connect(self, read_only: bool = False) -> AbstractContextManager[Any]:
+        """A connection with the schema in place; read_only raises NoHistoryYet when there is nothing yet."""
+        raise NotImplementedError
+
+    def _sql(self, sql: str) -> str:
+        return sql
 
     @contextmanager
-    def connect(self, read_only: bool = False) -> Iterator[Any]:
-        import duckdb
+    def _transaction(self, conn: Any, story: str) -> Iterator[None]:
+        raise NotImplementedError
+        yield
 
-        if read_only and not self.path.exists():
-            raise FileNotFoundError(f"no run history yet at {self.path} (run `colloquy write` first)")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = duckdb.connect(str(self.path), read_only=read_only)
-        try:
-            if not read_only:
-                for ddl in SCHEMA:
-                    conn.execute(ddl)
-            yield conn
-        finally:
-            conn.close()
+    def _executemany(self, conn: Any, sql: str, rows: list[list[Any]]) -> None:
+        raise NotImplementedError
 
     # ---------------------------------------------------------------------------------------- writing
     def record_run(self, record: RunRecord, config_name: str = "") -> int:
@@ -119,70 +192,65 @@ class HistoryStore:
         totals = run_totals(s.invocations)
         duration = (record.finished_at - s.started_at).total_seconds() if s.started_at else 0.0
         final_path = record.final_post.ref.uri if record.final_post else None
-        with self.connect() as conn:
-            conn.execute("BEGIN TRANSACTION")
-            try:
-                for table in ("invocations", "audit_scores", "post_iterations", "runs"):
-                    conn.execute(f"DELETE FROM {table} WHERE run_id = ?", [s.run_id])
-                conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-                    s.run_id, s.story_name, _naive(s.started_at), _naive(record.finished_at), s.status, duration,
-                    totals.total_tokens, totals.cost_usd, final_path, s.final_score, ",".join(s.models),
-                    config_name, record.forced, s.reason])
-                conn.executemany("INSERT INTO invocations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-                    [s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at), i.duration_s,
-                     i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens, i.cost_usd, i.word_count,
-                     i.context_used_pct] for i in s.invocations] or [])
-                rows = [[s.run_id, a.auditor, a.target, a.state, a.kind, a.visit, a.overall, a.hook, a.specifics,
-                         a.voice, a.structure, a.feedback] for a in s.audit_scores]
-                rows += [[s.run_id, g.get("model"), g.get("target"), g["state"], "quality_gate", g["visit"],
-                          g["score"], None, None, None, None, g.get("feedback", "")] for g in s.gate_scores]
-                if rows:
-                    conn.executemany("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-                previous = conn.execute("SELECT COUNT(*) FROM post_iterations WHERE story = ?",
-                                        [s.story_name]).fetchone()[0]
-                improvements = "; ".join(s.human_feedback) or ("Initial" if previous == 0 else "Re-run")
-                conn.execute("INSERT INTO post_iterations VALUES (?, ?, ?, ?, ?, ?)", [
-                    s.story_name, s.run_id, previous + 1, s.final_score, totals.cost_usd, improvements])
-                conn.execute("COMMIT")
-            except Exception:
-                conn.execute("ROLLBACK")
-                raise
+        q = self._sql
+        with self.connect() as conn, self._transaction(conn, s.story_name):
+            for table in ("invocations", "audit_scores", "post_iterations", "runs"):
+                conn.execute(q(f"DELETE FROM {table} WHERE run_id = ?"), [s.run_id])
+            conn.execute(q("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), [
+                s.run_id, s.story_name, _naive(s.started_at), _naive(record.finished_at), s.status, duration,
+                totals.total_tokens, totals.cost_usd, final_path, s.final_score, ",".join(s.models),
+                config_name, record.forced, s.reason])
+            invocations = [[s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at),
+                            i.duration_s, i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens,
+                            i.cost_usd, i.word_count, i.context_used_pct] for i in s.invocations]
+            if invocations:
+                self._executemany(conn, q("INSERT INTO invocations VALUES "
+                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), invocations)
+            rows = [[s.run_id, a.auditor, a.target, a.state, a.kind, a.visit, a.overall, a.hook, a.specifics,
+                     a.voice, a.structure, a.feedback] for a in s.audit_scores]
+            rows += [[s.run_id, g.get("model"), g.get("target"), g["state"], "quality_gate", g["visit"],
+                      g["score"], None, None, None, None, g.get("feedback", "")] for g in s.gate_scores]
+            if rows:
+                self._executemany(conn, q("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                                  rows)
+            previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ?"),
+                                    [s.story_name]).fetchone()[0]
+            improvements = "; ".join(s.human_feedback) or ("Initial" if previous == 0 else "Re-run")
+            conn.execute(q("INSERT INTO post_iterations VALUES (?, ?, ?, ?, ?, ?)"), [
+                s.story_name, s.run_id, previous + 1, s.final_score, totals.cost_usd, improvements])
         return len(s.invocations)
 
     # ---------------------------------------------------------------------------------------- reading
     def query(self, name: str, param: str | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
-        if name not in QUERIES:
-            raise KeyError(f"unknown history query {name!r}: one of {', '.join(QUERIES)}")
-        sql = QUERIES[name]
-        needs = sql.count("?")
+        if name not in self.queries:
+            raise KeyError(f"unknown history query {name!r}: one of {', '.join(self.queries)}")
+        sql = self.queries[name]
+        needs = sql.count(self._sql("?"))
         if needs and not param:
             raise ValueError(f"query {name!r} needs a parameter")
         with self.connect(read_only=True) as conn:
-            cur = conn.execute(sql, [param] * needs if needs else [])
+            cur = conn.execute(sql, [param] * needs if needs else None)
             columns = [d[0] for d in cur.description]
-            return columns, cur.fetchall()
+            return columns, [tuple(r) for r in cur.fetchall()]
 
     def context(self, story: str, run_id: str) -> HistoryContext | None:
         """What the run summary compares this run with (§17 'Historical Context'); None without history."""
-        if not self.path.exists():
+        q = self._sql
+        try:
+            with self.connect(read_only=True) as conn:
+                count, best = conn.execute(q(CONTEXT_SQL[0]), [story, run_id]).fetchone()
+                avg_cost = conn.execute(q(CONTEXT_SQL[1]), [run_id]).fetchone()[0]
+                rows = conn.execute(q(CONTEXT_SQL[2]), [run_id]).fetchall()
+        except NoHistoryYet:
             return None
-        with self.connect(read_only=True) as conn:
-            count, best = conn.execute("SELECT COUNT(*), MAX(final_score) FROM runs WHERE story = ? AND run_id <> ?",
-                                       [story, run_id]).fetchone()
-            avg_cost = conn.execute("SELECT AVG(total_cost_usd) FROM runs WHERE run_id <> ?", [run_id]).fetchone()[0]
-            rows = conn.execute("""
-                SELECT target_agent, AVG(overall_score) FROM audit_scores
-                WHERE kind = 'audit' AND run_id IN (
-                    SELECT run_id FROM runs WHERE run_id <> ? ORDER BY started_at DESC LIMIT 10)
-                GROUP BY target_agent""", [run_id]).fetchall()
         return HistoryContext(iteration=int(count) + 1, previous_best=best, average_cost=avg_cost,
                               agent_averages={a: float(v) for a, v in rows})
 
     def export(self, directory: Path) -> list[Path]:
         """Every table as CSV and JSON (seed eval-export)."""
-        directory.mkdir(parents=True, exist_ok=True)
         written = []
         with self.connect(read_only=True) as conn:
+            directory.mkdir(parents=True, exist_ok=True)
             for table in TABLES:
                 cur = conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2")
                 columns = [d[0] for d in cur.description]
@@ -199,20 +267,65 @@ class HistoryStore:
         return written
 
 
+class DuckDBHistoryStore(HistoryStore):
+    """The embedded default: one DuckDB file."""
+
+    backend = "duckdb"
+
+    def __init__(self, location: str | None = None) -> None:
+        super().__init__(location)
+        self.path = Path(self.location.removeprefix("duckdb://")).expanduser()
+
+    @contextmanager
+    def connect(self, read_only: bool = False) -> Iterator[Any]:
+        import duckdb
+
+        if read_only and not self.path.exists():
+            raise NoHistoryYet(f"no run history yet at {self.path} (run `colloquy write` first)")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = duckdb.connect(str(self.path), read_only=read_only)
+        try:
+            if not read_only:
+                for ddl in SCHEMA:
+                    conn.execute(ddl)
+            yield conn
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _transaction(self, conn: Any, story: str) -> Iterator[None]:
+        conn.execute("BEGIN TRANSACTION")
+        try:
+            yield
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _executemany(self, conn: Any, sql: str, rows: list[list[Any]]) -> None:
+        conn.executemany(sql, rows)
+
+
 def _naive(value: Any) -> Any:
     return value.replace(tzinfo=None) if value is not None and getattr(value, "tzinfo", None) else value
 
 
 class RecordHistoryInput(RunRecord):
+    """The run to record. Where to record it is the worker's COLLOQUY_HISTORY_DB, never part of the payload."""
+
     config_name: str = ""
 
 
 @activity.defn(name="writing_record_history")
 async def writing_record_history(inp: RecordHistoryInput) -> int:
     """Record the finished run in the history DB; returns the number of invocations written."""
+    location = history_location()
     try:
-        return HistoryStore().record_run(inp, inp.config_name)
+        return HistoryStore(location).record_run(inp, inp.config_name)
     except ApplicationError:
         raise
-    except Exception as exc:  # a lock held by another process, a full disk: retryable StorageError
-        raise ApplicationError(f"history DB {history_location()}: {exc}", type="StorageRetry") from exc
+    except Exception as exc:  # a lock, a full disk, an unreachable server: retryable StorageError
+        message = scrub_secrets(f"history DB {redact_location(location)}: {exc}", location)
+        if is_postgres_url(location):  # the driver's exception stays out of the failure chain (history)
+            raise ApplicationError(message, type="StorageRetry") from None
+        raise ApplicationError(message, type="StorageRetry") from exc

@@ -1,14 +1,13 @@
-"""History DB (§17) on a populated DuckDB file, and the run logs (§7) rendered from a run record."""
+"""History DB (§17) on a populated DB — every history test runs on both backends, the DuckDB file and a real
+PostgreSQL (tests/unit/writing/postgres_server.py) — and the run logs (§7) rendered from a run record."""
 
 from __future__ import annotations
 
 import csv
 import json
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from temporalio.exceptions import ApplicationError
 
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
@@ -57,9 +56,7 @@ def record(run_id, story, start, scores, costs, status="complete", final=8.0, fe
     return RunRecord(state=state, finished_at=start + timedelta(minutes=3), final_post=post)
 
 
-@pytest.fixture
-def history(tmp_path):
-    h = HistoryStore(str(tmp_path / "h.duckdb"))
+def populate(h):
     h.record_run(record("r1", "post_03", T0, {"claude": 8, "gemini": 7}, {"claude": 0.03, "gemini": 0.01},
                         final=7.2), "default")
     h.record_run(record("r2", "post_03", T0 + timedelta(days=1), {"claude": 9, "gemini": 6},
@@ -69,6 +66,17 @@ def history(tmp_path):
     h.record_run(record("r4", "post_04", T0 + timedelta(days=9), {"claude": 5}, {"claude": 0.05}, status="halted",
                         final=None), "default")
     return h
+
+
+@pytest.fixture(params=["duckdb", "postgres"])
+def backend(request, tmp_path):
+    """The location of an empty history DB: a DuckDB file, or a fresh database on the test's PostgreSQL."""
+    return str(tmp_path / "h.duckdb") if request.param == "duckdb" else request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def history(backend):
+    return populate(HistoryStore(backend))
 
 
 def test_agent_comparison_costs_and_best_agent(history):
@@ -122,9 +130,7 @@ def test_export_writes_every_table_as_csv_and_json(history, tmp_path):
     assert len(gates) == 4 and gates[0]["overall_score"] == 7
 
 
-def test_postgres_urls_are_refused_clearly_and_missing_db_is_explained(tmp_path):
-    with pytest.raises(ApplicationError, match="Postgres history is not implemented"):
-        HistoryStore("postgresql://u@localhost/db")
+def test_a_missing_duckdb_file_is_explained(tmp_path):
     with pytest.raises(FileNotFoundError, match="no run history yet"):
         HistoryStore(str(tmp_path / "none.duckdb")).query("trend")
 
@@ -153,7 +159,7 @@ def test_run_logs_render_the_seed_formats():
     assert "| draft-check | 1 | 7/10 | proceed |" in text
 
 
-def test_run_summary_compares_with_history(history):
+def test_run_summary_compares_with_history(history, tmp_path):
     rec = record("r5", "post_03", T0 + timedelta(days=10), {"claude": 9, "gemini": 5}, {"claude": 0.01}, final=8.8)
     ctx = history.context("post_03", "r5")
     assert ctx.iteration == 3 and ctx.previous_best == 8.1
@@ -161,4 +167,4 @@ def test_run_summary_compares_with_history(history):
     assert "- **Iteration:** 3" in text and "- **Current score:** 8.8 (+0.7)" in text
     assert "| claude | 9.0 |" in text and "↑" in text
     assert "below average" in text
-    assert HistoryStore(str(Path(history.path).parent / "missing.duckdb")).context("x", "y") is None
+    assert HistoryStore(str(tmp_path / "missing.duckdb")).context("x", "y") is None

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from models.writing import WorkflowConfig, WritingInput
+from tests.unit.writing.conftest import postgres_server, postgres_url  # noqa: F401 - the real PostgreSQL fixtures
 from workers.main import running_workers
 from workflows.writing import WritingWorkflow
 
