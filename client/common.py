@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -11,8 +13,19 @@ from rich.console import Console
 
 from core.settings import TemporalSettings
 
-console = Console()
-err_console = Console(stderr=True)
+PIPED_WIDTH = 200  # redirected output: keep tables and ids whole instead of cutting them at 80 columns
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    interactive = hasattr(stream, "isatty") and stream.isatty()
+    if interactive or os.environ.get("COLUMNS"):
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=PIPED_WIDTH)
+
+
+console = _console()
+err_console = _console(stderr=True)
 T = TypeVar("T")
 
 AddressOpt = typer.Option(None, "--address", envvar="TEMPORAL_ADDRESS",

@@ -31,6 +31,14 @@ TITLES = {
 }
 
 
+def print_table(table: Table) -> None:
+    """A terminal gets a table fitted to its width; piped or redirected output gets every value in full."""
+    if console.is_terminal:
+        console.print(table)
+    else:
+        console.print(table, width=max(console.width, console.measure(table).maximum))
+
+
 def _show(name: str, param: str | None, db: str | None) -> None:
     from activities.writing.history import HistoryStore
 
@@ -45,7 +53,7 @@ def _show(name: str, param: str | None, db: str | None) -> None:
     table = Table(*columns, title=TITLES[name].format(param=param))
     for row in rows:
         table.add_row(*[_fmt(v) for v in row])
-    console.print(table)
+    print_table(table)
     if not rows:
         console.print("(no rows yet)")
     if name == "post" and len(rows) >= 2 and rows[0][2] is not None and rows[-1][2] is not None:
