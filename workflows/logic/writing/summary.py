@@ -12,6 +12,11 @@ from workflows.logic.writing.accounting import RECOMMENDATION, context_status, r
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 
 
+
+def _table_head(heading: str, *columns: str) -> list[str]:
+    """A markdown section heading followed by a table header and its separator row."""
+    return [heading, "", "| " + " | ".join(columns) + " |", "|" + "|".join("-" * (len(c) + 2) for c in columns) + "|"]
+
 def slug(text: str) -> str:
     return _SAFE.sub("_", text).strip("._") or "x"
 
@@ -98,8 +103,7 @@ def historical_context(record: RunRecord, ctx: HistoryContext) -> list[str]:
         if a.kind == "audit":
             this_run.setdefault(a.target, []).append(a.overall)
     if this_run:
-        out += ["", "### Agent Performance (Last 10 Runs)", "", "| Agent | This Run | Avg | Trend |",
-                "|-------|----------|-----|-------|"]
+        out += ["", *_table_head("### Agent Performance (Last 10 Runs)", "Agent", "This Run", "Avg", "Trend")]
         for agent, scores in sorted(this_run.items()):
             mine = sum(scores) / len(scores)
             avg = ctx.agent_averages.get(agent)
@@ -125,20 +129,17 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
            f"**Duration:** {_fmt_duration(duration_s(record))}", f"**Status:** {status}"]
     if s.reason:
         out.append(f"**Reason:** {s.reason}")
-    out += ["", "---", "", "## Token Usage Summary", "", "| Agent | Input | Output | Total | Cost |",
-            "|-------|-------|--------|-------|------|"]
+    out += ["", "---", "", *_table_head("## Token Usage Summary", "Agent", "Input", "Output", "Total", "Cost")]
     by_model = totals_by(s.invocations, "model")
     for model, t in sorted(by_model.items()):
         out.append(f"| {model} | {t.input_tokens:,} | {t.output_tokens:,} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")
     total = run_totals(s.invocations)
     out.append(f"| **Total** | **{total.input_tokens:,}** | **{total.output_tokens:,}** | "
                f"**{total.total_tokens:,}** | **${total.cost_usd:.4f}** |")
-    out += ["", "### By State", "", "| State | Invocations | Succeeded | Tokens | Cost |",
-            "|-------|-------------|-----------|--------|------|"]
+    out += ["", *_table_head("### By State", "State", "Invocations", "Succeeded", "Tokens", "Cost")]
     for state, t in totals_by(s.invocations, "state").items():
         out.append(f"| {state} | {t.invocations} | {t.succeeded} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")
-    out += ["", "### Context Window Status", "", "| Agent | Peak used | Max | % Used | Status |",
-            "|-------|-----------|-----|--------|--------|"]
+    out += ["", *_table_head("### Context Window Status", "Agent", "Peak used", "Max", "% Used", "Status")]
     for model in sorted(by_model):
         invs = [i for i in s.invocations if i.model == model]
         peak = max(invs, key=lambda i: i.context_used_pct)
@@ -158,21 +159,18 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
                        + (f" — {reasoning}" if reasoning else ""))
     drafts = [i for i in s.invocations if i.task == "draft"]
     if drafts:
-        out += ["", "## Draft Phase", "", "| Agent | Visit | Status | Words | Tokens | Preview |",
-                "|-------|-------|--------|-------|--------|---------|"]
+        out += ["", *_table_head("## Draft Phase", "Agent", "Visit", "Status", "Words", "Tokens", "Preview")]
         for i in drafts:
             out.append(f"| {i.model} | {i.visit} | {i.status} | {i.word_count} | {i.total_tokens:,} | "
                        f"{i.preview[:60].replace('|', '/')} |")
     cross = [a for a in s.audit_scores if a.kind == "audit"]
     if cross:
-        out += ["", "## Audit Consensus", "", "| Auditor | Target | Overall | Hook | Specifics | Voice |",
-                "|---------|--------|---------|------|-----------|-------|"]
+        out += ["", *_table_head("## Audit Consensus", "Auditor", "Target", "Overall", "Hook", "Specifics", "Voice")]
         for a in cross:
             out.append(f"| {a.auditor} | {a.target} | {a.overall:g}/10 | {_n(a.hook)} | {_n(a.specifics)} | "
                        f"{_n(a.voice)} |")
     if s.gate_scores:
-        out += ["", "## Quality Gates", "", "| State | Visit | Score | Decision | Guidance |",
-                "|-------|-------|-------|----------|----------|"]
+        out += ["", *_table_head("## Quality Gates", "State", "Visit", "Score", "Decision", "Guidance")]
         for g in s.gate_scores:
             out.append(f"| {g['state']} | {g['visit']} | {g['score']}/10 | {g['decision']} | "
                        f"{str(g.get('retry_guidance') or '')[:80]} |")
@@ -184,8 +182,7 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
         out += [f"> {line}" for line in preview_lines if line.strip()]
     finals = [a for a in s.audit_scores if a.kind == "final_audit"]
     if finals:
-        out += ["", "## Final Audit Scores", "", "| Agent | Overall | Hook | Specifics | Voice | Structure |",
-                "|-------|---------|------|-----------|-------|-----------|"]
+        out += ["", *_table_head("## Final Audit Scores", "Agent", "Overall", "Hook", "Specifics", "Voice", "Structure")]
         for a in finals:
             out.append(f"| {a.auditor} | {a.overall:g}/10 | {_n(a.hook)} | {_n(a.specifics)} | {_n(a.voice)} | "
                        f"{_n(a.structure)} |")
