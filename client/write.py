@@ -18,6 +18,7 @@ import re
 import sys
 import uuid
 from pathlib import Path
+from typing import TypeVar
 
 import typer
 from rich.markup import escape
@@ -272,16 +273,26 @@ def start(
     raise typer.Exit(run(_run()))
 
 
+Q = TypeVar("Q")
+
+
+async def _query(handle: WorkflowHandle, name: str, result_type: type[Q]) -> Q | None:
+    """Run a query; on failure print why (unknown id, no worker, ...) and return None."""
+    try:
+        return await handle.query(name, result_type=result_type)
+    except RPCError as exc:
+        err_console.print(f"[red]error:[/red] cannot query {handle.id}: {exc.message}")
+        return None
+
+
 def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: str | None, tsettings) -> int:
     async def _run() -> int:
         from core.temporal import connect
 
         client = await connect(tsettings)
         handle = client.get_workflow_handle(workflow_id)
-        try:
-            s: StatusView = await handle.query("run_status", result_type=StatusView)
-        except RPCError as exc:
-            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+        s = await _query(handle, "run_status", StatusView)
+        if s is None:
             return 2
         if s.pending_approval is None:
             err_console.print(f"[red]error:[/red] {workflow_id} is not waiting for approval (state {s.state!r}, "
@@ -341,10 +352,8 @@ def status(
         from core.temporal import connect
 
         client = await connect(tsettings)
-        try:
-            s: StatusView = await client.get_workflow_handle(workflow_id).query("run_status", result_type=StatusView)
-        except RPCError as exc:
-            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+        s = await _query(client.get_workflow_handle(workflow_id), "run_status", StatusView)
+        if s is None:
             return 2
         print_status(s)
         if s.transitions:
@@ -372,11 +381,8 @@ def outputs(
         from core.temporal import connect
 
         client = await connect(tsettings)
-        try:
-            view: OutputsView = await client.get_workflow_handle(workflow_id).query("outputs",
-                                                                                    result_type=OutputsView)
-        except RPCError as exc:
-            err_console.print(f"[red]error:[/red] cannot query {workflow_id}: {exc.message}")
+        view = await _query(client.get_workflow_handle(workflow_id), "outputs", OutputsView)
+        if view is None:
             return 2
         table = Table("state", "model", "words", "artifact", "preview")
         for state, items in view.outputs.items():
