@@ -121,10 +121,10 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
         ResearchItem,
         TranscriptEntry,
     )
-    from workflows.logic.interview import cadence, coverage, decisions
-    from workflows.logic.interview.notes import merge_notes
-    from workflows.logic.interview.phases import phase_for
-    from workflows.logic.interview.plan import default_plan
+    from rules.interview import cadence, coverage, decisions
+    from rules.interview.notes import merge_notes
+    from rules.interview.phases import phase_for
+    from rules.interview.plan import default_plan
 
     await asyncio.sleep(index * CADENCE / n)
     topic = f"What on-call taught me #{index}"

@@ -29,9 +29,9 @@ from client.common import (
     settings,
 )
 from models.discussion import ROLES, DiscussionInput, DiscussionProgress, DiscussionResult
-from workflows.logic.discussion.inputs import validate_input
-from workflows.logic.discussion.levels import LEVELS
-from workflows.logic.discussion.scoring import CRITERIA
+from rules.discussion.inputs import validate_input
+from rules.discussion.levels import LEVELS
+from rules.discussion.scoring import CRITERIA
 
 WORKFLOW_TYPE = "DiscussionWorkflow"
 QUERY_PROGRESS = "progress"

@@ -70,7 +70,7 @@ def local_offset() -> int:
 
 
 def workflow_id_for(app_id: str, text: str) -> str:
-    from workflows.logic.query.summaries import slug
+    from rules.query.summaries import slug
 
     return f"notes-{app_id}-{slug(text, 32)}-{uuid.uuid4().hex[:6]}"
 
@@ -136,7 +136,7 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
                      poll_s: float = 0.25):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
     from models.query import ImportRequest
-    from workflows.logic.query.summaries import slug
+    from rules.query.summaries import slug
     from workflows.query import ImportNotesWorkflow
 
     wf_id = f"notes-import-{slug(directory.name or 'notes', 24)}-{uuid.uuid4().hex[:6]}"

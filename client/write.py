@@ -50,8 +50,8 @@ from models.writing import (
     WritingInput,
     WritingResult,
 )
-from workflows.logic.writing.config import ConfigError, validate_config
-from workflows.logic.writing.transitions import normalise_approval
+from rules.writing.config import ConfigError, validate_config
+from rules.writing.transitions import normalise_approval
 
 WORKFLOW_TYPE = "WritingWorkflow"
 POLL_SECONDS = 0.5

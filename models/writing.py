@@ -308,7 +308,7 @@ class StateLogEntry(BaseModel):
 
 
 class BreakerState(BaseModel):
-    """The circuit breaker's counters (pure logic in workflows/logic/writing/breaker.py)."""
+    """The circuit breaker's counters (pure logic in rules/writing/breaker.py)."""
 
     state_visits: dict[str, int] = Field(default_factory=dict)
     transition_history: list[tuple[str, str]] = Field(default_factory=list)

@@ -13,7 +13,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.artifacts import get_artifact, put_artifact
     from models.common import ArtifactRef, PutArtifactInput
-    from workflows.policies import activity_options
+    from rules.policies import activity_options
 
 LLM_QUEUE_SUFFIX = "-llm"
 LLM_KINDS = {"live_agent", "fast_agent", "agent", "long_agent"}

@@ -44,13 +44,13 @@ with workflow.unsafe.imports_passed_through():
         TranscriptInput,
         TurnInput,
     )
+    from rules.discussion.ideas import merge_ideas
+    from rules.discussion.inputs import normalized_team, topic_keyword, validate_input
+    from rules.discussion.levels import LEVELS, rules_for
+    from rules.discussion.rounds import deep_dive_due, message_id, step_decision, topup_needed
+    from rules.discussion.scoring import apply_evaluations
+    from rules.discussion.selection import Outcome, select_idea
     from workflows.calls import call_activity, call_agent
-    from workflows.logic.discussion.ideas import merge_ideas
-    from workflows.logic.discussion.inputs import normalized_team, topic_keyword, validate_input
-    from workflows.logic.discussion.levels import LEVELS, rules_for
-    from workflows.logic.discussion.rounds import deep_dive_due, message_id, step_decision, topup_needed
-    from workflows.logic.discussion.scoring import apply_evaluations
-    from workflows.logic.discussion.selection import Outcome, select_idea
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
              "implementation", "leader": "synthesis", "moderator": "scoring"}

@@ -89,20 +89,20 @@ with workflow.unsafe.imports_passed_through():
         TranscriptView,
         WriterInput,
     )
-    from workflows.calls import call_activity, call_agent, save_artifact
-    from workflows.logic.interview import cadence, coverage, decisions, timing
-    from workflows.logic.interview.entries import (
+    from rules.interview import cadence, coverage, decisions, timing
+    from rules.interview.entries import (
         EntryError,
         is_closing_remark,
         validate_action,
         validate_entry,
         word_count,
     )
-    from workflows.logic.interview.events import EventLog
-    from workflows.logic.interview.instructions import interviewer_instructions, status_instructions
-    from workflows.logic.interview.notes import diff_summary, merge_notes
-    from workflows.logic.interview.phases import phase_for, progress_percent
-    from workflows.logic.interview.plan import default_plan, follow_up_plan, normalize_plan
+    from rules.interview.events import EventLog
+    from rules.interview.instructions import interviewer_instructions, status_instructions
+    from rules.interview.notes import diff_summary, merge_notes
+    from rules.interview.phases import phase_for, progress_percent
+    from rules.interview.plan import default_plan, follow_up_plan, normalize_plan
+    from workflows.calls import call_activity, call_agent, save_artifact
 
 PIPELINE = "interview"
 KEEP_EVENTS = 200            # events kept in memory across continue-as-new (older ones are archived)

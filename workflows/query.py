@@ -6,7 +6,7 @@
          cycles: ANALYZE→PLAN (insufficient), EVALUATE→PLAN (fail, ≤2 retries, then a partial answer),
                  EXPAND_DOMAIN→BUILD_CONTEXT (a domain is missing), CLARIFY→WAIT_USER→ANALYZE (only the user knows)
 
-Each state is one method below; where to go next is decided by pure functions in workflows/logic/query, and
+Each state is one method below; where to go next is decided by pure functions in rules/query, and
 every edge is checked and counted by LoopCounters so no cycle can run away. WAIT_USER is a durable wait for the
 `clarify` update (validated), with a timeout. Retrieved entries live in the artifact store; history holds refs.
 
@@ -98,15 +98,14 @@ with workflow.unsafe.imports_passed_through():
         SynthesizerOutput,
         Verdict,
     )
-    from workflows.calls import call_activity, call_agent
-    from workflows.logic.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
-    from workflows.logic.query.evaluation import (
+    from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
+    from rules.query.evaluation import (
         aggregate_verdict,
         feedback_from,
         missing_items,
         partial_response,
     )
-    from workflows.logic.query.machine import (
+    from rules.query.machine import (
         LoopCounters,
         LoopLimits,
         State,
@@ -118,8 +117,8 @@ with workflow.unsafe.imports_passed_through():
         decide_after_wait,
         expansion_targets,
     )
-    from workflows.logic.query.parsing import split_both
-    from workflows.logic.query.planning import (
+    from rules.query.parsing import split_both
+    from rules.query.planning import (
         chunk_ids,
         ensure_instructions,
         execution_groups,
@@ -128,7 +127,8 @@ with workflow.unsafe.imports_passed_through():
         merge_analyses,
         merge_gaps_status,
     )
-    from workflows.logic.query.summaries import describe_store, entries_summary
+    from rules.query.summaries import describe_store, entries_summary
+    from workflows.calls import call_activity, call_agent
 
 PIPELINE = "query"
 

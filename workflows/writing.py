@@ -63,23 +63,23 @@ with workflow.unsafe.imports_passed_through():
         WritingResult,
         WritingTaskInput,
     )
-    from workflows.calls import call_activity, call_agent, load_artifact
-    from workflows.logic.writing import breaker
-    from workflows.logic.writing.accounting import (
+    from rules.writing import breaker
+    from rules.writing.accounting import (
         context_use,
         context_window_for,
         invocation_cost,
         run_totals,
     )
-    from workflows.logic.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
-    from workflows.logic.writing.summary import slug
-    from workflows.logic.writing.transitions import (
+    from rules.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
+    from rules.writing.summary import slug
+    from rules.writing.transitions import (
         best_output,
         fan_out_outcome,
         normalise_approval,
         store_guidance,
         take_guidance,
     )
+    from workflows.calls import call_activity, call_agent, load_artifact
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,

@@ -12,11 +12,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec, render_prompt
 from activities.artifacts import store
+from activities.discussion.context import ContextMessage, build_context, format_ideas
 from activities.llm import gateway, offline
 from activities.llm.config import AgentConfig, LLMConfig, current_config
 from models.common import LLMUsage
 from models.discussion import MessageRef, MessageType, TurnInput
-from workflows.logic.discussion.context import ContextMessage, build_context, format_ideas
 
 T = TypeVar("T", bound=BaseModel)
 

@@ -9,8 +9,8 @@ from activities.discussion.common import ask, base_variables, save_message, topi
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import IdeationOutput, IdeationTurn, TurnInput
-from workflows.logic.discussion.levels import MAX_IDEAS_PER_ANSWER
-from workflows.logic.discussion.rounds import ideation_instruction
+from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
+from rules.discussion.rounds import ideation_instruction
 
 IDEATE = AgentSpec("discussion_ideate", "discussion/ideation.md", IdeationOutput, tier="medium", role="writer",
                    description="Ideation Specialist: generates and refines 3-5 JSON ideas (seed 002 step 2)")

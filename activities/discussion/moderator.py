@@ -11,7 +11,7 @@ from activities.discussion.common import ask, base_variables, save_message
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import ScoringOutput, ScoringTurn, TurnInput
-from workflows.logic.discussion.scoring import CRITERIA
+from rules.discussion.scoring import CRITERIA
 
 SCORE = AgentSpec("discussion_score", "discussion/moderator.md", ScoringOutput, tier="medium", role="auditor",
                   description="Moderator: final validation, five 0-10 criteria per idea (seed 002 phase 3)")

@@ -16,7 +16,7 @@ from activities.artifacts import store
 from activities.discussion.common import ROLE_TITLES
 from models.common import ArtifactRef
 from models.discussion import ReportInput
-from workflows.logic.discussion.scoring import CRITERIA
+from rules.discussion.scoring import CRITERIA
 
 MAX_REPORT_BYTES = 5 * 1024 * 1024
 

@@ -10,8 +10,8 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import AnalysisInput, AnalysisSummary, QuoteItem
-from workflows.logic.interview.entries import dedupe_quotes, quote_in_transcript, sentences
-from workflows.logic.interview.notes import summary_text
+from rules.interview.entries import dedupe_quotes, quote_in_transcript, sentences
+from rules.interview.notes import summary_text
 
 ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
                      description="Interview: extracts essay-ready claims, themes, tensions, quotes and a title")

@@ -7,7 +7,7 @@ import json
 from activities.artifacts import store
 from models.common import ArtifactRef
 from models.interview import TranscriptEntry
-from workflows.logic.interview.entries import format_transcript
+from rules.interview.entries import format_transcript
 
 
 def load_transcript(ref: ArtifactRef) -> list[TranscriptEntry]:

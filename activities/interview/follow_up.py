@@ -9,7 +9,7 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import FollowUpAnalysis, FollowUpInput, FollowUpTopic
-from workflows.logic.interview.notes import summary_text
+from rules.interview.notes import summary_text
 
 FOLLOW_UP = AgentSpec("interview_follow_up", "interview/follow_up.md", FollowUpAnalysis, tier="medium",
                       description="Interview: suggests threads for a 6-minute follow-up session")

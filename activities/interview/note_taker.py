@@ -11,8 +11,8 @@ from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import KeyIdea, NotesState, NoteTakerInput, QuotableLine, SectionCoverage
-from workflows.logic.interview.entries import sentences
-from workflows.logic.interview.notes import summary_text
+from rules.interview.entries import sentences
+from rules.interview.notes import summary_text
 
 NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",
                        description="Interview: extracts ideas, stories, claims, gaps, contradictions, quotes live")

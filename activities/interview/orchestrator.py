@@ -10,8 +10,8 @@ from activities.interview.common import transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import OrchestratorDecision, OrchestratorInput
-from workflows.logic.interview.notes import summary_text
-from workflows.logic.interview.phases import progress_percent
+from rules.interview.notes import summary_text
+from rules.interview.phases import progress_percent
 
 ORCHESTRATOR = AgentSpec("interview_orchestrator", "interview/orchestrator.md", OrchestratorDecision, tier="medium",
                          description="Interview: decides the next question, its phase and how to ask it")

@@ -9,7 +9,7 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import PlannerInput, PlanSnapshot
-from workflows.logic.interview.plan import default_plan
+from rules.interview.plan import default_plan
 
 PLANNER = AgentSpec("interview_planner", "interview/planner.md", PlanSnapshot, tier="medium",
                     description="Interview: designs the rubric (research goal, angle, sections, questions)")

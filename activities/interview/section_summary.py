@@ -10,8 +10,8 @@ from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import SectionSummary, SectionSummaryInput, TranscriptEntry
-from workflows.logic.interview.entries import quote_in_transcript, sentences
-from workflows.logic.interview.similarity import words
+from rules.interview.entries import quote_in_transcript, sentences
+from rules.interview.similarity import words
 
 SECTION_SUMMARY = AgentSpec("interview_section_summary", "interview/section_summary.md", SectionSummary, tier="low",
                             description="Interview: bounded context summary of one section (003 §7)")

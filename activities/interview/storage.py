@@ -22,8 +22,8 @@ from models.interview import (
     TranscriptEntry,
     TranscriptRefs,
 )
-from workflows.logic.interview.entries import format_transcript, merge_transcripts
-from workflows.logic.interview.events import to_jsonl
+from rules.interview.entries import format_transcript, merge_transcripts
+from rules.interview.events import to_jsonl
 
 
 def _read_entries(ref: ArtifactRef) -> list[TranscriptEntry]:

@@ -13,7 +13,7 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import WriterInput, WriterOutput
-from workflows.logic.interview.entries import quote_in_transcript, sentences
+from rules.interview.entries import quote_in_transcript, sentences
 
 WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput,  # free text: run_text tier="high",
                    description="Interview: first-person essay in the interviewee's voice (3 styles)")

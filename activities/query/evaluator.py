@@ -9,7 +9,7 @@ from activities.llm import offline
 from activities.query.common import dump
 from models.common import AgentResult
 from models.query import EvaluateInput, EvaluationDimension, EvaluatorOutput, Verdict
-from workflows.logic.query.evaluation import DIMENSIONS
+from rules.query.evaluation import DIMENSIONS
 
 EVALUATOR = AgentSpec("evaluate_answer", "query/evaluate_answer.md", EvaluatorOutput, tier="high", role="auditor",
                       description="Query pipeline Evaluator: four dimensions, domain rules, retry feedback")

@@ -26,7 +26,7 @@ from models.query import (
     ParseInput,
     ParserOutput,
 )
-from workflows.logic.query.parsing import check_schema, drop_invented
+from rules.query.parsing import check_schema, drop_invented
 
 PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium", role="writer",
                    description="Query pipeline Parser: structured extraction per domain schema, corrections")
@@ -47,7 +47,7 @@ def _schema_text(schemas: dict[str, dict[str, LogField]]) -> str:
 
 
 def checked(out: ParserOutput, inp: ParseInput) -> ParserOutput:
-    """Apply the guards to the model's answer (pure checks from workflows/logic/query/parsing.py)."""
+    """Apply the guards to the model's answer (pure checks from rules/query/parsing.py)."""
     notes = list(out.extraction_notes)
     uncertain = list(out.uncertain_fields)
     data, problems = check_schema(out.domain_data, inp.domain_schemas)

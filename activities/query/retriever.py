@@ -20,7 +20,7 @@ from models.query import (
     RetrieveInput,
     RetrieverOutput,
 )
-from workflows.logic.query.planning import expand_keywords
+from rules.query.planning import expand_keywords
 
 
 @activity.defn(name="retrieve_notes")

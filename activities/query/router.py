@@ -11,7 +11,7 @@ from activities.llm import offline
 from activities.query.common import dump
 from models.common import AgentResult
 from models.query import InputType, RouteInput, RouterOutput
-from workflows.logic.query.parsing import looks_like_question, split_both
+from rules.query.parsing import looks_like_question, split_both
 
 ROUTER = AgentSpec("route_input", "query/route_input.md", RouterOutput, tier="low", role="writer",
                    description="Query pipeline Router: classify LOG/QUERY/BOTH/CORRECTION, select domains")

@@ -33,6 +33,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store as artifact_store
+from activities.query.context import apply_updates
 from core.settings import ROOT, data_dir
 from models.query import (
     ApplyContextInput,
@@ -51,9 +52,8 @@ from models.query import (
     StoreEntryInput,
     StoreEntryResult,
 )
-from workflows.logic.query.context import apply_updates
-from workflows.logic.query.parsing import deep_merge
-from workflows.logic.query.planning import expand_keywords
+from rules.query.parsing import deep_merge
+from rules.query.planning import expand_keywords
 
 STORAGE_ERROR = "StorageError"
 _SECTION = re.compile(r"^## (\d{2}:\d{2})(?: \[correction\](?: → (\S+))?)?\s*$")

@@ -9,8 +9,8 @@ from temporalio.exceptions import ApplicationError
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output
+from activities.writing.prompts import match_target
 from models.writing import CrossAudit, FinalAudit, TaskResult, WritingTaskInput
-from workflows.logic.writing.prompts import match_target
 
 AUDIT = AgentSpec("writing_audit", "writing/audit.md", CrossAudit, tier="medium", role="auditor",
                   description="Cross-audit: one model scores every available draft")

@@ -26,9 +26,9 @@ from activities.artifacts import store
 from activities.llm import gateway
 from activities.llm.config import AgentConfig, LLMConfig, current_config
 from activities.writing.configs import PERSONA_DIR
+from activities.writing.prompts import guidance_block, preview, prompt_sections, word_count
 from models.common import ArtifactRef, LLMUsage
 from models.writing import SourceDoc, TaskResult, WritingTaskInput
-from workflows.logic.writing.prompts import guidance_block, preview, prompt_sections, word_count
 
 MAX_PERSONA_CHARS = 20_000
 HEARTBEAT_EVERY_S = 5.0

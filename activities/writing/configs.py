@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.settings import PROMPTS_DIR, ROOT
 from models.writing import WorkflowConfig
-from workflows.logic.writing.config import ConfigError, parse_config_yaml
+from rules.writing.config import ConfigError, parse_config_yaml
 
 CONFIG_DIR = ROOT / "configs" / "writing"
 PERSONA_DIR = PROMPTS_DIR / "writing" / "personas"

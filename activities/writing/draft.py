@@ -9,8 +9,8 @@ from temporalio.exceptions import ApplicationError
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output, story_context
+from activities.writing.prompts import preview
 from models.writing import TaskResult, WritingTaskInput
-from workflows.logic.writing.prompts import preview
 
 
 class DraftText(BaseModel):  # free-text agent; the spec needs a model class for registration only

@@ -29,7 +29,7 @@ from temporalio.exceptions import ApplicationError
 
 from core.settings import data_dir
 from models.writing import HistoryContext, RunRecord
-from workflows.logic.writing.accounting import run_totals
+from rules.writing.accounting import run_totals
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (

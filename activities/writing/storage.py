@@ -14,8 +14,8 @@ from activities.writing.configs import load_named_config, persona_path
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
 from models.writing import RunArtifacts, RunRecord, WorkflowConfig
-from workflows.logic.writing.config import ConfigError, persona_for
-from workflows.logic.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
+from rules.writing.config import ConfigError, persona_for
+from rules.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
 
 
 class PrepareInput(BaseModel):

@@ -10,8 +10,8 @@ from temporalio.exceptions import ApplicationError
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.writing.common import base_variables, complete, persona_text, save_output
+from activities.writing.prompts import preview
 from models.writing import TaskResult, WritingTaskInput
-from workflows.logic.writing.prompts import preview
 
 
 class PostText(BaseModel):

@@ -1,5 +1,5 @@
 from models.discussion import Idea, IdeaDraft
-from workflows.logic.discussion.ideas import MAX_POOL, find_idea, is_duplicate, merge_ideas
+from rules.discussion.ideas import MAX_POOL, find_idea, is_duplicate, merge_ideas
 
 
 def d(title, description="does a thing", refines=None):

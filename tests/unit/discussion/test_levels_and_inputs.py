@@ -1,13 +1,13 @@
 import pytest
 
 from models.discussion import DiscussionInput
-from workflows.logic.discussion.inputs import (
+from rules.discussion.inputs import (
     MAX_TOPIC_CHARS,
     normalized_team,
     topic_keyword,
     validate_input,
 )
-from workflows.logic.discussion.levels import LEVELS, rules_for
+from rules.discussion.levels import LEVELS, rules_for
 
 
 def test_level_table_is_the_seeds():

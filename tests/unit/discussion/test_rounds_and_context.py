@@ -1,7 +1,7 @@
+from activities.discussion.context import ContextMessage, build_context, format_ideas
 from models.discussion import Idea
-from workflows.logic.discussion.context import ContextMessage, build_context, format_ideas
-from workflows.logic.discussion.levels import LEVELS
-from workflows.logic.discussion.rounds import (
+from rules.discussion.levels import LEVELS
+from rules.discussion.rounds import (
     deep_dive_due,
     ideation_instruction,
     message_id,

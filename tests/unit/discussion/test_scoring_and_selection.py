@@ -1,6 +1,6 @@
 from models.discussion import Idea, IdeaEvaluation
-from workflows.logic.discussion.scoring import apply_evaluations, overall_score
-from workflows.logic.discussion.selection import select_idea
+from rules.discussion.scoring import apply_evaluations, overall_score
+from rules.discussion.selection import select_idea
 
 
 def pool(n=3):

@@ -10,7 +10,7 @@ from models.interview import (
     SectionCoverage,
     Story,
 )
-from workflows.logic.interview.notes import (
+from rules.interview.notes import (
     counts,
     coverage_for,
     diff_summary,
@@ -18,7 +18,7 @@ from workflows.logic.interview.notes import (
     merge_notes,
     summary_text,
 )
-from workflows.logic.interview.similarity import jaccard
+from rules.interview.similarity import jaccard
 
 
 def test_jaccard_is_word_set_overlap():

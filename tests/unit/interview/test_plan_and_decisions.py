@@ -14,9 +14,9 @@ from models.interview import (
     QuestionSnapshot,
     SectionSnapshot,
 )
-from workflows.logic.interview import coverage
-from workflows.logic.interview.decisions import GENERIC_CLOSING_QUESTION, fallback_decision, select_followup
-from workflows.logic.interview.plan import default_plan, normalize_plan
+from rules.interview import coverage
+from rules.interview.decisions import GENERIC_CLOSING_QUESTION, fallback_decision, select_followup
+from rules.interview.plan import default_plan, normalize_plan
 
 
 def plan() -> PlanSnapshot:

@@ -16,8 +16,8 @@ from models.interview import (
     SectionSnapshot,
     TranscriptEntry,
 )
-from workflows.logic.interview import cadence, timing
-from workflows.logic.interview.entries import (
+from rules.interview import cadence, timing
+from rules.interview.entries import (
     EntryError,
     is_closing_remark,
     merge_transcripts,
@@ -25,9 +25,9 @@ from workflows.logic.interview.entries import (
     validate_action,
     validate_entry,
 )
-from workflows.logic.interview.events import EventLog
-from workflows.logic.interview.instructions import interviewer_instructions
-from workflows.logic.interview.phases import phase_boundaries, phase_for
+from rules.interview.events import EventLog
+from rules.interview.instructions import interviewer_instructions
+from rules.interview.phases import phase_boundaries, phase_for
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 

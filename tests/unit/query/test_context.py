@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+from activities.query.context import apply_updates, estimate_tokens, parse_context
 from models.query import ContextUpdate
-from workflows.logic.query.context import apply_updates, estimate_tokens, parse_context
 
 DAY = date(2026, 1, 16)
 

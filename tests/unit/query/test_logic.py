@@ -13,10 +13,10 @@ from models.query import (
     LogField,
     PlannerOutput,
 )
-from workflows.logic.query.domains import combine_domains, domain_schemas, valid_selection
-from workflows.logic.query.evaluation import aggregate_verdict, missing_items, partial_response
-from workflows.logic.query.parsing import check_schema, deep_merge, drop_invented, split_both
-from workflows.logic.query.planning import (
+from rules.query.domains import combine_domains, domain_schemas, valid_selection
+from rules.query.evaluation import aggregate_verdict, missing_items, partial_response
+from rules.query.parsing import check_schema, deep_merge, drop_invented, split_both
+from rules.query.planning import (
     execution_groups,
     expand_keywords,
     instructions_for,
@@ -146,7 +146,7 @@ def test_both_split_puts_questions_in_the_query():
 
 
 def test_chunks_are_in_date_order_and_bounded():
-    from workflows.logic.query.planning import chunk_ids
+    from rules.query.planning import chunk_ids
 
     ids = ["2026-01-02#10", "2026-01-02#2", "2026-01-01#1", "2026-01-03#1", "2026-01-02#2"]
     assert chunk_ids(ids, 2) == [["2026-01-01#1", "2026-01-02#2"], ["2026-01-02#10", "2026-01-03#1"]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from models.query import AnalyzerOutput, Gap, PlannerOutput
-from workflows.logic.query.machine import (
+from rules.query.machine import (
     LoopCounters,
     LoopLimits,
     State,

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from activities.writing.prompts import agent_list, guidance_block, match_target, prompt_sections
 from models.common import LLMUsage
 from models.writing import (
     BreakerState,
@@ -15,8 +16,8 @@ from models.writing import (
     SafetyLimits,
     WorkflowConfig,
 )
-from workflows.logic.writing import breaker
-from workflows.logic.writing.accounting import (
+from rules.writing import breaker
+from rules.writing.accounting import (
     context_status,
     context_use,
     context_window_for,
@@ -24,7 +25,6 @@ from workflows.logic.writing.accounting import (
     run_totals,
     totals_by,
 )
-from workflows.logic.writing.prompts import agent_list, guidance_block, match_target, prompt_sections
 
 
 def cfg(*names, hard=None, **limits):

@@ -10,8 +10,8 @@ import yaml
 
 from models.common import ArtifactRef
 from models.writing import AgentOutput, AuditScoreRow
-from workflows.logic.writing.config import ConfigError, parse_config, parse_config_yaml, validate_config
-from workflows.logic.writing.transitions import (
+from rules.writing.config import ConfigError, parse_config, parse_config_yaml, validate_config
+from rules.writing.transitions import (
     best_output,
     fan_out_outcome,
     normalise_approval,

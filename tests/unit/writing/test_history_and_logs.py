@@ -20,7 +20,7 @@ from models.writing import (
     RunState,
     StateLogEntry,
 )
-from workflows.logic.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
+from rules.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)  # a Monday
 

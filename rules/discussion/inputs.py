@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from models.discussion import REQUIRED_ROLES, ROLES, DiscussionInput
-from workflows.logic.discussion.levels import LEVELS
+from rules.discussion.levels import LEVELS
 
 MAX_TOPIC_CHARS = 2000
 MAX_MODEL_ID_CHARS = 200

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from models.discussion import Idea, IdeaDraft
-from workflows.logic.discussion.levels import MAX_IDEAS_PER_ANSWER
+from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
 
 MAX_POOL = 20
 DUPLICATE_JACCARD = 0.8

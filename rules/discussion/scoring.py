@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from models.discussion import Idea, IdeaEvaluation, Scores
-from workflows.logic.discussion.ideas import find_idea
+from rules.discussion.ideas import find_idea
 
 CRITERIA = ("feasibility", "innovation", "impact", "clarity", "completeness")
 

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from models.writing import HistoryContext, Invocation, RunRecord
-from workflows.logic.writing.accounting import RECOMMENDATION, context_status, run_totals, totals_by
+from rules.writing.accounting import RECOMMENDATION, context_status, run_totals, totals_by
 
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from models.discussion import Idea, SelectionDecision
-from workflows.logic.discussion.ideas import find_idea
+from rules.discussion.ideas import find_idea
 
 TIE_BREAK_ORDER = ("feasibility", "impact", "round proposed (earlier wins)", "id (lower wins)")
 
