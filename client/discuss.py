@@ -7,7 +7,6 @@ client only starts it, polls the `progress` query while it runs and prints the r
 from __future__ import annotations
 
 import asyncio
-import re
 import uuid
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from models.discussion import ROLES, DiscussionInput, DiscussionProgress, Discus
 from rules.discussion.inputs import validate_input
 from rules.discussion.levels import LEVELS
 from rules.discussion.scoring import CRITERIA
+from rules.text import workflow_id
 
 WORKFLOW_TYPE = "DiscussionWorkflow"
 QUERY_PROGRESS = "progress"
@@ -53,8 +53,7 @@ def parse_models(spec: str | None) -> dict[str, str]:
 
 
 def workflow_id_for(topic: str) -> str:
-    slug = "-".join(re.sub(r"[^a-z0-9]+", " ", topic.lower()).split()[:6])[:40] or "topic"
-    return f"discussion-{slug}-{uuid.uuid4().hex[:6]}"
+    return workflow_id("discussion", " ".join(topic.split()[:6]), uuid.uuid4().hex[:6])
 
 
 async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionResult:

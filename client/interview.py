@@ -71,8 +71,8 @@ from models.interview import (
     SubmitEntryResult,
     TranscriptEntry,
     TranscriptView,
-    workflow_id_for,
 )
+from rules.errors import error_message
 
 app = typer.Typer(
     help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
@@ -117,16 +117,6 @@ def short_id() -> str:
     return uuid.uuid4().hex[:6]
 
 
-def _error_message(err: BaseException) -> str:
-    """The innermost useful message of a Temporal client error (e.g. the update validator's own words)."""
-    message = str(err)
-    cause: BaseException | None = err
-    while cause is not None:
-        message = getattr(cause, "message", None) or str(cause) or message
-        cause = cause.__cause__
-    return message
-
-
 async def interview_handle(client: Client, workflow_id: str) -> WorkflowHandle:
     """A handle on the latest run of an interview; a clear error when there is no such workflow."""
     handle = client.get_workflow_handle(workflow_id, result_type=InterviewResult)
@@ -144,7 +134,7 @@ async def session_state(handle: WorkflowHandle) -> SessionState:
     try:
         return await handle.query(QUERY_SESSION_STATE, result_type=SessionState)
     except (WorkflowQueryFailedError, RPCError) as exc:
-        raise InterviewClientError(f"cannot read the state of {handle.id}: {_error_message(exc)}") from None
+        raise InterviewClientError(f"cannot read the state of {handle.id}: {error_message(exc)}") from None
 
 
 async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> SubmitEntryResult:
@@ -153,7 +143,7 @@ async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> Submit
         return await handle.execute_update(UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
                                            id=f"entry-{entry.entry_id}")
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"entry rejected: {_error_message(exc)}") from None
+        raise InterviewClientError(f"entry rejected: {error_message(exc)}") from None
     except RPCError as exc:
         raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
 
@@ -163,7 +153,7 @@ async def control_session(handle: WorkflowHandle, action: str, reason: str | Non
         return await handle.execute_update(UPDATE_SESSION_CONTROL, SessionControl(action=action, reason=reason),
                                            result_type=SessionState)
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"{action} rejected: {_error_message(exc)}") from None
+        raise InterviewClientError(f"{action} rejected: {error_message(exc)}") from None
     except RPCError as exc:
         raise InterviewClientError(f"{action} not delivered to {handle.id}: {exc.message}") from None
 
@@ -174,7 +164,7 @@ async def ask_assistant(handle: WorkflowHandle, text: str) -> AssistantAnswer:
                                                                                    text=text),
                                            result_type=AssistantAnswer)
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"assistant query rejected: {_error_message(exc)}") from None
+        raise InterviewClientError(f"assistant query rejected: {error_message(exc)}") from None
     except RPCError as exc:
         raise InterviewClientError(f"assistant query not delivered to {handle.id}: {exc.message}") from None
 
@@ -219,7 +209,7 @@ async def is_running(handle: WorkflowHandle) -> bool:
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
     """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
-    wf_id = workflow_id or workflow_id_for(inp.topic, short_id())
+    wf_id = workflow_id or workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
             WORKFLOW_TYPE, inp, id=wf_id, task_queue=task_queue, result_type=InterviewResult,
@@ -244,7 +234,7 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     try:
         result: InterviewResult = await prev.result()
     except WorkflowFailureError as exc:
-        raise InterviewClientError(f"{previous_id} did not finish normally: {_error_message(exc)}") from None
+        raise InterviewClientError(f"{previous_id} did not finish normally: {error_message(exc)}") from None
     state = await session_state(prev)
     follow_up_topic = topic
     if not follow_up_topic and result.follow_up and result.follow_up.suggested_topics:
@@ -252,7 +242,7 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     mode: Mode = "structured" if state.mode == "structured" else "adaptive"
     inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
                          follow_up_topic=follow_up_topic, mode=mode, **extra)
-    wf_id = workflow_id or workflow_id_for(f"{state.topic} follow-up", short_id())
+    wf_id = workflow_id or workflow_id("interview", f"{state.topic} follow-up", short_id())
     return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
 
 
@@ -378,7 +368,7 @@ async def wait_for_decision(handle: WorkflowHandle, entry_id: str, after_event_i
         try:
             page = await handle.query(QUERY_EVENT_LOG, cursor, result_type=EventLogPage)
         except (WorkflowQueryFailedError, RPCError) as exc:
-            raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+            raise InterviewClientError(f"cannot read the event log of {handle.id}: {error_message(exc)}") from None
         for ev in page.events:
             cursor = max(cursor, ev.event_id)
             if ev.type in END_EVENTS:
@@ -545,7 +535,7 @@ async def _event_page(handle: WorkflowHandle, after: int) -> EventLogPage:
     try:
         return await handle.query(QUERY_EVENT_LOG, after, result_type=EventLogPage)
     except (WorkflowQueryFailedError, RPCError) as exc:
-        raise InterviewClientError(f"cannot read the event log of {handle.id}: {_error_message(exc)}") from None
+        raise InterviewClientError(f"cannot read the event log of {handle.id}: {error_message(exc)}") from None
 
 
 async def _emit_new(page: EventLogPage, last: int, emit) -> tuple[int, bool]:
@@ -582,7 +572,7 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[Inter
     try:
         result: InterviewResult = await handle.result()
     except WorkflowFailureError as exc:
-        raise InterviewClientError(f"{handle.id} failed: {_error_message(exc)}") from None
+        raise InterviewClientError(f"{handle.id} failed: {error_message(exc)}") from None
     if result.essay is None:
         why = result.error or f"exit reason {result.exit_reason}"
         raise InterviewClientError(f"{handle.id} ended ({result.status}) without an essay: {why}")

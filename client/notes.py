@@ -36,6 +36,7 @@ from client.common import (
     settings,
 )
 from core.settings import TASK_QUEUE
+from rules.text import workflow_id
 
 
 class _NotesGroup(TyperGroup):
@@ -70,9 +71,7 @@ def local_offset() -> int:
 
 
 def workflow_id_for(app_id: str, text: str) -> str:
-    from rules.query.summaries import slug
-
-    return f"notes-{app_id}-{slug(text, 32)}-{uuid.uuid4().hex[:6]}"
+    return workflow_id(f"notes-{app_id}", text, uuid.uuid4().hex[:6], 32)
 
 
 Asker = Callable[[object], Awaitable[object | None]]
@@ -136,10 +135,9 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
                      poll_s: float = 0.25):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
     from models.query import ImportRequest
-    from rules.query.summaries import slug
     from workflows.query import ImportNotesWorkflow
 
-    wf_id = f"notes-import-{slug(directory.name or 'notes', 24)}-{uuid.uuid4().hex[:6]}"
+    wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:6], 24)
     handle = await client.start_workflow(
         ImportNotesWorkflow.run, ImportRequest(directory=str(directory.resolve()), app_id=app_id,
                                                notes_dir=notes_dir, batch_size=batch_size),

@@ -14,7 +14,6 @@ how to answer from another shell.
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 import uuid
 from pathlib import Path
@@ -50,6 +49,7 @@ from models.writing import (
     WritingInput,
     WritingResult,
 )
+from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
 from rules.writing.transitions import normalise_approval
 
@@ -86,8 +86,7 @@ def load_config_arg(name_or_path: str) -> WorkflowConfig:
 
 
 def workflow_id_for(story: str) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", story.lower()).strip("-")[:40] or "story"
-    return f"writing-{slug}-{uuid.uuid4().hex[:6]}"
+    return workflow_id("writing", story, uuid.uuid4().hex[:6])
 
 
 def show_pending(p: PendingApproval) -> None:

@@ -6,7 +6,6 @@ fields with defaults, never rename or remove. Seeds: 000 (agents, data structure
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -58,16 +57,6 @@ EVENT_TYPES: tuple[str, ...] = (
     "SESSION_PAUSED", "SESSION_RESUMED", "CANDIDATE_DONE_REQUESTED", "ENTRY_REJECTED", "CONTROL_REJECTED",
     "CLOSING_DETECTED", "COVERAGE_UPDATED", "CONTINUED_AS_NEW", "ARTIFACT_SAVED",
 )
-
-
-def slugify(text: str, limit: int = 40) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return (slug[:limit].rstrip("-") or "session")
-
-
-def workflow_id_for(topic: str, short_id: str) -> str:
-    """The default, meaningful workflow id: `interview-<slug of topic>-<short id>`."""
-    return f"interview-{slugify(topic)}-{short_id}"
 
 
 # ------------------------------------------------------------------------------------------- plan (000)

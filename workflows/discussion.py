@@ -50,6 +50,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.discussion.rounds import deep_dive_due, message_id, step_decision, topup_needed
     from rules.discussion.scoring import apply_evaluations
     from rules.discussion.selection import Outcome, select_idea
+    from rules.errors import error_message
     from workflows.calls import call_activity, call_agent
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
@@ -61,14 +62,6 @@ def _unless_cancelled(err: ActivityError) -> None:
     if is_cancelled_exception(err):
         raise err
 
-
-def _why(err: ActivityError) -> str:
-    cause = err.cause
-    while isinstance(cause, ActivityError) and cause.cause is not None:
-        cause = cause.cause
-    if isinstance(cause, ApplicationError):
-        return cause.message
-    return str(cause or err)
 
 
 @workflow.defn(name="DiscussionWorkflow")
@@ -155,7 +148,7 @@ class DiscussionWorkflow:
             _unless_cancelled(err)
             self._set_status("failed")
             raise ApplicationError(
-                f"kickoff failed: the team leader could not frame the discussion ({_why(err)}); "
+                f"kickoff failed: the team leader could not frame the discussion ({error_message(err)}); "
                 "no discussion without a kickoff", type="KickoffFailed", non_retryable=True) from err
 
     # ---------------------------------------------------------------------------------------- phase 2
@@ -198,7 +191,7 @@ class DiscussionWorkflow:
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("agent_failed", "exploration", round_no, role,
-                        f"{step} failed and was skipped: {_why(err)}")
+                        f"{step} failed and was skipped: {error_message(err)}")
             return None
 
     def _merge(self, drafts: list[IdeaDraft], round_no: int, source: str) -> None:
@@ -219,8 +212,8 @@ class DiscussionWorkflow:
             scoring = await self._turn(discussion_score, "moderator", 0, step="scoring", kind="agent")
         except ActivityError as err:
             _unless_cancelled(err)
-            self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {_why(err)}")
-            return f"the moderator failed: {_why(err)}"
+            self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {error_message(err)}")
+            return f"the moderator failed: {error_message(err)}"
         applied = apply_evaluations(self._ideas, scoring.evaluations)
         self._ideas = applied.ideas
         for warning in applied.warnings:
@@ -238,7 +231,7 @@ class DiscussionWorkflow:
             except ActivityError as err:
                 _unless_cancelled(err)
                 self._event("selection_comment_failed", "selection", 0, "leader",
-                            f"the leader's selection comment failed (the score decides anyway): {_why(err)}")
+                            f"the leader's selection comment failed (the score decides anyway): {error_message(err)}")
         return select_idea(self._ideas, self._rules.min_score_threshold, leader_preference=preference,
                            leader_comment=comment, rounds=self._rules.max_rounds, scoring_problem=scoring_problem)
 
@@ -255,7 +248,7 @@ class DiscussionWorkflow:
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("report_failed", "visualization", 0, "",
-                        f"the HTML report could not be made (the discussion is complete): {_why(err)}")
+                        f"the HTML report could not be made (the discussion is complete): {error_message(err)}")
             return None
 
     # ------------------------------------------------------------------------------------------ helpers
@@ -286,7 +279,7 @@ class DiscussionWorkflow:
                 kind="artifact", summary=f"save {name}")
         except ActivityError as err:
             _unless_cancelled(err)
-            self._event("transcript_failed", self._phase, self._round, "", f"{name} not saved: {_why(err)} "
+            self._event("transcript_failed", self._phase, self._round, "", f"{name} not saved: {error_message(err)} "
                         "(every message is still its own artifact)")
             return None
 

@@ -89,6 +89,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptView,
         WriterInput,
     )
+    from rules.errors import error_message
     from rules.interview import cadence, coverage, decisions, timing
     from rules.interview.entries import (
         EntryError,
@@ -114,13 +115,6 @@ LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
 class AgentFailed(Exception):
     pass
 
-
-def _error_message(err: BaseException) -> str:
-    cause = getattr(err, "cause", None)
-    while cause is not None and getattr(cause, "cause", None) is not None and not isinstance(cause, ApplicationError):
-        cause = cause.cause
-    message = getattr(cause, "message", None) or str(cause or err)
-    return message[:500]
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -210,7 +204,7 @@ class InterviewWorkflow:
             try:
                 await self._prepare_plan()
             except (AgentFailed, ActivityError) as err:
-                return await self._terminate_early(_error_message(err) if isinstance(err, ActivityError) else str(err))
+                return await self._terminate_early(error_message(err) if isinstance(err, ActivityError) else str(err))
             if self.ended:
                 return await self._finish()
             self._start_session()
@@ -923,7 +917,7 @@ class InterviewWorkflow:
         try:
             result = await call_agent(fn, arg, kind=kind, summary=summary)
         except ActivityError as err:
-            message = _error_message(err)
+            message = error_message(err)
             self._event(actor, "AI_FAILED", {"agent": agent, "error": message}, section_id=section_id)
             workflow.logger.warning("%s failed: %s", agent, message)
             raise AgentFailed(message) from None

@@ -98,6 +98,7 @@ with workflow.unsafe.imports_passed_through():
         SynthesizerOutput,
         Verdict,
     )
+    from rules.errors import error_message
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
     from rules.query.evaluation import (
         aggregate_verdict,
@@ -132,12 +133,6 @@ with workflow.unsafe.imports_passed_through():
 
 PIPELINE = "query"
 
-
-def _error_text(err: BaseException) -> str:
-    cause = err.cause if isinstance(err, ActivityError) else err
-    while isinstance(cause, ActivityError) and cause.cause is not None:
-        cause = cause.cause
-    return cause.message if isinstance(cause, ApplicationError) else str(cause or err)
 
 
 @workflow.defn(name="QueryWorkflow")
@@ -233,7 +228,7 @@ class QueryWorkflow:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
         fallback. Storage errors and a failed Parser/Store are surfaced (the user's text must not be lost
         silently); a failed query agent yields a partial answer that says what went wrong."""
-        message = _error_text(err)
+        message = error_message(err)
         storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
         if state in (State.ROUTE, State.BUILD_CONTEXT, State.STORE) or storage:
             raise ApplicationError(f"{state.value} failed: {message}", type="QueryFailed", non_retryable=True)

@@ -63,6 +63,7 @@ with workflow.unsafe.imports_passed_through():
         WritingResult,
         WritingTaskInput,
     )
+    from rules.errors import error_message
     from rules.writing import breaker
     from rules.writing.accounting import (
         context_use,
@@ -166,7 +167,7 @@ class WritingWorkflow:
                 summary=f"prepare: config {inp.config.name if inp.config else inp.config_name}, story")
         except ActivityError as err:
             kind = getattr(err.cause, "type", None) or "PrepareError"
-            raise ApplicationError(_cause(err), type=kind, non_retryable=True) from None
+            raise ApplicationError(error_message(err), type=kind, non_retryable=True) from None
         cfg = prep.config
         errors = validate_config(cfg)
         if errors:
@@ -257,7 +258,7 @@ class WritingWorkflow:
             self._log("orchestrator_decision", to_state, {"rule": brk.rule, "decision": "halt",
                                                           "reasoning": "orchestrator unavailable"})
             self._stop_now("halted", f"circuit break {brk.rule} ({brk.message}); the orchestrator could not be "
-                           f"consulted: {_cause(err)}")
+                           f"consulted: {error_message(err)}")
         self._record_usage("circuit-break", s.breaker.consultations + 1, "orchestrator", "writing_orchestrator",
                            started, result.usage, None, status="success")
         d = result.decision
@@ -403,7 +404,7 @@ class WritingWorkflow:
             error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
             self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
                                  guidance)
-            self._log("state_failed", name, {"visit": visit, "error": _cause(error)})
+            self._log("state_failed", name, {"visit": visit, "error": error_message(error)})
             return "failure"
         out = self._record_success(name, state, visit, result.usage.model if model is None else model, started,
                                    result, guidance)
@@ -515,9 +516,9 @@ class WritingWorkflow:
             seq=len(s.invocations) + 1, state=name, visit=visit, task=activity.removeprefix("writing_"),
             agent=activity, model=model, persona=persona, started_at=started,
             duration_s=_seconds(workflow.now() - started), status="timeout" if timed_out else "failed",
-            error=_cause(error), context_window=context_window_for(cfg, model), guidance=guidance))
+            error=error_message(error), context_window=context_window_for(cfg, model), guidance=guidance))
         self._log("agent_failed", name, {"agent": model, "status": "timeout" if timed_out else "failed",
-                                         "error": _cause(error)})
+                                         "error": error_message(error)})
 
     # ----------------------------------------------------------------------------------------------- end
     async def _finish(self) -> WritingResult:
@@ -539,7 +540,7 @@ class WritingWorkflow:
             artifacts = await call_activity(writing_write_run_logs, record, kind="storage",
                                             summary="run logs: manifest, state/token/agent logs, run_summary.md")
         except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
-            workflow.logger.warning("run logs not written: %s", _cause(err))
+            workflow.logger.warning("run logs not written: %s", error_message(err))
             artifacts = RunArtifacts()
         recorded = True
         try:
@@ -548,7 +549,7 @@ class WritingWorkflow:
                 config_name=cfg.name), kind="storage", summary="history DB: run, invocations, audit scores")
         except ActivityError as err:
             recorded = False
-            workflow.logger.warning("history not recorded: %s", _cause(err))
+            workflow.logger.warning("history not recorded: %s", error_message(err))
         totals = run_totals(s.invocations)
         if self.dump_ref is not None:
             artifacts.refs["debug_dump.json"] = self.dump_ref
@@ -681,16 +682,6 @@ def _activity_name(state: StateConfig) -> str:
 def _seconds(delta: timedelta) -> float:
     return round(delta.total_seconds(), 3)
 
-
-def _cause(err: BaseException | None) -> str:
-    if err is None:
-        return "unknown error"
-    cause = err.cause if isinstance(err, ActivityError) and err.cause is not None else err
-    inner = getattr(cause, "cause", None)
-    message = getattr(cause, "message", None) or str(cause)
-    if isinstance(cause, Exception) and cause.__class__.__name__ == "TimeoutError" and inner is not None:
-        message = f"{message}: {inner}"
-    return message[:500]
 
 
 WORKFLOWS = [WritingWorkflow]

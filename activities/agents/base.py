@@ -70,7 +70,7 @@ class AgentSpec(Generic[Out]):
     async def run(self, variables: dict[str, Any], *, offline_context: dict[str, Any] | None = None,
                   temperature: float | None = None, max_tokens: int | None = None) -> AgentResult[Out]:
         messages = render_prompt(self.prompt, variables)
-        _heartbeat(f"{self.name}: calling model")
+        heartbeat(f"{self.name}: calling model")
         output, usage = await gateway.complete(self.name, messages, self.output_model,
                                                offline_context=offline_context, temperature=temperature,
                                                max_tokens=max_tokens)
@@ -81,12 +81,13 @@ class AgentSpec(Generic[Out]):
                        temperature: float | None = None, max_tokens: int | None = None):
         """For free-text agents (essays, drafts): returns (text, usage)."""
         messages = render_prompt(self.prompt, variables)
-        _heartbeat(f"{self.name}: calling model")
+        heartbeat(f"{self.name}: calling model")
         return await gateway.complete(self.name, messages, None, offline_context=offline_context,
                                       temperature=temperature, max_tokens=max_tokens)
 
 
-def _heartbeat(detail: str) -> None:
+def heartbeat(detail: str) -> None:
+    """Heartbeat from inside an activity; a no-op outside one (unit tests call agents directly)."""
     try:
         activity.heartbeat(detail)
     except RuntimeError:

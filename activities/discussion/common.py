@@ -7,10 +7,9 @@ import re
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agents.base import AgentSpec, render_prompt
+from activities.agents.base import AgentSpec, heartbeat, render_prompt
 from activities.artifacts import store
 from activities.discussion.context import ContextMessage, build_context, format_ideas
 from activities.llm import gateway, offline
@@ -75,7 +74,7 @@ async def ask(spec: AgentSpec[Any], inp: TurnInput, variables: dict[str, Any], o
               **hints: Any) -> tuple[Any, LLMUsage]:
     """One call through the gateway with the role's model; free-text answers must not be empty."""
     messages = render_prompt(spec.prompt, variables)
-    _heartbeat(f"{spec.name}: round {inp.round}, calling {inp.model or 'the configured model'}")
+    heartbeat(f"{spec.name}: round {inp.round}, calling {inp.model or 'the configured model'}")
     out, usage = await gateway.complete(spec.name, messages, output_model,
                                         offline_context=offline_context(inp, **hints),
                                         config=config_for(spec.name, inp.model))
@@ -108,10 +107,3 @@ def topic_words(topic: str, limit: int = 6) -> str:
     """A short subject phrase from the topic (offline responders build their deterministic answers from it)."""
     words = [w for w in re.sub(r"[^\w\s-]", " ", topic).split() if w.lower() not in _QUESTION_WORDS]
     return " ".join(words[:limit]) or "the topic"
-
-
-def _heartbeat(detail: str) -> None:
-    try:
-        activity.heartbeat(detail)
-    except RuntimeError:
-        pass

@@ -18,10 +18,9 @@ import asyncio
 from typing import Any
 
 from pydantic import BaseModel
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agents.base import render_prompt
+from activities.agents.base import heartbeat, render_prompt
 from activities.artifacts import store
 from activities.llm import gateway
 from activities.llm.config import AgentConfig, LLMConfig, current_config
@@ -77,12 +76,6 @@ def read_sources(sources: list[SourceDoc]) -> list[tuple[str, str, str]]:
     artifacts = store()
     return [(doc.model, doc.kind, artifacts.get(doc.ref)) for doc in sources]
 
-
-def heartbeat(detail: str) -> None:
-    try:
-        activity.heartbeat(detail)
-    except RuntimeError:
-        pass
 
 
 async def complete(agent: str, template: str, variables: dict[str, Any], output_model: type[BaseModel] | None,

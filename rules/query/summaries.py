@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from models.query import ParserOutput, RetrievalAttempt, StoreEntryResult
 
 
@@ -27,8 +25,3 @@ def entries_summary(history: list[RetrievalAttempt], entry_ids: list[str]) -> st
     dates = sorted({i.split("#")[0] for i in entry_ids})
     tools = "; ".join(f"{a.strategy} {a.params} → {a.entries_found}" for a in history[-6:])
     return f"{len(entry_ids)} entries read, {dates[0]} to {dates[-1]}: {', '.join(entry_ids[:40])}. Searches: {tools}"
-
-
-def slug(text: str, limit: int = 40) -> str:
-    s = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return s[:limit].rstrip("-") or "input"

@@ -19,14 +19,14 @@ from models.interview import (
     SessionState,
     SubmitEntryResult,
     TranscriptEntry,
-    workflow_id_for,
 )
+from rules.text import workflow_id
 from workflows.interview import InterviewWorkflow
 
 
 async def start(env, queue: str, **fields) -> WorkflowHandle:
     inp = InterviewInput(**{"topic": "Running on-call for a payments team", **fields})
-    return await env.client.start_workflow(InterviewWorkflow.run, inp, id=workflow_id_for(inp.topic, uuid.uuid4().hex[:6]),
+    return await env.client.start_workflow(InterviewWorkflow.run, inp, id=workflow_id("interview", inp.topic, uuid.uuid4().hex[:6]),
                                            task_queue=queue)
 
 
