@@ -120,6 +120,51 @@ def worker(
     raise typer.Exit(0 if stopped_on_request else 1)
 
 
+@app.command("health")
+def health(
+    role: str = typer.Option("all", help="The worker role to check: all | workflows | llm."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue."),
+    this_host: bool = typer.Option(False, "--this-host", help="Require a poller on this host (the worker "
+                                   "container's own check: HEALTHCHECK, k8s probes)."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
+) -> None:
+    """Check that the Temporal server answers and that workers poll Colloquy's task queues.
+
+    Asks the server which workers polled each queue recently (DescribeTaskQueue). Exit codes: 0 healthy,
+    1 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
+    import asyncio
+
+    from core.pollers import check_queues, queues_for_role
+    from core.temporal import connect
+
+    try:
+        queues_for_role(task_queue, role)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+    async def _run() -> list:
+        client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        try:
+            return await check_queues(client, task_queue, role, this_host)
+        except Exception as exc:  # RPC failure: the server is not answering properly
+            raise ConnectionError(f"the Temporal server did not answer DescribeTaskQueue: {exc}") from None
+
+    async def _bounded() -> list:
+        try:
+            return await asyncio.wait_for(_run(), timeout=10)
+        except TimeoutError:
+            raise ConnectionError("the Temporal server did not answer within 10 s") from None
+
+    checks = run(_bounded())
+    for check in checks:
+        (console if check.ok else err_console).print(("ok  " if check.ok else "NOT ") + check.describe(),
+                                                     highlight=False)
+    raise typer.Exit(0 if all(c.ok for c in checks) else 1)
+
+
 @app.command("models")
 def models(
     vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview)."),

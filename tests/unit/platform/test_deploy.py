@@ -53,7 +53,7 @@ def test_compose_services_images_and_wiring():
     assert env["DB"].startswith("postgres") and env["POSTGRES_SEEDS"] == "postgresql"
     assert (env["POSTGRES_USER"], env["POSTGRES_PWD"]) == (pg["environment"]["POSTGRES_USER"],
                                                           pg["environment"]["POSTGRES_PASSWORD"])
-    assert temporal["depends_on"]["postgresql"]["condition"] == "service_healthy"
+    assert services["temporal-schema"]["depends_on"]["postgresql"]["condition"] == "service_healthy"
     mounted = temporal["volumes"][0].split(":")[0]
     assert (ROOT / mounted).is_file() and env["DYNAMIC_CONFIG_FILE_PATH"].endswith(Path(mounted).name.replace(
         "dynamicconfig", "colloquy"))
