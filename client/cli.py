@@ -90,7 +90,13 @@ def worker(
         help="Register Colloquy's search attributes on the cluster first (self-hosted; the embedded server "
         "has them already)."),
 ) -> None:
-    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s)."""
+    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s).
+
+    Logs at INFO by default (COLLOQUY_LOG_LEVEL): one line per agent call (model, tokens, latency) and one line
+    per expected, retried failure (agent, attempt, error class, next delay); tracebacks only for bugs."""
+    from core.logging import configure_logging
+
+    configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "INFO"))
     if role not in ("all", "workflows", "llm"):
         err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
         raise typer.Exit(2)

@@ -29,6 +29,63 @@ def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+class ExpectedFailureFilter(logging.Filter):
+    """One line, no traceback, for an activity attempt that failed with a classified (expected) error.
+
+    The SDK logs every failed attempt as "Completing activity as failed" with the whole traceback (~25 lines,
+    twice with the chained cause). An `ApplicationError` is an error the code classified on purpose (rate limit,
+    outage, invalid output, not found …): the person reading the log needs the agent, the attempt, the error
+    class, the message and what happens next — not a stack. Anything else keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from temporalio.exceptions import ApplicationError
+
+        if getattr(record, "__temporal_error_identifier", None) != "ActivityFailure" or not record.exc_info:
+            return True
+        err = record.exc_info[1]
+        if not isinstance(err, ApplicationError):
+            return True
+        info = getattr(record, "activity_info", None)
+        details = getattr(record, "temporal_activity", None) or {}
+        name = details.get("activity_type", "activity")
+        attempt = details.get("attempt", "?")
+        record.msg = (f"{name} attempt {attempt} failed: {err.type or 'ApplicationError'}: "
+                      f"{str(err.message)[:300]} — {next_step(err, info)}")
+        record.args = ()
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+def next_step(err: Any, info: Any) -> str:
+    """What Temporal does after this attempt, from the activity's retry policy ("retry in 2s", "not retried")."""
+    policy = getattr(info, "retry_policy", None)
+    attempt = getattr(info, "attempt", 1) or 1
+    if err.non_retryable or (policy and err.type in (policy.non_retryable_error_types or [])):
+        return "not retried (non-retryable)"
+    if policy is None:
+        return "retried per the activity's retry policy"
+    if policy.maximum_attempts and attempt >= policy.maximum_attempts:
+        return f"not retried (attempt {attempt} of {policy.maximum_attempts})"
+    if err.next_retry_delay is not None:
+        delay = err.next_retry_delay.total_seconds()
+    else:
+        delay = policy.initial_interval.total_seconds() * policy.backoff_coefficient ** (attempt - 1)
+        if policy.maximum_interval is not None:
+            delay = min(delay, policy.maximum_interval.total_seconds())
+    of = f" of {policy.maximum_attempts}" if policy.maximum_attempts else ""
+    return f"retry {attempt + 1}{of} in {delay:g}s"
+
+
+def quiet_expected_activity_failures() -> None:
+    """Install the filter on the SDK's activity logger (idempotent)."""
+    activity.logger.full_activity_info_on_extra = True
+    base = activity.logger.logger
+    if not any(isinstance(f, ExpectedFailureFilter) for f in base.filters):
+        base.addFilter(ExpectedFailureFilter())
+
+
 def configure_logging(fmt: str | None = None, level: str | None = None, stream: TextIO | None = None) -> None:
     """COLLOQUY_LOG_FORMAT=json|console, COLLOQUY_LOG_LEVEL; `stream` (default stderr) is for tests."""
     fmt = fmt or os.environ.get("COLLOQUY_LOG_FORMAT", "console")
@@ -49,5 +106,6 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    quiet_expected_activity_failures()
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

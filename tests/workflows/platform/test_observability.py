@@ -94,3 +94,40 @@ def test_console_exporter_prints_agent_spans():
     assert "unsupported exporter(s) ['bogus'] ignored" in proc.stderr
     assert '"name": "llm console_check"' in proc.stdout
     assert '"llm.model": "offline-medium"' in proc.stdout and '"llm.cost_usd": 0.0' in proc.stdout
+
+
+async def test_an_expected_retry_is_one_line_without_traceback(dev_env, worker, offline, caplog):
+    """The SDK's "Completing activity as failed" record for a classified error: agent, attempt, error class,
+    message, next delay — one line. (Before: the full traceback, with the chained cause, per attempt.)"""
+    import logging
+
+    from core.logging import quiet_expected_activity_failures
+
+    quiet_expected_activity_failures()
+    offline.script("model_check", offline.Fault(kind="server_error"), OK)
+    with caplog.at_level(logging.WARNING, logger="temporalio.activity"):
+        async with worker(dev_env.client) as queue:
+            _, report = await run_model_check(dev_env.client, queue)
+    assert report.rows[0].ok
+    [record] = [r for r in caplog.records if r.name == "temporalio.activity"]
+    text = record.getMessage()
+    assert text.startswith("model_check attempt 1 failed: LLMUnavailable: "), text
+    assert "— retry 2 of " in text and text.rstrip().endswith("s")
+    assert record.exc_info is None and "Traceback" not in caplog.text
+    assert "\n" not in text
+
+
+async def test_an_unexpected_error_keeps_its_traceback(caplog):
+    import logging
+
+    from core.logging import ExpectedFailureFilter
+
+    try:
+        raise KeyError("bug")
+    except KeyError:
+        import sys as _sys
+
+        record = logging.LogRecord("temporalio.activity", logging.WARNING, __file__, 1,
+                                   "Completing activity as failed", (), _sys.exc_info())
+    record.__dict__["__temporal_error_identifier"] = "ActivityFailure"
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is not None
