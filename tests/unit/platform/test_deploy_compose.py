@@ -93,3 +93,21 @@ def test_k8s_workers_have_readiness_and_liveness_probes_for_their_role():
             assert params["command"] == "health" and params["this_host"] and params["role"] == role
             assert container[probe]["timeoutSeconds"] >= 10  # the CLI imports and asks the server
         assert container["livenessProbe"]["failureThreshold"] * container["livenessProbe"]["periodSeconds"] >= 90
+
+
+def test_constraints_pin_every_runtime_dependency_as_installed():
+    """deploy/constraints.txt is the lock: `make install` and the image install with it, so the versions the
+    tests ran against are the versions the image carries."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("constraints", ROOT / "deploy" / "constraints.py")
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    installed = mod.closure(mod.runtime_requirements())
+    pins = mod.read_pins()
+    assert {"temporalio", "litellm", "pydantic"} <= set(pins)
+    missing = sorted(set(installed) - set(pins))
+    assert not missing, f"not pinned: {missing}; run python deploy/constraints.py"
+    drift = {n: (v, pins[n]) for n, v in installed.items() if pins[n] != v}
+    assert not drift, f"installed ≠ pinned: {drift}"
+    assert "-c deploy/constraints.txt" in (ROOT / "Makefile").read_text()
