@@ -40,15 +40,22 @@ app.add_typer(history.app, name="history")
 
 
 @server_app.command("start")
-def server_start(port: int = typer.Option(7233, help="gRPC port."),
+def server_start(port: int | None = typer.Option(None, help="gRPC port (default: the port this data dir's server "
+                                                 "last ran on, else 7233)."),
                  ui_port: int | None = typer.Option(None, help="Web UI port (default: gRPC port + 1000, i.e. 8233; "
                                                     "clients print links on that convention, or TEMPORAL_UI_URL)."),
                  timeout: float = typer.Option(30.0, help="Seconds to wait for health.")) -> None:
-    """Start the embedded server (reuses one that is already running), register search attributes."""
+    """Start the embedded server (reuses one that is already running), register search attributes.
+
+    The ports are remembered in .data/temporal.json: `server status`, `server stop` and `demo` find the server
+    without `--port`. Exit codes: 0 running, 1 it could not start."""
     from core.server import DevServer
 
+    server = DevServer.remembered(port=port)
+    if ui_port is not None:
+        server = DevServer(port=server.port, ui_port=ui_port, ip=server.ip)
     try:
-        status = DevServer(port=port, ui_port=ui_port if ui_port is not None else port + 1000).start(timeout=timeout)
+        status = server.start(timeout=timeout)
     except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
@@ -57,20 +64,22 @@ def server_start(port: int = typer.Option(7233, help="gRPC port."),
 
 
 @server_app.command("stop")
-def server_stop(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+def server_stop(port: int | None = typer.Option(None, help="gRPC port (default: the remembered one).")) -> None:
     """Stop the embedded server started by `colloquy server start` (by pid file). State is kept."""
     from core.server import DevServer
 
-    stopped = DevServer(port=port).stop()
-    console.print("Temporal server stopped." if stopped else "No embedded Temporal server was running.")
+    server = DevServer.remembered(port=port)
+    stopped = server.stop()
+    console.print(f"Temporal server on {server.address} stopped." if stopped else
+                  f"No embedded Temporal server was running (looked for {server.address}).")
 
 
 @server_app.command("status")
-def server_status(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+def server_status(port: int | None = typer.Option(None, help="gRPC port (default: the remembered one).")) -> None:
     """Say whether the embedded server runs and is healthy. Exit code 1 when it is not running."""
     from core.server import DevServer
 
-    status = DevServer(port=port).status()
+    status = DevServer.remembered(port=port).status()
     console.print(f"Temporal server: {status.describe()}")
     raise typer.Exit(0 if status.running else 1)
 
@@ -281,11 +290,18 @@ def demo(
     keep_running: bool = typer.Option(True, "--keep-running/--stop-server",
                                       help="Leave the embedded server up afterwards so the printed Web UI link works "
                                       "(stop it with `colloquy server stop`), or stop it when the demo ends."),
+    port: int | None = typer.Option(None, help="Start (or reuse) the embedded server on this gRPC port (default: "
+                                    "the remembered one, else 7233)."),
+    address: str | None = typer.Option(None, "--address", help="Use this running Temporal server instead of the "
+                                       "embedded one (host:port; TLS and namespace from TEMPORAL_* / profiles)."),
 ) -> None:
     """The main job: start the embedded server + workers, rehearse an interview end to end, print the essay path."""
     from client.demo import run_demo
 
-    code = run_demo(keep_server=keep_running)
+    if port is not None and address is not None:
+        err_console.print("[red]error:[/red] give --port (embedded server) or --address (your server), not both")
+        raise typer.Exit(2)
+    code = run_demo(keep_server=keep_running, port=port, address=address)
     raise typer.Exit(code)
 
 

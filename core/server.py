@@ -81,6 +81,20 @@ class DevServer:
         self.state_file = self.dir / "temporal.json"  # pid + ports of the server we started
         self.log_file = self.dir / "temporal.log"
 
+    @classmethod
+    def remembered(cls, directory: Path | None = None, port: int | None = None) -> DevServer:
+        """The server `colloquy server start` last started from this data dir (its ports are kept in
+        temporal.json), so `status`/`stop`/`demo` without `--port` find it; an explicit `port` wins; else the
+        defaults (7233, UI 8233)."""
+        server = cls(directory)
+        if port is not None:
+            return cls(directory, port=port, ui_port=port + 1000)
+        try:
+            state = json.loads(server.state_file.read_text())
+            return cls(directory, port=int(state["port"]), ui_port=int(state["ui_port"]), ip=str(state["ip"]))
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return server
+
     @property
     def address(self) -> str:
         return f"{self.ip}:{self.port}"

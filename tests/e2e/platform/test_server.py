@@ -142,3 +142,24 @@ def test_concurrent_starts_give_one_server_and_a_second_port_is_refused(cli):
     message = " ".join(other.stderr.split())
     assert f"is still running (pid {pid})" in message and "Traceback" not in message
     assert cli.pid() == pid
+
+
+def test_status_and_stop_find_the_server_on_its_port_without_port(cli):
+    """`server start --port N` remembers N: `status` and `stop` without `--port` report on that server, not
+    on 7233 (before: "stopped" while a server ran on N)."""
+    assert cli("start").returncode == 0
+    bare = lambda *a: subprocess.run([COLLOQUY, "server", *a], env=cli.env, capture_output=True, text=True,  # noqa: E731
+                                     timeout=90)
+    status = bare("status")
+    assert status.returncode == 0 and f"127.0.0.1:{cli.port}" in status.stdout, status.stdout
+    stopped = bare("stop")
+    assert stopped.returncode == 0 and f"127.0.0.1:{cli.port} stopped" in stopped.stdout
+    assert not _port_open(cli.port)
+
+
+def test_demo_takes_a_port_and_an_address():
+    demo = subprocess.run([COLLOQUY, "demo", "--help"], capture_output=True, text=True, timeout=60)
+    assert "--port" in demo.stdout and "--address" in demo.stdout
+    both = subprocess.run([COLLOQUY, "demo", "--port", "1", "--address", "x:1"], capture_output=True, text=True,
+                          timeout=60)
+    assert both.returncode == 2 and "not both" in both.stderr and "Traceback" not in both.stderr
