@@ -45,7 +45,7 @@ class ModelCheckWorkflow:
 
     async def _check(self, agent: str, word: str) -> ModelCheckRow:
         try:
-            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent), kind="fast_agent",
+            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent),
                                       summary=f"model check: {agent}")
         except ActivityError as err:
             cause = err.cause

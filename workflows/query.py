@@ -259,7 +259,7 @@ class QueryWorkflow:
         result: AgentResult[RouterOutput] = await call_agent(
             route_input, RouteInput(raw_input=self.req.text, session_context=self.req.session_context,
                                     available_domains=available),
-            kind="fast_agent", summary="Router: classify input + select domains",
+            summary="Router: classify input + select domains",
             result_type=AgentResult[RouterOutput])
         self._count(result.usage)
         route = result.output
@@ -310,7 +310,7 @@ class QueryWorkflow:
                                   domain_schemas=domain_schemas(self.catalog, self._parse_domains(correction)),
                                   vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
                                   correction_target=self.route.correction_target if self.route else None),
-            kind="agent", summary=f"Parser: {'correction' if correction else 'log'} → "
+            summary=f"Parser: {'correction' if correction else 'log'} → "
                                   f"{', '.join(self.ctx.domains_loaded)}",
             result_type=AgentResult[ParserOutput])
         self._count(result.usage)
@@ -349,7 +349,7 @@ class QueryWorkflow:
                 evaluation_feedback=self.feedback, gaps_status=self.gaps_status, user_responses=self.user_responses,
                 global_context_summary=self.global_context or None,
                 clarification_allowed=self.counters.left("clarification", self.limits) > 0),
-            kind="agent", summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
+            summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
         self._count(result.usage)
         plan = ensure_instructions(result.output, self.today)
         self.plan = plan
@@ -458,7 +458,7 @@ class QueryWorkflow:
 
     async def _call_analyzer(self, inp: AnalyzeInput, summary: str) -> AnalyzerOutput:
         result: AgentResult[AnalyzerOutput] = await call_agent(
-            analyze_evidence, inp, kind="agent", summary=summary, result_type=AgentResult[AnalyzerOutput])
+            analyze_evidence, inp, summary=summary, result_type=AgentResult[AnalyzerOutput])
         self._count(result.usage)
         return result.output
 
@@ -469,7 +469,7 @@ class QueryWorkflow:
             clarify_gaps, ClarifyInput(original_query=self.query_text, gaps=gaps,
                                        planner_questions=self.planner_questions, vocabulary=self.ctx.vocabulary,
                                        retrieval_history=self.retrieval_history, previous_clarifications=self.asked),
-            kind="agent", summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
+            summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
         self._count(result.usage)
         fresh = [q for q in result.output.questions if q.question not in self.asked]
         if not fresh:
@@ -538,7 +538,7 @@ class QueryWorkflow:
                 analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
                 evaluation_feedback=self.feedback, user_responses=self.user_responses,
                 response_style=self.req.response_style),
-            kind="long_agent", summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
+            summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
             result_type=AgentResult[SynthesizerOutput])
         self._count(result.usage)
         draft = result.output
@@ -559,7 +559,7 @@ class QueryWorkflow:
                 entries_summary=entries_summary(self.retrieval_history, self.entry_ids),
                 evaluation_rules=self.ctx.evaluation_rules, attempt_number=self.evaluations,
                 previous_feedback=self.feedback),
-            kind="agent", summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
+            summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
         self._count(result.usage)
         passed, reasons = aggregate_verdict(result.output)
         if not passed:
@@ -595,7 +595,7 @@ class QueryWorkflow:
             result_type=str)
         result: AgentResult[ObserverOutput] = await call_agent(
             observe_context, observe.model_copy(update={"current_global_context": current}),
-            kind="agent", summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
+            summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
         self._count(result.usage)
         out = result.output
         if out.should_update and out.updates:
@@ -746,7 +746,7 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
-                kind="long_agent", summary=f"Parser: {len(batch)} notes from {batch[0]}",
+                summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             for u in parsed.usage:
                 usage.add(u)

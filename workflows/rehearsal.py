@@ -42,7 +42,7 @@ class SimulatedAnswerWorkflow:
                                            sa.TOPIC.value_set(inp.topic[:200])])
         workflow.set_current_details(f"{inp.persona.name} is answering question {inp.turn} of {inp.interview_id}")
         try:
-            result = await call_agent(rehearsal_interviewee, inp, kind="live_agent",
+            result = await call_agent(rehearsal_interviewee, inp,
                                       summary=f"{inp.persona.name} answers Q{inp.turn}: {inp.question[:60]}")
             answer = SimulatedAnswer(answer=result.output.answer.strip(), usage=result.usage)
         except ActivityError as err:
