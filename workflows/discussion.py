@@ -102,8 +102,7 @@ class DiscussionWorkflow:
             raise
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set("discussion"),
-                                           sa.TOPIC.value_set(topic_keyword(inp.topic) or "(empty)")])
+        sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
         errors = validate_input(inp)
         if errors:
             self._set_status("invalid")
@@ -294,12 +293,12 @@ class DiscussionWorkflow:
     def _set_phase(self, phase: str, detail: str) -> None:
         self._phase = phase
         self._step = detail
-        workflow.upsert_search_attributes([sa.PHASE.value_set(phase)])
+        sa.upsert(phase=phase)
         workflow.set_current_details(f"{phase}: {detail}")
 
     def _set_status(self, status: str) -> None:
         self._status = status
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        sa.upsert(status=status)
 
 
 WORKFLOWS: list[type] = [DiscussionWorkflow]

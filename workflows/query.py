@@ -192,7 +192,7 @@ class QueryWorkflow:
                                    "into several notes (or use `colloquy notes import`)", type="ValidationError",
                                    non_retryable=True)
         self.today = req.today or self._now().date()
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running")])
+        sa.upsert(pipeline=PIPELINE, status="running")
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
             State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
@@ -211,7 +211,7 @@ class QueryWorkflow:
                 degraded = True
         self._enter(State.COMPLETE, degraded=degraded)
         status = "partial" if self.partial or self.final_partial else "completed"
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        sa.upsert(status=status)
         workflow.set_current_details(f"{status}: {self.response[:200]}")
         return self._result()
 
@@ -222,7 +222,7 @@ class QueryWorkflow:
             raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
                                    non_retryable=True) from None
         self.state = state
-        workflow.upsert_search_attributes([sa.PHASE.value_set(state.value)])
+        sa.upsert(phase=state.value)
 
     def _degrade(self, state: State, err: ActivityError) -> State:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
@@ -284,7 +284,7 @@ class QueryWorkflow:
             self.query_text = route.query_portion or text
         else:
             self.log_text = text
-        workflow.upsert_search_attributes([sa.TOPIC.value_set(self.input_type.value)])
+        sa.upsert(topic=self.input_type.value)
         return State.BUILD_CONTEXT
 
     async def _build_context(self) -> State:
@@ -490,7 +490,7 @@ class QueryWorkflow:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
         pending = self.pending
-        workflow.upsert_search_attributes([sa.STATUS.value_set("waiting_user")])
+        sa.upsert(status="waiting_user")
         workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
         self.answer = None
         try:
@@ -500,7 +500,7 @@ class QueryWorkflow:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
         answer, self.answer, self.pending = self.answer, None, None
-        workflow.upsert_search_attributes([sa.STATUS.value_set("running")])
+        sa.upsert(status="running")
         answered = answer is not None and not answer.decline and bool(answer.answers)
         if answered:
             assert answer is not None
@@ -722,8 +722,7 @@ class ImportNotesWorkflow:
 
     @workflow.run
     async def run(self, req: ImportRequest) -> ImportResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.PHASE.value_set("import"),
-                                           sa.STATUS.value_set("running")])
+        sa.upsert(pipeline=PIPELINE, phase="import", status="running")
         files = req.files
         if files is None:
             files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
@@ -748,8 +747,7 @@ class ImportNotesWorkflow:
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
-            for u in parsed.usage:
-                usage.add(u)
+            usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
                 notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
@@ -760,7 +758,7 @@ class ImportNotesWorkflow:
             workflow.continue_as_new(req.model_copy(update={
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage}))
         self.progress.finished = True
-        workflow.upsert_search_attributes([sa.STATUS.value_set("completed")])
+        sa.upsert(status="completed")
         return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
                             failed=self.progress.failed, usage=usage)
 

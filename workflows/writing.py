@@ -649,14 +649,7 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        updates = [sa.PIPELINE.value_set("writing")]
-        if phase:
-            updates.append(sa.PHASE.value_set(phase))
-        if status:
-            updates.append(sa.STATUS.value_set(status))
-        if topic:
-            updates.append(sa.TOPIC.value_set(topic[:200]))
-        workflow.upsert_search_attributes(updates)
+        sa.upsert(pipeline="writing", phase=phase, status=status, topic=topic)
 
 
 async def _with_timeout(call: Any, seconds: float) -> Any:
