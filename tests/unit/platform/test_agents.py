@@ -121,3 +121,19 @@ def test_docs_samples_name_only_real_agents():
     env_names = {m.lower() for path in [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
                  for m in re.findall(r"COLLOQUY_MODEL_([A-Z][A-Z0-9_]+)=", path.read_text())}
     assert sorted(env_names - KNOWN) == []
+
+
+def test_colloquy_worker_exits_2_naming_the_known_agents(monkeypatch):
+    from typer.testing import CliRunner
+
+    from client.cli import app
+
+    monkeypatch.setenv("COLLOQUY_MODEL_ORCHESTRATE", "gpt-4o")
+    reset_config_cache()
+    try:
+        result = CliRunner().invoke(app, ["worker", "--address", "127.0.0.1:1"])
+    finally:
+        monkeypatch.delenv("COLLOQUY_MODEL_ORCHESTRATE")
+        reset_config_cache()
+    assert result.exit_code == 2
+    assert "orchestrate" in result.output and "interview_orchestrator" in result.output
