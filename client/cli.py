@@ -109,8 +109,16 @@ def worker(
     if role not in ("all", "workflows", "llm"):
         err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
         raise typer.Exit(2)
+    from activities.llm.config import ConfigError
     from core.temporal import connect
     from workers.main import build_workers, run_workers
+    from workers.registry import check_agent_config
+
+    try:
+        check_agent_config()  # before connecting: a misspelt agent in the config stops the worker at once
+    except ConfigError as exc:
+        err_console.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from None
 
     async def _run() -> bool:
         client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
@@ -199,13 +207,20 @@ def models(
     colloquy.yaml); with --check the workers' own configuration answers."""
     from rich.table import Table
 
-    from activities.llm.config import AGENT_REGISTRY, ConfigError, current_config, resolve_model
+    from activities.llm.config import (
+        AGENT_REGISTRY,
+        ConfigError,
+        check_agent_names,
+        current_config,
+        resolve_model,
+    )
     from activities.llm.gpu import choose_tier, read_gpus
     from workers import registry
 
     registry.llm_activities()  # imports every agent module, which registers its defaults
     try:
         cfg = current_config()
+        check_agent_names(cfg)
     except ConfigError as exc:
         err_console.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from None

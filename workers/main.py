@@ -45,9 +45,11 @@ def _interceptors(client: Client) -> list[TracingInterceptor]:
 def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
                   max_concurrent_activities: int = 100,
                   graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN) -> list[Worker]:
-    """The Worker objects for a role (not yet running)."""
+    """The Worker objects for a role (not yet running). Raises ConfigError when the LLM config names an agent
+    that does not exist."""
     if role not in ("all", "workflows", "llm"):
         raise ValueError(f"unknown worker role {role!r}: use all, workflows or llm")
+    registry.check_agent_config()
     interceptors = _interceptors(client)
     workers: list[Worker] = []
     if role in ("all", "workflows"):

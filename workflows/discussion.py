@@ -102,8 +102,7 @@ class DiscussionWorkflow:
             raise
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set("discussion"),
-                                           sa.TOPIC.value_set(topic_keyword(inp.topic) or "(empty)")])
+        sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
         errors = validate_input(inp)
         if errors:
             self._set_status("invalid")
@@ -143,7 +142,7 @@ class DiscussionWorkflow:
     async def _kickoff(self) -> None:
         self._set_phase("kickoff", "the Team Leader frames the discussion")
         try:
-            await self._turn(discussion_kickoff, "leader", 0, step="kickoff", kind="agent")
+            await self._turn(discussion_kickoff, "leader", 0, step="kickoff")
         except ActivityError as err:
             _unless_cancelled(err)
             self._set_status("failed")
@@ -187,7 +186,7 @@ class DiscussionWorkflow:
                 self._event("agent_skipped", "exploration", round_no, role, f"{step} skipped: {decision.reason}")
             return None
         try:
-            return await self._turn(activity, role, round_no, step=step, mode=mode, kind="agent")
+            return await self._turn(activity, role, round_no, step=step, mode=mode)
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("agent_failed", "exploration", round_no, role,
@@ -209,7 +208,7 @@ class DiscussionWorkflow:
         if "moderator" not in self._team:
             return "there is no moderator in the team"
         try:
-            scoring = await self._turn(discussion_score, "moderator", 0, step="scoring", kind="agent")
+            scoring = await self._turn(discussion_score, "moderator", 0, step="scoring")
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {error_message(err)}")
@@ -226,7 +225,7 @@ class DiscussionWorkflow:
         comment = ""
         if any(i.overall is not None for i in self._ideas):
             try:
-                turn = await self._turn(discussion_select, "leader", 0, step="selection", kind="fast_agent")
+                turn = await self._turn(discussion_select, "leader", 0, step="selection")
                 preference, comment = turn.preferred_idea_id, turn.explanation_excerpt
             except ActivityError as err:
                 _unless_cancelled(err)
@@ -252,8 +251,7 @@ class DiscussionWorkflow:
             return None
 
     # ------------------------------------------------------------------------------------------ helpers
-    async def _turn(self, activity: Any, role: str, round_no: int, *, step: str, kind: str,
-                    mode: str = "generate") -> Any:
+    async def _turn(self, activity: Any, role: str, round_no: int, *, step: str, mode: str = "generate") -> Any:
         """Run one agent turn with the discussion so far (by reference) and record its message."""
         self._seq += 1
         label = step.replace(" ", "-")
@@ -266,7 +264,7 @@ class DiscussionWorkflow:
         where = f"round {round_no} · " if round_no else ""
         self._step = f"{where}{step} ({role})"
         workflow.set_current_details(self._details())
-        result = await call_agent(activity, turn, kind=kind,
+        result = await call_agent(activity, turn,
                                   summary=f"{where}{step} by {role}{f' [{model}]' if model else ''}")
         self._usage.add(result.usage)
         self._messages.append(result.output.message.model_copy(update={"at": workflow.now()}))
@@ -295,12 +293,12 @@ class DiscussionWorkflow:
     def _set_phase(self, phase: str, detail: str) -> None:
         self._phase = phase
         self._step = detail
-        workflow.upsert_search_attributes([sa.PHASE.value_set(phase)])
+        sa.upsert(phase=phase)
         workflow.set_current_details(f"{phase}: {detail}")
 
     def _set_status(self, status: str) -> None:
         self._status = status
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        sa.upsert(status=status)
 
 
 WORKFLOWS: list[type] = [DiscussionWorkflow]

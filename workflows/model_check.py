@@ -25,15 +25,12 @@ class ModelCheckWorkflow:
 
     @workflow.run
     async def run(self, request: ModelCheckRequest) -> ModelCheckReport:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set("model_check"), sa.STATUS.value_set("running")])
+        sa.upsert(pipeline="model_check", status="running")
         workflow.set_current_details(f"waiting for {len(request.agents)} model call(s): {', '.join(request.agents)}")
         rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
-        totals = UsageTotals()
-        for row in rows:
-            if row.usage:
-                totals.add(row.usage)
+        totals = UsageTotals().add_all(row.usage for row in rows if row.usage)
         failed = [r.agent for r in rows if not r.ok]
-        workflow.upsert_search_attributes([sa.STATUS.value_set("failed" if failed else "completed")])
+        sa.upsert(status="failed" if failed else "completed")
         workflow.set_current_details(f"done: {len(rows) - len(failed)}/{len(rows)} ok"
                                      + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)
@@ -45,7 +42,7 @@ class ModelCheckWorkflow:
 
     async def _check(self, agent: str, word: str) -> ModelCheckRow:
         try:
-            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent), kind="fast_agent",
+            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent),
                                       summary=f"model check: {agent}")
         except ActivityError as err:
             cause = err.cause

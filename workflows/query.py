@@ -192,7 +192,7 @@ class QueryWorkflow:
                                    "into several notes (or use `colloquy notes import`)", type="ValidationError",
                                    non_retryable=True)
         self.today = req.today or self._now().date()
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running")])
+        sa.upsert(pipeline=PIPELINE, status="running")
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
             State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
@@ -211,7 +211,7 @@ class QueryWorkflow:
                 degraded = True
         self._enter(State.COMPLETE, degraded=degraded)
         status = "partial" if self.partial or self.final_partial else "completed"
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        sa.upsert(status=status)
         workflow.set_current_details(f"{status}: {self.response[:200]}")
         return self._result()
 
@@ -222,7 +222,7 @@ class QueryWorkflow:
             raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
                                    non_retryable=True) from None
         self.state = state
-        workflow.upsert_search_attributes([sa.PHASE.value_set(state.value)])
+        sa.upsert(phase=state.value)
 
     def _degrade(self, state: State, err: ActivityError) -> State:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
@@ -259,7 +259,7 @@ class QueryWorkflow:
         result: AgentResult[RouterOutput] = await call_agent(
             route_input, RouteInput(raw_input=self.req.text, session_context=self.req.session_context,
                                     available_domains=available),
-            kind="fast_agent", summary="Router: classify input + select domains",
+            summary="Router: classify input + select domains",
             result_type=AgentResult[RouterOutput])
         self._count(result.usage)
         route = result.output
@@ -284,7 +284,7 @@ class QueryWorkflow:
             self.query_text = route.query_portion or text
         else:
             self.log_text = text
-        workflow.upsert_search_attributes([sa.TOPIC.value_set(self.input_type.value)])
+        sa.upsert(topic=self.input_type.value)
         return State.BUILD_CONTEXT
 
     async def _build_context(self) -> State:
@@ -310,7 +310,7 @@ class QueryWorkflow:
                                   domain_schemas=domain_schemas(self.catalog, self._parse_domains(correction)),
                                   vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
                                   correction_target=self.route.correction_target if self.route else None),
-            kind="agent", summary=f"Parser: {'correction' if correction else 'log'} → "
+            summary=f"Parser: {'correction' if correction else 'log'} → "
                                   f"{', '.join(self.ctx.domains_loaded)}",
             result_type=AgentResult[ParserOutput])
         self._count(result.usage)
@@ -349,7 +349,7 @@ class QueryWorkflow:
                 evaluation_feedback=self.feedback, gaps_status=self.gaps_status, user_responses=self.user_responses,
                 global_context_summary=self.global_context or None,
                 clarification_allowed=self.counters.left("clarification", self.limits) > 0),
-            kind="agent", summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
+            summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
         self._count(result.usage)
         plan = ensure_instructions(result.output, self.today)
         self.plan = plan
@@ -458,7 +458,7 @@ class QueryWorkflow:
 
     async def _call_analyzer(self, inp: AnalyzeInput, summary: str) -> AnalyzerOutput:
         result: AgentResult[AnalyzerOutput] = await call_agent(
-            analyze_evidence, inp, kind="agent", summary=summary, result_type=AgentResult[AnalyzerOutput])
+            analyze_evidence, inp, summary=summary, result_type=AgentResult[AnalyzerOutput])
         self._count(result.usage)
         return result.output
 
@@ -469,7 +469,7 @@ class QueryWorkflow:
             clarify_gaps, ClarifyInput(original_query=self.query_text, gaps=gaps,
                                        planner_questions=self.planner_questions, vocabulary=self.ctx.vocabulary,
                                        retrieval_history=self.retrieval_history, previous_clarifications=self.asked),
-            kind="agent", summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
+            summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
         self._count(result.usage)
         fresh = [q for q in result.output.questions if q.question not in self.asked]
         if not fresh:
@@ -490,7 +490,7 @@ class QueryWorkflow:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
         pending = self.pending
-        workflow.upsert_search_attributes([sa.STATUS.value_set("waiting_user")])
+        sa.upsert(status="waiting_user")
         workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
         self.answer = None
         try:
@@ -500,7 +500,7 @@ class QueryWorkflow:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
         answer, self.answer, self.pending = self.answer, None, None
-        workflow.upsert_search_attributes([sa.STATUS.value_set("running")])
+        sa.upsert(status="running")
         answered = answer is not None and not answer.decline and bool(answer.answers)
         if answered:
             assert answer is not None
@@ -538,7 +538,7 @@ class QueryWorkflow:
                 analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
                 evaluation_feedback=self.feedback, user_responses=self.user_responses,
                 response_style=self.req.response_style),
-            kind="long_agent", summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
+            summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
             result_type=AgentResult[SynthesizerOutput])
         self._count(result.usage)
         draft = result.output
@@ -559,7 +559,7 @@ class QueryWorkflow:
                 entries_summary=entries_summary(self.retrieval_history, self.entry_ids),
                 evaluation_rules=self.ctx.evaluation_rules, attempt_number=self.evaluations,
                 previous_feedback=self.feedback),
-            kind="agent", summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
+            summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
         self._count(result.usage)
         passed, reasons = aggregate_verdict(result.output)
         if not passed:
@@ -595,7 +595,7 @@ class QueryWorkflow:
             result_type=str)
         result: AgentResult[ObserverOutput] = await call_agent(
             observe_context, observe.model_copy(update={"current_global_context": current}),
-            kind="agent", summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
+            summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
         self._count(result.usage)
         out = result.output
         if out.should_update and out.updates:
@@ -722,8 +722,7 @@ class ImportNotesWorkflow:
 
     @workflow.run
     async def run(self, req: ImportRequest) -> ImportResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.PHASE.value_set("import"),
-                                           sa.STATUS.value_set("running")])
+        sa.upsert(pipeline=PIPELINE, phase="import", status="running")
         files = req.files
         if files is None:
             files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
@@ -746,10 +745,9 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
-                kind="long_agent", summary=f"Parser: {len(batch)} notes from {batch[0]}",
+                summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
-            for u in parsed.usage:
-                usage.add(u)
+            usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
                 notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
@@ -760,7 +758,7 @@ class ImportNotesWorkflow:
             workflow.continue_as_new(req.model_copy(update={
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage}))
         self.progress.finished = True
-        workflow.upsert_search_attributes([sa.STATUS.value_set("completed")])
+        sa.upsert(status="completed")
         return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
                             failed=self.progress.failed, usage=usage)
 

@@ -38,11 +38,10 @@ def answer_workflow_id(interview_id: str, turn: int) -> str:
 class SimulatedAnswerWorkflow:
     @workflow.run
     async def run(self, inp: IntervieweeInput) -> SimulatedAnswer:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running"),
-                                           sa.TOPIC.value_set(inp.topic[:200])])
+        sa.upsert(pipeline=PIPELINE, status="running", topic=inp.topic)
         workflow.set_current_details(f"{inp.persona.name} is answering question {inp.turn} of {inp.interview_id}")
         try:
-            result = await call_agent(rehearsal_interviewee, inp, kind="live_agent",
+            result = await call_agent(rehearsal_interviewee, inp,
                                       summary=f"{inp.persona.name} answers Q{inp.turn}: {inp.question[:60]}")
             answer = SimulatedAnswer(answer=result.output.answer.strip(), usage=result.usage)
         except ActivityError as err:
@@ -51,7 +50,7 @@ class SimulatedAnswerWorkflow:
             workflow.logger.warning("interviewee agent failed, using the persona's fallback: %s", message)
             answer = SimulatedAnswer(answer=fallback_answer(inp.persona, inp.turn), fallback=True,
                                      error=message[:500])
-        workflow.upsert_search_attributes([sa.STATUS.value_set("fallback" if answer.fallback else "completed")])
+        sa.upsert(status="fallback" if answer.fallback else "completed")
         workflow.set_current_details(f"answered question {inp.turn}" + (" (fallback)" if answer.fallback else ""))
         return answer
 

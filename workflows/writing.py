@@ -250,7 +250,7 @@ class WritingWorkflow:
             states=[n for n, st in cfg.states.items() if st.type not in ("initial", "terminal")])
         started = workflow.now()
         try:
-            result: ConsultResult = await call_agent(writing_orchestrator, consult, kind="agent",
+            result: ConsultResult = await call_agent(writing_orchestrator, consult,
                                                      summary=f"orchestrator: circuit break {brk.rule}")
         except ActivityError as err:
             self._record_failure("circuit-break", 1, "orchestrator", "writing_orchestrator",
@@ -376,7 +376,7 @@ class WritingWorkflow:
         started = workflow.now()
         inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{slug(model)}.md")
         try:
-            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent",
+            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
                                                     summary=f"{name}: {model}", result_type=TaskResult), timeout)
             return started, result, None
         except TimeoutError:
@@ -398,7 +398,7 @@ class WritingWorkflow:
         timeout = state.timeout_s or cfg.settings.timeout_per_agent
         try:
             result: TaskResult = await _with_timeout(call_agent(
-                TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent", summary=f"{name}: {label}",
+                TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
                 result_type=TaskResult), timeout)
         except (TimeoutError, ActivityError) as err:
             error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
@@ -649,14 +649,7 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        updates = [sa.PIPELINE.value_set("writing")]
-        if phase:
-            updates.append(sa.PHASE.value_set(phase))
-        if status:
-            updates.append(sa.STATUS.value_set(status))
-        if topic:
-            updates.append(sa.TOPIC.value_set(topic[:200]))
-        workflow.upsert_search_attributes(updates)
+        sa.upsert(pipeline="writing", phase=phase, status=status, topic=topic)
 
 
 async def _with_timeout(call: Any, seconds: float) -> Any:

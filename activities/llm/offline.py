@@ -7,8 +7,8 @@ next unasked question of the plan"), and every answer is labelled as produced of
 Tests script exact responses per agent, and inject faults:
 
     from activities.llm import offline
-    offline.script("orchestrate", {"next_question": "..."}, offline.Fault(kind="rate_limit", retry_after_s=2))
-    offline.script("note_taker", offline.Fault(kind="invalid_json"))
+    offline.script("interview_orchestrator", {"next_question": "..."}, offline.Fault(kind="rate_limit", retry_after_s=2))
+    offline.script("interview_note_taker", offline.Fault(kind="invalid_json"))
 
 Scripted items are consumed first-in first-out; when an agent's script is empty its responder (or the generic
 schema filler) answers. Another process (a worker started by `colloquy worker`) reads a script from the JSON

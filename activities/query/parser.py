@@ -29,6 +29,7 @@ from models.query import (
 from rules.query.parsing import check_schema, drop_invented
 
 PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium", role="writer",
+                   policy="agent",
                    description="Query pipeline Parser: structured extraction per domain schema, corrections")
 IMPORT_CONCURRENCY = 8
 MAX_IMPORT_FILE_BYTES = 200_000
@@ -86,7 +87,7 @@ async def _parse(inp: ParseInput) -> AgentResult[ParserOutput]:
     return AgentResult[ParserOutput](output=checked(result.output, inp), usage=result.usage)
 
 
-@activity.defn(name="parse_log")
+@PARSER.activity
 async def parse_log(inp: ParseInput) -> AgentResult[ParserOutput]:
     return await _parse(inp)
 
@@ -107,7 +108,7 @@ def note_timestamp(path: Path) -> tuple[datetime, str | None]:
             f"no valid YYYY-MM-DD in the file name; dated by modification time {mtime.date()}")
 
 
-@activity.defn(name="parse_log_batch")
+@PARSER.activity(name="parse_log_batch", policy="long_agent")
 async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
     """Import: parse a batch of note files (each file one LOG), several at a time."""
     root = Path(inp.directory)
@@ -161,6 +162,7 @@ _SLEEP = re.compile(r"slept\s+(\d+(?:\.\d+)?)\s*(?:hours|hrs|h)\b", re.I)
 _PROTEIN = re.compile(r"(\d+)\s*g\s+protein", re.I)
 
 
+@PARSER.offline
 def _offline_parser(req: offline.OfflineRequest) -> ParserOutput:
     """Keyless default: a few regexes for the example app's schemas; extracts only what is written."""
     c = req.context
@@ -212,5 +214,3 @@ def _offline_parser(req: offline.OfflineRequest) -> ParserOutput:
                 out.correction_delta = {"strength": {"exercises": [{"name": hit["name"], "weight": nums[0]}]}}
     return out
 
-
-offline.register_responder("parse_log", _offline_parser)
