@@ -293,7 +293,8 @@ class PersonaAnswers:
 
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
-        from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
+        from models.rehearsal import WORKFLOW_TYPE as ANSWER_WORKFLOW_TYPE
+        from models.rehearsal import answer_workflow_id
 
         if self.exhausted(turn):
             return None
@@ -303,12 +304,12 @@ class PersonaAnswers:
         try:
             # Running already (a restarted client): attach to it. Finished already: its answer, not a new one.
             handle = await self.client.start_workflow(
-                SimulatedAnswerWorkflow.run, inp, id=wf_id, task_queue=self.task_queue,
+                ANSWER_WORKFLOW_TYPE, inp, id=wf_id, task_queue=self.task_queue, result_type=SimulatedAnswer,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 static_summary=f"{self.persona.name} answers question {turn}")
         except WorkflowAlreadyStartedError:
-            handle = self.client.get_workflow_handle_for(SimulatedAnswerWorkflow.run, wf_id)
+            handle = self.client.get_workflow_handle(wf_id, result_type=SimulatedAnswer)
         result: SimulatedAnswer = await handle.result()
         self.fallbacks += int(result.fallback)
         self.offline = self.offline or bool(result.usage and result.usage.offline)
