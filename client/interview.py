@@ -73,6 +73,7 @@ from models.interview import (
     TranscriptView,
 )
 from rules.errors import error_message
+from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
     help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
@@ -209,7 +210,7 @@ async def is_running(handle: WorkflowHandle) -> bool:
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
     """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
-    wf_id = workflow_id or workflow_id("interview", inp.topic, short_id())
+    wf_id = workflow_id or default_workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
             WORKFLOW_TYPE, inp, id=wf_id, task_queue=task_queue, result_type=InterviewResult,
@@ -242,7 +243,7 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     mode: Mode = "structured" if state.mode == "structured" else "adaptive"
     inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
                          follow_up_topic=follow_up_topic, mode=mode, **extra)
-    wf_id = workflow_id or workflow_id("interview", f"{state.topic} follow-up", short_id())
+    wf_id = workflow_id or default_workflow_id("interview", f"{state.topic} follow-up", short_id())
     return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
 
 
