@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-import core.settings  # noqa: F401  (offline litellm price map; must precede any litellm import)
+import core.settings  # (offline litellm price map; must precede any litellm import)
 
 # isort: split
 import typer
@@ -87,7 +87,7 @@ def server_status(port: int | None = typer.Option(None, help="gRPC port (default
 @app.command("worker")
 def worker(
     role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
+    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
     max_concurrent_activities: int = typer.Option(100, envvar="COLLOQUY_MAX_CONCURRENT_ACTIVITIES",
                                                   help="Activity slots per worker (LLM calls in flight)."),
@@ -194,7 +194,7 @@ def models(
     check: bool = typer.Option(False, "--check", help="Also call every agent's model once: starts "
                                "ModelCheckWorkflow on a running worker (`colloquy worker`) and prints the result."),
     agent: list[str] = typer.Option([], "--agent", help="With --check: only these agents (repeatable)."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
+    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
                                    "base task queue."),
     timeout: float = typer.Option(300.0, help="With --check: seconds to wait for the workflow."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
@@ -280,14 +280,14 @@ async def _model_check(agents: list[str], temporal, task_queue: str, timeout: fl
     from temporalio.service import RPCError
 
     from core.temporal import connect
-    from models.platform import ModelCheckReport, ModelCheckRequest
-    from workflows.model_check import ModelCheckWorkflow
+    from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
 
     client = await connect(temporal)
     wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
     try:
         handle = await client.start_workflow(
-            ModelCheckWorkflow.run, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+            MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+            result_type=ModelCheckReport,
             execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
         result: ModelCheckReport = await handle.result()
     except WorkflowFailureError as exc:

@@ -6,7 +6,7 @@
     colloquy notes context                              the global context the Observer keeps
     colloquy notes answer WORKFLOW_ID                   answer a clarifying question later
 
-Clarifying questions are asked in the terminal and sent with the `clarify` update. Closing the terminal does not
+Clarifying questions are asked in the terminal and sent with the `clarify` update (models.query.UPDATE_CLARIFY). Closing the terminal does not
 lose anything: the workflow keeps waiting in Temporal (until its clarification timeout), and `answer` resumes it.
 Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `make up`).
 """
@@ -36,6 +36,18 @@ from client.common import (
     settings,
 )
 from core.settings import TASK_QUEUE
+from models.query import (
+    IMPORT_WORKFLOW_TYPE,
+    QUERY_IMPORT_PROGRESS,
+    QUERY_PENDING_CLARIFICATION,
+    UPDATE_CLARIFY,
+    WORKFLOW_TYPE,
+    ClarifyAck,
+    ImportProgress,
+    ImportResult,
+    PendingClarification,
+    QueryResult,
+)
 from rules.text import workflow_id
 
 
@@ -77,24 +89,42 @@ def workflow_id_for(app_id: str, text: str) -> str:
 Asker = Callable[[object], Awaitable[object | None]]
 
 
+# The workflow's contract, by name (models/query.py): the client never imports workflows/.
+async def start_query(client, req, wf_id: str, task_queue: str):  # noqa: ANN001, ANN201
+    """Start a QueryWorkflow; the handle's result() is a QueryResult."""
+    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult)
+
+
+def query_handle(client, wf_id: str):  # noqa: ANN001, ANN201
+    """A handle on an existing QueryWorkflow (its result() is a QueryResult)."""
+    return client.get_workflow_handle(wf_id, result_type=QueryResult)
+
+
+async def pending_clarification(handle) -> PendingClarification | None:  # noqa: ANN001
+    return await handle.query(QUERY_PENDING_CLARIFICATION,
+                              result_type=PendingClarification | None)  # type: ignore[arg-type]
+
+
+async def send_clarification(handle, answer) -> ClarifyAck:  # noqa: ANN001
+    return await handle.execute_update(UPDATE_CLARIFY, answer, result_type=ClarifyAck)
+
+
 async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001, ANN201
     """Drive a running QueryWorkflow to its result: whenever a clarification is pending, `ask` gets it and
     returns a ClarifyAnswer (None = leave it pending: the workflow keeps waiting). Returns the QueryResult,
     or None when the user chose to leave it waiting."""
     from temporalio.client import WorkflowUpdateFailedError
 
-    from workflows.query import QueryWorkflow
-
     result_task = asyncio.ensure_future(handle.result())
     try:
         while not result_task.done():
-            pending = await handle.query(QueryWorkflow.pending_clarification)
+            pending = await pending_clarification(handle)
             if pending is not None:
                 reply = await ask(pending)
                 if reply is None:
                     return None
                 try:
-                    await handle.execute_update(QueryWorkflow.clarify, reply)
+                    await send_clarification(handle, reply)
                 except WorkflowUpdateFailedError as err:
                     err_console.print(f"[red]not accepted:[/red] {getattr(err.cause, 'message', err.cause)}")
                 continue
@@ -135,18 +165,17 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
                      poll_s: float = 0.25):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
     from models.query import ImportRequest
-    from workflows.query import ImportNotesWorkflow
 
     wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:6], 24)
     handle = await client.start_workflow(
-        ImportNotesWorkflow.run, ImportRequest(directory=str(directory.resolve()), app_id=app_id,
-                                               notes_dir=notes_dir, batch_size=batch_size),
-        id=wf_id, task_queue=task_queue)
+        IMPORT_WORKFLOW_TYPE, ImportRequest(directory=str(directory.resolve()), app_id=app_id,
+                                            notes_dir=notes_dir, batch_size=batch_size),
+        id=wf_id, task_queue=task_queue, result_type=ImportResult)
     result_task = asyncio.ensure_future(handle.result())
-    latest = client.get_workflow_handle(wf_id)  # follows continue-as-new: queries go to the current run
+    latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
     while not result_task.done():
         try:
-            progress = await latest.query(ImportNotesWorkflow.import_progress)
+            progress = await latest.query(QUERY_IMPORT_PROGRESS, result_type=ImportProgress)
             if on_progress:
                 on_progress(progress)
         except Exception:  # noqa: BLE001 — between runs (continue-as-new) a query can miss; the next one lands
@@ -176,14 +205,12 @@ API_MAX_BODY = 64 * 1024
 
 async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict:  # noqa: ANN001
     """Wait up to wait_s for the query's result or a pending clarification; say which (JSON-ready)."""
-    from workflows.query import QueryWorkflow
-
     result_task = asyncio.ensure_future(handle.result())
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
     try:
         while not result_task.done() and loop.time() < deadline:
-            pending = await handle.query(QueryWorkflow.pending_clarification)
+            pending = await pending_clarification(handle)
             if pending is not None:
                 return {"workflow_id": handle.id, "status": "waiting_user", "pending": pending.model_dump(mode="json")}
             await asyncio.wait([result_task], timeout=poll_s)
@@ -210,7 +237,6 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     from activities.query.storage import StorageError, StorageRepository
     from activities.query.storage import notes_dir as resolve
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
-    from workflows.query import QueryWorkflow
 
     def error(status: int, message: str) -> web.Response:
         return web.json_response({"error": message}, status=status)
@@ -247,8 +273,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
                                session_context=data.get("session_context"), today=data.get("today"))
         except ValidationError as exc:
             return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
-        handle = await client.start_workflow(QueryWorkflow.run, req, id=workflow_id_for(req.app_id, text),
-                                             task_queue=task_queue)
+        handle = await start_query(client, req, workflow_id_for(req.app_id, text), task_queue)
         return await guarded(handle)
 
     async def post_clarify(request: web.Request) -> web.Response:
@@ -259,9 +284,9 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             answer = ClarifyAnswer.model_validate(data)
         except ValidationError as exc:
             return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        handle = query_handle(client, request.match_info["workflow_id"])
         try:
-            await handle.execute_update(QueryWorkflow.clarify, answer)
+            await send_clarification(handle, answer)
         except WorkflowUpdateFailedError as exc:
             return error(409, str(getattr(exc.cause, "message", exc.cause)))
         except RPCError as exc:
@@ -269,7 +294,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await guarded(handle)
 
     async def get_input(request: web.Request) -> web.Response:
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        handle = query_handle(client, request.match_info["workflow_id"])
         return await guarded(handle)
 
     async def get_context(request: web.Request) -> web.Response:
@@ -295,12 +320,11 @@ def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
 async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
                     today: str | None, session_context: str | None = None):  # noqa: ANN202
     from models.query import QueryRequest
-    from workflows.query import QueryWorkflow
 
     wf_id = workflow_id_for(app_id, text)
     req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
                        today=date.fromisoformat(today) if today else None, utc_offset_minutes=local_offset())
-    handle = await client.start_workflow(QueryWorkflow.run, req, id=wf_id, task_queue=task_queue)
+    handle = await start_query(client, req, wf_id, task_queue)
     with console.status("thinking…") as status:
         async def ask(pending):  # noqa: ANN001, ANN202
             status.stop()
@@ -384,11 +408,9 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
-    from workflows.query import QueryWorkflow
-
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, workflow_id)
+        handle = query_handle(client, workflow_id)
         try:
             result = await follow_query(handle, terminal_ask)
         except Exception as exc:  # noqa: BLE001

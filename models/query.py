@@ -15,6 +15,17 @@ from pydantic import BaseModel, Field, field_validator
 from models.common import ArtifactRef, LLMUsage, UsageTotals
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
+
+# ------------------------------------------------------------------------------------------- public names
+# The workflows' contract: clients start them and talk to them by these names. Never change a value (running
+# workflows and recorded histories depend on them).
+WORKFLOW_TYPE = "QueryWorkflow"                            # QueryRequest -> QueryResult
+UPDATE_CLARIFY = "clarify"                                 # ClarifyAnswer -> ClarifyAck (validated)
+QUERY_PENDING_CLARIFICATION = "pending_clarification"      # -> PendingClarification | None
+QUERY_SESSION_STATE = "session_state"                      # -> SessionStateView
+IMPORT_WORKFLOW_TYPE = "ImportNotesWorkflow"               # ImportRequest -> ImportResult (continue-as-new)
+QUERY_IMPORT_PROGRESS = "import_progress"                  # -> ImportProgress
+
 MAX_INPUT_CHARS = 20_000
 MAX_ANSWER_CHARS = 4_000
 

@@ -33,6 +33,8 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import ArtifactRef, UsageTotals
     from models.discussion import (
+        QUERY_PROGRESS,
+        WORKFLOW_TYPE,
         DiscussionEvent,
         DiscussionInput,
         DiscussionProgress,
@@ -64,7 +66,7 @@ def _unless_cancelled(err: ActivityError) -> None:
 
 
 
-@workflow.defn(name="DiscussionWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class DiscussionWorkflow:
     @workflow.init
     def __init__(self, inp: DiscussionInput) -> None:
@@ -83,7 +85,7 @@ class DiscussionWorkflow:
         self._selected_id: str | None = None
 
     # ------------------------------------------------------------------------------------------- queries
-    @workflow.query(name="progress")
+    @workflow.query(name=QUERY_PROGRESS)
     def progress(self) -> DiscussionProgress:
         return DiscussionProgress(
             discussion_id=workflow.info().workflow_id, topic=self._inp.topic, level=self._inp.level,

@@ -14,11 +14,17 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_check import ModelCheckInput, model_check
     from core import search_attributes as sa
     from models.common import UsageTotals
-    from models.platform import ModelCheckReport, ModelCheckRequest, ModelCheckRow
+    from models.platform import (
+        MODEL_CHECK_WORKFLOW_TYPE,
+        QUERY_MODEL_CHECK_ROWS,
+        ModelCheckReport,
+        ModelCheckRequest,
+        ModelCheckRow,
+    )
     from workflows.calls import call_agent
 
 
-@workflow.defn(name="ModelCheckWorkflow")
+@workflow.defn(name=MODEL_CHECK_WORKFLOW_TYPE)
 class ModelCheckWorkflow:
     def __init__(self) -> None:
         self._rows: list[ModelCheckRow] = []
@@ -35,7 +41,7 @@ class ModelCheckWorkflow:
                                      + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)
 
-    @workflow.query
+    @workflow.query(name=QUERY_MODEL_CHECK_ROWS)
     def rows(self) -> list[ModelCheckRow]:
         """Rows finished so far."""
         return list(self._rows)

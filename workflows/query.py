@@ -44,8 +44,14 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import AgentResult, ArtifactRef, LLMUsage, UsageTotals
     from models.query import (
+        IMPORT_WORKFLOW_TYPE,
         MAX_ANSWER_CHARS,
         MAX_INPUT_CHARS,
+        QUERY_IMPORT_PROGRESS,
+        QUERY_PENDING_CLARIFICATION,
+        QUERY_SESSION_STATE,
+        UPDATE_CLARIFY,
+        WORKFLOW_TYPE,
         ActiveDomainContext,
         AnalyzeInput,
         AnalyzerOutput,
@@ -135,7 +141,7 @@ PIPELINE = "query"
 
 
 
-@workflow.defn(name="QueryWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class QueryWorkflow:
     def __init__(self) -> None:
         self.req: QueryRequest | None = None
@@ -659,7 +665,7 @@ class QueryWorkflow:
             entries_read=len(self.entry_ids), usage=self.usage)
 
     # ============================================================================ user input and state
-    @workflow.update
+    @workflow.update(name=UPDATE_CLARIFY)
     async def clarify(self, answer: ClarifyAnswer) -> ClarifyAck:
         """Answers to the pending clarifying questions (by question id), or decline=True."""
         assert self.pending is not None
@@ -693,11 +699,11 @@ class QueryWorkflow:
                 raise ValueError(f"the answer to {qid} is {len(text)} characters, over the {MAX_ANSWER_CHARS} "
                                  "limit")
 
-    @workflow.query
+    @workflow.query(name=QUERY_PENDING_CLARIFICATION)
     def pending_clarification(self) -> PendingClarification | None:
         return self.pending if self.answer is None else None
 
-    @workflow.query
+    @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionStateView:
         return SessionStateView(
             state=self.state.value, path=list(self.counters.path),
@@ -710,7 +716,7 @@ class QueryWorkflow:
 
 
 # ===================================================================================== batch import
-@workflow.defn(name="ImportNotesWorkflow")
+@workflow.defn(name=IMPORT_WORKFLOW_TYPE)
 class ImportNotesWorkflow:
     """Every file a LOG: parsed (Parser agent, several at a time) and stored in batches; `progress` query;
     continue-as-new every BATCHES_PER_RUN batches so 1,000s of notes never bloat one history."""
@@ -762,7 +768,7 @@ class ImportNotesWorkflow:
         return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
                             failed=self.progress.failed, usage=usage)
 
-    @workflow.query
+    @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:
         return self.progress
 

@@ -4,7 +4,7 @@ The rehearse loop itself is a thin client (`colloquy interview rehearse`): it re
 InterviewWorkflow, records the interviewer's question with `submit_entry`, runs this workflow for the answer,
 and submits the answer with `submit_entry`. One short workflow per answer keeps every LLM call an activity
 (retries, timeouts and attempts visible in history) and makes the client idempotent: its id is
-`rehearsal-<interview id>-turn-<n>`, so a client that restarts mid-turn gets the same answer back instead of
+`rehearsal-<interview id>-turn-<n>` (models.rehearsal.answer_workflow_id), so a client that restarts mid-turn gets the same answer back instead of
 a new one.
 
     answer = await rehearsal_interviewee(persona, question, recent lines)   ← live_agent policy
@@ -24,17 +24,13 @@ with workflow.unsafe.imports_passed_through():
         rehearsal_interviewee,
     )
     from core import search_attributes as sa
+    from models.rehearsal import WORKFLOW_TYPE
     from workflows.calls import call_agent
 
 PIPELINE = "rehearsal"
 
 
-def answer_workflow_id(interview_id: str, turn: int) -> str:
-    """The meaningful, idempotent id of the workflow producing answer `turn` of a rehearsal."""
-    return f"rehearsal-{interview_id}-turn-{turn}"
-
-
-@workflow.defn(name="SimulatedAnswerWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class SimulatedAnswerWorkflow:
     @workflow.run
     async def run(self, inp: IntervieweeInput) -> SimulatedAnswer:

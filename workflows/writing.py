@@ -41,6 +41,12 @@ with workflow.unsafe.imports_passed_through():
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
         MAX_STORY_CHARS,
+        QUERY_OUTPUTS,
+        QUERY_RUN_STATUS,
+        SIGNAL_APPROVAL,
+        UPDATE_AWAIT_APPROVAL_REQUEST,
+        UPDATE_SUBMIT_APPROVAL,
+        WORKFLOW_TYPE,
         AgentOutput,
         ApprovalInput,
         ApprovalReceipt,
@@ -95,7 +101,7 @@ class _Stop(Exception):
     """Internal: the run ends now (halted / forced complete / failed)."""
 
 
-@workflow.defn(name="WritingWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class WritingWorkflow:
     def __init__(self) -> None:
         self.s: RunState | None = None
@@ -565,7 +571,7 @@ class WritingWorkflow:
                              history_recorded=recorded)
 
     # ------------------------------------------------------------------------------------- user input
-    @workflow.signal(name="approval")
+    @workflow.signal(name=SIGNAL_APPROVAL)
     def approval(self, inp: ApprovalInput) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
         problem = self._approval_problem(inp)
@@ -577,7 +583,7 @@ class WritingWorkflow:
             return
         self.answer = normalise_approval(inp.decision, inp.feedback)
 
-    @workflow.update(name="submit_approval")
+    @workflow.update(name=UPDATE_SUBMIT_APPROVAL)
     def submit_approval(self, inp: ApprovalInput) -> ApprovalReceipt:
         self.answer = normalise_approval(inp.decision, inp.feedback)
         assert self.pending is not None
@@ -604,13 +610,13 @@ class WritingWorkflow:
             return str(exc)
         return None
 
-    @workflow.update(name="await_approval_request")
+    @workflow.update(name=UPDATE_AWAIT_APPROVAL_REQUEST)
     async def await_approval_request(self) -> PendingApproval | None:
         """Wait until the run asks for approval (returns the request, post included) or ends (returns None)."""
         await workflow.wait_condition(lambda: self.pending is not None or self._ended)
         return self.pending
 
-    @workflow.query(name="run_status")
+    @workflow.query(name=QUERY_RUN_STATUS)
     def run_status(self) -> StatusView:
         s = self.s
         if s is None:
@@ -625,7 +631,7 @@ class WritingWorkflow:
                           last_event=s.state_log[-1] if s.state_log else None, reason=s.reason,
                           event_count=len(s.state_log), recent_events=s.state_log[-20:])
 
-    @workflow.query(name="outputs")
+    @workflow.query(name=QUERY_OUTPUTS)
     def outputs(self) -> OutputsView:
         s = self.s
         if s is None:

@@ -18,7 +18,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from core import search_attributes as sa
-from models.platform import ModelCheckRequest
+from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest
 
 pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")
@@ -91,7 +91,7 @@ async def test_start_is_idempotent_and_state_survives_sigkill(cli):
     # a workflow (no worker: it stays running) with a Colloquy search attribute registered by start-dev
     client = await _client(cli.port)
     wf_id = f"server-test-{uuid.uuid4().hex[:6]}"
-    await client.start_workflow("ModelCheckWorkflow", ModelCheckRequest(), id=wf_id, task_queue="nobody-polls",
+    await client.start_workflow(MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(), id=wf_id, task_queue="nobody-polls",
                                 search_attributes=TypedSearchAttributes([SearchAttributePair(sa.PIPELINE, "server-test")]))
 
     os.kill(pid, signal.SIGKILL)
