@@ -46,6 +46,8 @@ class ExpectedFailureFilter(logging.Filter):
         err = record.exc_info[1]
         if not isinstance(err, ApplicationError):
             return True
+        if getattr(err, LOGGED_MARK, False):
+            return False  # already logged as one line where it was classified (llm.failed, with its next step)
         info = getattr(record, "activity_info", None)
         details = getattr(record, "temporal_activity", None) or {}
         name = details.get("activity_type", "activity")
@@ -56,6 +58,15 @@ class ExpectedFailureFilter(logging.Filter):
         record.exc_info = None
         record.exc_text = None
         return True
+
+
+LOGGED_MARK = "_colloquy_logged"
+
+
+def mark_logged(err: BaseException) -> None:
+    """Say that `err` was already logged as one line where it was classified: the SDK's own record of the failed
+    attempt is then dropped, so an expected retry is exactly one line."""
+    setattr(err, LOGGED_MARK, True)
 
 
 def next_step(err: Any, info: Any) -> str:
