@@ -73,7 +73,7 @@ from models.interview import (
     TranscriptView,
 )
 from rules.errors import error_message
-from rules.text import workflow_id as make_workflow_id
+from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
     help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
@@ -210,7 +210,7 @@ async def is_running(handle: WorkflowHandle) -> bool:
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
     """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
-    wf_id = workflow_id or make_workflow_id("interview", inp.topic, short_id())
+    wf_id = workflow_id or default_workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
             WORKFLOW_TYPE, inp, id=wf_id, task_queue=task_queue, result_type=InterviewResult,
@@ -243,7 +243,7 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     mode: Mode = "structured" if state.mode == "structured" else "adaptive"
     inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
                          follow_up_topic=follow_up_topic, mode=mode, **extra)
-    wf_id = workflow_id or make_workflow_id("interview", f"{state.topic} follow-up", short_id())
+    wf_id = workflow_id or default_workflow_id("interview", f"{state.topic} follow-up", short_id())
     return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
 
 
@@ -294,7 +294,8 @@ class PersonaAnswers:
 
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
-        from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
+        from models.rehearsal import WORKFLOW_TYPE as ANSWER_WORKFLOW_TYPE
+        from models.rehearsal import answer_workflow_id
 
         if self.exhausted(turn):
             return None
@@ -304,12 +305,12 @@ class PersonaAnswers:
         try:
             # Running already (a restarted client): attach to it. Finished already: its answer, not a new one.
             handle = await self.client.start_workflow(
-                SimulatedAnswerWorkflow.run, inp, id=wf_id, task_queue=self.task_queue,
+                ANSWER_WORKFLOW_TYPE, inp, id=wf_id, task_queue=self.task_queue, result_type=SimulatedAnswer,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 static_summary=f"{self.persona.name} answers question {turn}")
         except WorkflowAlreadyStartedError:
-            handle = self.client.get_workflow_handle_for(SimulatedAnswerWorkflow.run, wf_id)
+            handle = self.client.get_workflow_handle(wf_id, result_type=SimulatedAnswer)
         result: SimulatedAnswer = await handle.result()
         self.fallbacks += int(result.fallback)
         self.offline = self.offline or bool(result.usage and result.usage.offline)
