@@ -97,6 +97,17 @@ def quiet_expected_activity_failures() -> None:
         base.addFilter(ExpectedFailureFilter())
 
 
+class _CurrentStderr:
+    """Whatever `sys.stderr` is at write time (a test runner or CLI runner may swap and close the one that was
+    current when logging was configured)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
 def configure_logging(fmt: str | None = None, level: str | None = None, stream: TextIO | None = None) -> None:
     """COLLOQUY_LOG_FORMAT=json|console, COLLOQUY_LOG_LEVEL; `stream` (default stderr) is for tests."""
     fmt = fmt or os.environ.get("COLLOQUY_LOG_FORMAT", "console")
@@ -112,7 +123,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,

@@ -7,7 +7,6 @@ There is no Docker engine or cluster here: the compose file is parsed by a spec-
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 
 import pytest
@@ -32,7 +31,9 @@ def test_compose_file_is_valid_compose_spec():
 
 
 def _dev_server_versions() -> tuple[str, str]:
-    temporal = shutil.which("temporal") or str(ROOT / ".venv" / "bin" / "temporal")
+    from core.server import temporal_binary
+
+    temporal = temporal_binary()
     out = subprocess.run([temporal, "--version"], capture_output=True, text=True, check=True).stdout
     server, ui = re.search(r"Server ([\d.]+), UI ([\d.]+)", out).groups()  # type: ignore[union-attr]
     return server, ui
