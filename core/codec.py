@@ -37,6 +37,8 @@ from temporalio.api.common.v1 import Payload
 from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes, PayloadCodec
 
 KEYS_FILE_ENV = "COLLOQUY_CODEC_KEYS_FILE"
+SERVE_PORT_ENV = "COLLOQUY_SERVE_PORT"
+SERVE_PORT = 8234  # `colloquy serve` (codec server); the embedded server's Web UI is on 8233
 ENCODING = b"binary/encrypted"
 KEY_ID_META = "encryption-key-id"
 NONCE_BYTES = 12
@@ -45,7 +47,8 @@ FILE_VERSION = 1
 
 __all__ = [
     "ENCODING", "KEYS_FILE_ENV", "KEY_ID_META", "CodecError", "EncryptionCodec", "Key", "Keyring", "KeyringError",
-    "UnknownKeyError", "data_converter", "default_keys_file", "encryption_enabled", "keys_file",
+    "UnknownKeyError", "data_converter", "default_keys_file", "encryption_enabled", "keys_file", "serve_port",
+    "ui_codec_endpoint",
 ]
 
 
@@ -254,3 +257,15 @@ def data_converter(base: DataConverter | None = None, path: Path | None = None) 
         return base
     return dataclasses.replace(base, payload_codec=codec,
                                failure_converter_class=DefaultFailureConverterWithEncodedAttributes)
+
+
+def serve_port() -> int:
+    """The port `colloquy serve` listens on by default (COLLOQUY_SERVE_PORT, else 8234)."""
+    value = os.environ.get(SERVE_PORT_ENV, "").strip()
+    return int(value) if value.isdigit() else SERVE_PORT
+
+
+def ui_codec_endpoint() -> str | None:
+    """The codec endpoint the embedded server's Web UI is started with: `colloquy serve` on this host when
+    encryption is on, else None."""
+    return f"http://127.0.0.1:{serve_port()}/codec" if encryption_enabled() else None
