@@ -133,3 +133,41 @@ async def test_one_setting_turns_it_on_for_the_data_converter(tmp_path, monkeypa
     assert await converter.decode(encoded, [TranscriptEntry]) == [entry]
     # pydantic models still come back as themselves, and plain payloads from before still decode
     assert await converter.decode(await pydantic_data_converter.encode([entry]), [TranscriptEntry]) == [entry]
+
+
+def test_keys_commands_create_rotate_and_never_print_keys(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from client.cli import app
+
+    monkeypatch.delenv(KEYS_FILE_ENV, raising=False)
+    path = tmp_path / "private" / "keys.json"
+    first = CliRunner().invoke(app, ["keys", "new", "--file", str(path)])
+    assert first.exit_code == 0 and "created key" in first.output and f"{KEYS_FILE_ENV}={path}" in first.output
+    second = CliRunner().invoke(app, ["keys", "new", "--file", str(path)])
+    assert second.exit_code == 0 and "added key" in second.output and "2 key(s)" in second.output
+    ring = Keyring.load(path)
+    assert len(ring.keys) == 2 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    listed = CliRunner().invoke(app, ["keys", "list", "--file", str(path)])
+    assert listed.exit_code == 0 and ring.ids[0] in listed.output and f"{ring.ids[1]}" in listed.output
+    assert "newest" in listed.output.splitlines()[1]
+    for result in (first, second, listed):
+        assert not [k for k in ring.keys if base64.b64encode(k.secret).decode() in result.output]
+    path.write_text("{")
+    broken = CliRunner().invoke(app, ["keys", "new", "--file", str(path)])
+    assert broken.exit_code == 2 and "not JSON" in broken.output
+
+
+def test_the_embedded_server_points_its_web_ui_at_colloquy_serve_only_with_encryption(tmp_path, monkeypatch):
+    from core.server import DevServer, dev_server_args
+
+    monkeypatch.delenv(KEYS_FILE_ENV, raising=False)
+    assert "--ui-codec-endpoint" not in dev_server_args(None)
+    assert DevServer(tmp_path).codec_endpoint is None
+    monkeypatch.setenv(KEYS_FILE_ENV, str(tmp_path / "keys.json"))
+    monkeypatch.setenv("COLLOQUY_SERVE_PORT", "9411")
+    server = DevServer(tmp_path)
+    assert server.codec_endpoint == "http://127.0.0.1:9411/codec"
+    args = dev_server_args(None, codec_endpoint=server.codec_endpoint)
+    assert args[args.index("--ui-codec-endpoint") + 1] == "http://127.0.0.1:9411/codec"
+    assert "--ui-codec-endpoint" not in dev_server_args(None, ui=False, codec_endpoint=server.codec_endpoint)
