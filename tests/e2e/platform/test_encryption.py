@@ -10,6 +10,7 @@ the codec server refuses a caller without the token. Everything started here is 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -101,6 +102,8 @@ async def test_encrypted_end_to_end_readme_recipe_history_database_and_codec_ser
         assert status.healthy and status.pid is not None
         cmdline = Path(f"/proc/{status.pid}/cmdline").read_bytes().split(b"\0")
         assert cmdline[cmdline.index(b"--ui-codec-endpoint") + 1] == endpoint.encode()
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.ui_port}/api/v1/settings", timeout=10) as r:
+            assert json.loads(r.read())["Codec"]["Endpoint"] == endpoint  # what the Web UI is told
 
         serve_env = {**os.environ, "COLLOQUY_SERVE_TOKEN": TOKEN}
         serve = subprocess.Popen([str(BIN / "colloquy"), "serve", "--port", str(serve_port)], env=serve_env,
