@@ -10,7 +10,7 @@ import core.settings  # (offline litellm price map; must precede any litellm imp
 # isort: split
 import typer
 
-from client import discuss, history, interview, notes, write
+from client import discuss, history, interview, keys, notes, serve, write
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -37,6 +37,8 @@ app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
 app.command("discuss")(discuss.discuss)
 app.add_typer(history.app, name="history")
+app.add_typer(keys.app, name="keys")
+app.command("serve")(serve.serve)
 
 
 @server_app.command("start")
@@ -61,6 +63,9 @@ def server_start(port: int | None = typer.Option(None, help="gRPC port (default:
         raise typer.Exit(1) from None
     verb = "reused" if status.reused else "started"
     console.print(f"Temporal server {verb}: {status.describe()}")
+    if server.codec_endpoint and not status.reused:
+        console.print(f"Payload encryption is on: the Web UI decodes through {server.codec_endpoint} "
+                      "(run `colloquy serve`; docs/platform.md, Encryption)", highlight=False)
 
 
 @server_app.command("stop")
@@ -322,6 +327,9 @@ def demo(
 
 def main() -> None:
     from core.logging import configure_logging
+    from core.private import private_umask
+
+    private_umask()  # files Colloquy writes (transcripts, notes, artifacts, its server's database) are 0600
 
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "WARNING"))
     code = 0

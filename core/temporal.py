@@ -1,4 +1,5 @@
-"""Connecting to Temporal: the one place a client is made (pydantic converter + tracing everywhere).
+"""Connecting to Temporal: the one place a client is made (pydantic converter + tracing everywhere; payload
+encryption when COLLOQUY_CODEC_KEYS_FILE is set, see core/codec.py).
 
 `connect_options(settings)` turns settings (flags / TEMPORAL_* env) into `Client.connect` arguments and fails
 early with a clear message on a bad TLS set-up; `connect(settings)` connects.
@@ -13,6 +14,7 @@ from typing import Any
 from temporalio.client import Client, TLSConfig
 from temporalio.contrib.pydantic import pydantic_data_converter
 
+from core.codec import KeyringError, data_converter
 from core.settings import TemporalProfileError, TemporalSettings
 from core.telemetry import tracing_interceptor
 
@@ -84,8 +86,12 @@ async def connect(settings: TemporalSettings | None = None) -> Client:
     settings = settings or TemporalSettings.from_env()
     options = connect_options(settings)
     try:
+        converter = data_converter(pydantic_data_converter)
+    except KeyringError as exc:
+        raise TemporalConfigError(f"payload encryption: {exc}") from None
+    try:
         return await Client.connect(
-            **options, data_converter=pydantic_data_converter, interceptors=[tracing_interceptor()],
+            **options, data_converter=converter, interceptors=[tracing_interceptor()],
         )
     except RuntimeError as exc:
         raise ConnectionError(

@@ -14,6 +14,7 @@ import os
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
 os.environ["COLLOQUY_PROFILE"] = "offline"
 os.environ.pop("COLLOQUY_CONFIG", None)
+os.environ.pop("COLLOQUY_CODEC_KEYS_FILE", None)  # payload encryption off unless a test turns it on
 os.environ.pop("COLLOQUY_OFFLINE_LATENCY_MS", None)
 
 from collections.abc import AsyncIterator
