@@ -12,10 +12,9 @@
     transcript (merged with the previous session) → analysis → writer (essay) ; follow-up agent
     export bundles (event log, evaluation input, ops replay)
 
-The session itself — entries, controls, sections, deadlines, warnings, late grace, coverage, exit reasons — is
-the pure `rules.interview.session.Session` (its state is one `InterviewState`, carried whole by continue-as-new).
-This workflow owns the Temporal side: handlers, timers, the live loop, agent calls, finishing; it applies each
-`Outcome` the session returns (search attributes, section summaries, waking the loop, re-planning the clock).
+The session's state machine (entries, controls, sections, deadlines, warnings, late grace, coverage, exit reasons)
+is the pure `rules.interview.session.Session`; its state is one `InterviewState`, carried whole by continue-as-new.
+Here: handlers, timers, the live loop, agent calls and finishing; `_apply` carries out each session `Outcome`.
 User input never waits for the loop: handlers validate, dedupe by entry id, append, wake the loop.
 Every agent call is logged as AI_REQUEST / AI_RESPONSE (or AI_FAILED) in the 003 event log.
 """
@@ -23,6 +22,7 @@ Every agent call is logged as AI_REQUEST / AI_RESPONSE (or AI_FAILED) in the 003
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -58,33 +58,26 @@ with workflow.unsafe.imports_passed_through():
         UPDATE_SESSION_CONTROL,
         UPDATE_SUBMIT_ENTRY,
         WORKFLOW_TYPE,
-        AnalysisInput,
         ArchiveInput,
         AssistantAnswer,
         AssistantQuery,
         EventLogPage,
-        ExportInput,
-        FollowUpAnalysis,
-        FollowUpInput,
         InterviewInput,
         InterviewResult,
         LoadSessionInput,
         NotesState,
         PlannerInput,
         PlanSnapshot,
-        SaveTranscriptInput,
         SectionSummaryInput,
         SessionControl,
         SessionState,
         SubmitEntryResult,
         TranscriptEntry,
         TranscriptView,
-        WriterInput,
     )
     from rules.errors import error_message
     from rules.interview import cadence
     from rules.interview.entries import EntryError
-    from rules.interview.plan import default_plan, follow_up_plan
     from rules.interview.session import Outcome, Session
     from workflows.calls import call_activity, call_agent, save_artifact
 
@@ -96,6 +89,14 @@ KEEP_LOG_LINES = 100
 
 class AgentFailed(Exception):
     pass
+
+
+def _validate(check: Callable[[Any], Any], arg: Any) -> None:
+    """Update validators: the session's EntryError becomes the ValueError the caller sees."""
+    try:
+        check(arg)
+    except EntryError as err:
+        raise ValueError(str(err)) from None
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -153,10 +154,6 @@ class InterviewWorkflow:
         if out.upserts or out.reschedule:
             self._update_details()
 
-    def _event(self, actor: str, type: str, payload: dict[str, Any] | None = None,
-               section_id: str | None = None) -> None:
-        self.s.event(workflow.now(), actor, type, payload, section_id)
-
     def _say(self, line: str) -> None:
         self._apply(self.s.say(workflow.now(), line))
 
@@ -167,41 +164,25 @@ class InterviewWorkflow:
     async def _prepare_plan(self) -> None:
         inp = self.inp
         workflow.set_current_details(f"planning the interview on {inp.topic!r}")
+        record = None
         if inp.previous_session_id:
             record = await call_activity(interview_load_session, LoadSessionInput(workflow_id=inp.previous_session_id),
                                          kind="storage", summary=f"load previous session {inp.previous_session_id}")
             self.s.load_previous(record)
-            fu = record.follow_up or FollowUpAnalysis(summary="")
-            topic = inp.follow_up_topic or (fu.suggested_topics[0].title if fu.suggested_topics else inp.topic)
-            chosen = next((t for t in fu.suggested_topics if t.title.lower() == topic.lower()), None)
-            if chosen is not None:
-                plan = follow_up_plan(record.plan, topic, fu.summary, chosen.suggested_questions, record.workflow_id)
-            else:
-                planned = await self._plan_with_agent(PlannerInput(
-                    topic=topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode,
-                    follow_up_topic=topic, previous_summary=fu.summary))
-                plan = planned.model_copy(update={"is_follow_up": True, "previous_session_id": record.workflow_id,
-                                                  "follow_up_context": fu.summary, "topic": topic})
+        plan = self.s.plan_or_request(record)
+        if isinstance(plan, PlannerInput):
+            request = plan
+            try:
+                plan = (await self._agent(interview_planner, request, agent="interview_planner", actor="system",
+                                          kind="agent", summary=f"Planner: {request.topic[:60]}")).output
+            except AgentFailed:
+                self._say("⚠️ Planner failed — using the plan derived from the topic")
+                plan = self.s.planner_fallback(request)
+            if record is not None:
+                plan = self.s.as_follow_up(record, request, plan)
+        if record is not None:
             self._say(f"🔁 Follow-up of {record.workflow_id}: {len(self.s.state.previous_transcript)} earlier entries")
-        elif inp.plan is not None:
-            plan = inp.plan
-        elif inp.sections:
-            plan = PlanSnapshot(topic=inp.topic, research_goal=inp.context or inp.topic, angle=inp.topic,
-                                sections=inp.sections)
-        else:
-            plan = await self._plan_with_agent(PlannerInput(topic=inp.topic, context=inp.context,
-                                                            duration_seconds=inp.duration_seconds, mode=inp.mode))
         self._apply(self.s.set_plan(workflow.now(), plan))
-
-    async def _plan_with_agent(self, planner_input: PlannerInput) -> PlanSnapshot:
-        try:
-            result = await self._agent(interview_planner, planner_input, agent="interview_planner", actor="system",
-                                       kind="agent", summary=f"Planner: {planner_input.topic[:60]}")
-            return result.output
-        except AgentFailed:
-            self._say("⚠️ Planner failed — using the plan derived from the topic")
-            return default_plan(planner_input.topic, planner_input.context, planner_input.mode,
-                                planner_input.duration_seconds)
 
     # ============================================================================================ handlers
     @workflow.signal(name=SIGNAL_TRANSCRIPT_ENTRY)
@@ -224,16 +205,11 @@ class InterviewWorkflow:
                                    f"entries are no longer accepted", type="InterviewEnded", non_retryable=True)
         accepted, duplicate, out = self.s.accept_entry(workflow.now(), entry)
         self._apply(out)
-        return SubmitEntryResult(entry=accepted, duplicate=duplicate, status=self.s.state.status,
-                                 phase=self.s.state.phase, section_id=self.s.current_section_id(),
-                                 next_question=self.s.next_question(), interviewer_instructions=self.s.instructions)
+        return self.s.submit_result(accepted, duplicate)
 
     @submit_entry.validator
     def _validate_submit_entry(self, entry: TranscriptEntry) -> None:
-        try:
-            self.s.check_entry(entry)
-        except EntryError as err:
-            raise ValueError(str(err)) from None
+        _validate(self.s.check_entry, entry)
 
     async def _session_open(self) -> None:
         await workflow.wait_condition(lambda: self.s.started or self.s.ended)
@@ -254,10 +230,7 @@ class InterviewWorkflow:
 
     @control_session.validator
     def _validate_control(self, control: SessionControl) -> None:
-        try:
-            self.s.check_control(control)
-        except EntryError as err:
-            raise ValueError(str(err)) from None
+        _validate(self.s.check_control, control)
 
     @workflow.update(name=UPDATE_ASSISTANT_QUERY)
     async def assistant_query(self, query: AssistantQuery) -> AssistantAnswer:
@@ -277,10 +250,7 @@ class InterviewWorkflow:
 
     @assistant_query.validator
     def _validate_assistant(self, query: AssistantQuery) -> None:
-        try:
-            self.s.check_assistant_query(query)
-        except EntryError as err:
-            raise ValueError(str(err)) from None
+        _validate(self.s.check_assistant_query, query)
 
     @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionState:
@@ -288,15 +258,11 @@ class InterviewWorkflow:
 
     @workflow.query(name=QUERY_EVENT_LOG)
     def event_log(self, after_event_id: int = 0) -> EventLogPage:
-        log = self.s.log
-        return EventLogPage(events=log.after(after_event_id), last_event_id=log.last_id,
-                            first_event_id_in_memory=log.first_id(), archived=list(self.s.state.event_segments))
+        return self.s.event_page(after_event_id)
 
     @workflow.query(name=QUERY_TRANSCRIPT)
     def transcript(self) -> TranscriptView:
-        st = self.s.state
-        return TranscriptView(entries=list(st.transcript_tail), total_entries=st.transcript_count,
-                              archived=list(st.transcript_segments))
+        return self.s.transcript_view()
 
     @workflow.query(name=QUERY_NOTES)
     def notes_query(self) -> NotesState:
@@ -444,20 +410,15 @@ class InterviewWorkflow:
     # ======================================================================================= agent calls
     async def _agent(self, fn: Any, arg: Any, *, agent: str, actor: str, kind: str, summary: str,
                      section_id: str | None = None) -> Any:
-        self._event(actor, "AI_REQUEST", {"agent": agent, "summary": summary}, section_id=section_id)
+        self.s.agent_called(workflow.now(), actor, agent, summary, section_id)
         try:
             result = await call_agent(fn, arg, kind=kind, summary=summary)
         except ActivityError as err:
             message = error_message(err)
-            self._event(actor, "AI_FAILED", {"agent": agent, "error": message}, section_id=section_id)
+            self.s.agent_failed(workflow.now(), actor, agent, message, section_id)
             workflow.logger.warning("%s failed: %s", agent, message)
             raise AgentFailed(message) from None
-        self.s.state.usage.add(result.usage)
-        u = result.usage
-        self._event(actor, "AI_RESPONSE", {"agent": agent, "model": u.model, "provider": u.provider,
-                                           "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-                                           "latency_ms": u.latency_ms, "attempt": u.attempt,
-                                           "fallback_used": u.fallback_used}, section_id=section_id)
+        self.s.agent_answered(workflow.now(), actor, agent, result.usage, section_id)
         return result
 
     # ========================================================================================= finishing
@@ -469,49 +430,40 @@ class InterviewWorkflow:
         workflow.upsert_search_attributes([sa.STATUS.value_set("finalizing" if not terminated else "terminated")])
         if self.summary_tasks:
             await asyncio.gather(*self.summary_tasks)
-        transcript = await call_activity(interview_save_transcript, SaveTranscriptInput(
-            workflow_id=self.wid, segments=st.transcript_segments, tail=st.transcript_tail,
-            previous=st.previous_transcript), kind="artifact", summary=f"save transcript ({st.transcript_count} entries)")
-        essay = analysis_ref = None
-        title, follow_up, error = "", None, self.s.error
-        if inp.write_essay and self.s.interviewee_spoke() and (not terminated or inp.essay_on_termination):
+        transcript = await call_activity(interview_save_transcript, self.s.save_transcript_input(), kind="artifact",
+                                         summary=f"save transcript ({st.transcript_count} entries)")
+        ref, essay, analysis_ref, title, follow_up, error = transcript.json_ref, None, None, "", None, self.s.error
+        if self.s.wants_essay():
             try:
-                analysis = (await self._agent(interview_analysis, AnalysisInput(
-                    workflow_id=self.wid, plan=st.plan, notes=st.notes, transcript=transcript.json_ref),
-                    agent="interview_analysis", actor="system", kind="agent",
-                    summary=f"Analysis: {transcript.entries} entries")).output
+                analysis = (await self._agent(interview_analysis, self.s.analysis_input(ref), agent="interview_analysis",
+                                              actor="system", kind="agent",
+                                              summary=f"Analysis: {transcript.entries} entries")).output
                 analysis_ref = await save_artifact(self.wid, "analysis.json", analysis.model_dump_json(indent=1),
                                                    "application/json")
-                written = (await self._agent(interview_writer, WriterInput(
-                    workflow_id=self.wid, plan=st.plan, analysis=analysis, transcript=transcript.json_ref,
-                    style=inp.style, interviewee_name=inp.interviewee_name),
-                    agent="interview_writer", actor="system", kind="long_agent",
-                    summary=f"Writer: {inp.style} essay")).output
+                written = (await self._agent(interview_writer, self.s.writer_input(analysis, ref),
+                                             agent="interview_writer", actor="system", kind="long_agent",
+                                             summary=f"Writer: {inp.style} essay")).output
                 essay, title = written.essay, written.title
                 self._say(f"✍️ Essay written: {title!r}, {written.words} words, {written.quotes_verified} verified quotes")
             except AgentFailed as err:
                 error = f"essay not written: {err}"
                 self._say(f"⚠️ {error} (the transcript is saved)")
             try:
-                follow_up = (await self._agent(interview_follow_up, FollowUpInput(
-                    workflow_id=self.wid, plan=st.plan, notes=st.notes, transcript=transcript.json_ref),
-                    agent="interview_follow_up", actor="system", kind="agent", summary="Follow-up suggestions")).output
+                follow_up = (await self._agent(interview_follow_up, self.s.follow_up_input(ref),
+                                               agent="interview_follow_up", actor="system", kind="agent",
+                                               summary="Follow-up suggestions")).output
             except AgentFailed as err:
                 self._say(f"⚠️ follow-up suggestions failed: {err}")
         self._say("📦 Exporting the event log, evaluation and ops replay bundles")
         final = "TERMINATED" if terminated else "COMPLETED"
-        exit_reason = st.exit_reason or "unknown"
-        exports = await call_activity(interview_export_bundles, ExportInput(
-            workflow_id=self.wid, status=final, exit_reason=exit_reason, plan=st.plan, notes=st.notes,
-            sections=self.s.section_artifacts(), transcript=transcript.json_ref, event_segments=st.event_segments,
-            events_tail=self.s.log.events, activity_log=st.activity_log, activity_log_segments=st.activity_log_segments,
-            usage=st.usage, follow_up=follow_up, title=title), kind="artifact", summary="export bundles")
+        exports = await call_activity(interview_export_bundles, self.s.export_input(final, ref, follow_up, title),
+                                      kind="artifact", summary="export bundles")
         st.status = final
         workflow.upsert_search_attributes([sa.STATUS.value_set(final.lower())])
         workflow.set_current_details(f"{final.lower()} ({st.exit_reason}); essay: {essay.name if essay else 'none'}")
         return InterviewResult(
-            workflow_id=self.wid, status=final, exit_reason=exit_reason, title=title, essay=essay,  # type: ignore[arg-type]
-            analysis=analysis_ref, notes=exports.notes, transcript=transcript.json_ref, event_log=exports.event_log,
+            workflow_id=self.wid, status=final, exit_reason=st.exit_reason or "unknown", title=title, essay=essay,  # type: ignore[arg-type]
+            analysis=analysis_ref, notes=exports.notes, transcript=ref, event_log=exports.event_log,
             evaluation_bundle=exports.evaluation_bundle, replay_bundle=exports.replay_bundle,
             section_summaries=exports.section_summaries, follow_up=follow_up, activity_log=exports.activity_log,
             entries=st.transcript_count, previous_session_id=inp.previous_session_id, usage=st.usage, error=error)
@@ -546,8 +498,7 @@ class InterviewWorkflow:
             st.transcript_segments.append(await self._archive(
                 f"transcript-part-{run:03d}.jsonl", [e.model_dump_json() for e in old_entries],
                 f"archive {len(old_entries)} entries"))
-        self._event("system", "CONTINUED_AS_NEW", {"run": run, "entries": st.transcript_count,
-                                                  "history_events": workflow.info().get_current_history_length()})
+        self.s.continued_as_new(workflow.now(), run, workflow.info().get_current_history_length())
         events = self.s.log.events
         old_events = events[:-KEEP_EVENTS] if len(events) > KEEP_EVENTS else []
         if old_events:

@@ -21,11 +21,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
+from models.common import ArtifactRef, LLMUsage
 from models.interview import (
+    AnalysisInput,
+    AnalysisSummary,
     AssistantAnswer,
     AssistantInput,
     AssistantQuery,
     DecisionRecord,
+    EventLogPage,
+    ExportInput,
+    FollowUpAnalysis,
+    FollowUpInput,
     InterviewEvent,
     InterviewInput,
     InterviewState,
@@ -34,10 +41,12 @@ from models.interview import (
     NoteTakerInput,
     OrchestratorDecision,
     OrchestratorInput,
+    PlannerInput,
     PlanSnapshot,
     ResearcherInput,
     ResearchItem,
     ResearchOutput,
+    SaveTranscriptInput,
     SectionArtifact,
     SectionRuntime,
     SectionSnapshot,
@@ -46,7 +55,10 @@ from models.interview import (
     SessionControl,
     SessionRecord,
     SessionState,
+    SubmitEntryResult,
     TranscriptEntry,
+    TranscriptView,
+    WriterInput,
 )
 
 from . import cadence, coverage, decisions, timing
@@ -56,7 +68,7 @@ from .instructions import interviewer_instructions, status_instructions
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import phase_for, progress_percent
-from .plan import default_plan, normalize_plan
+from .plan import default_plan, follow_up_plan, normalize_plan
 
 LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
 MAX_ASSISTANT_QUERY_CHARS = 2000
@@ -117,6 +129,28 @@ class Session:
         self._event(actor, type, payload, section_id)
         return out
 
+    def agent_called(self, now: datetime, actor: str, agent: str, summary: str,
+                     section_id: str | None = None) -> Outcome:
+        out = self._begin(now)
+        self._event(actor, "AI_REQUEST", {"agent": agent, "summary": summary}, section_id)
+        return out
+
+    def agent_failed(self, now: datetime, actor: str, agent: str, error: str, section_id: str | None = None) -> Outcome:
+        out = self._begin(now)
+        self._event(actor, "AI_FAILED", {"agent": agent, "error": error}, section_id)
+        return out
+
+    def agent_answered(self, now: datetime, actor: str, agent: str, u: LLMUsage,
+                       section_id: str | None = None) -> Outcome:
+        """AI_RESPONSE (model, tokens, latency, attempt) and the usage totals."""
+        out = self._begin(now)
+        self.state.usage.add(u)
+        self._event(actor, "AI_RESPONSE", {"agent": agent, "model": u.model, "provider": u.provider,
+                                           "input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
+                                           "latency_ms": u.latency_ms, "attempt": u.attempt,
+                                           "fallback_used": u.fallback_used}, section_id)
+        return out
+
     def say(self, now: datetime, line: str) -> Outcome:
         out = self._begin(now)
         self._say(line)
@@ -148,6 +182,35 @@ class Session:
         self.state.previous_transcript = [e.model_copy(update={"session_id": e.session_id or record.workflow_id})
                                           for e in record.transcript]
         self.state.notes = record.notes
+
+    def plan_or_request(self, record: SessionRecord | None = None) -> PlanSnapshot | PlannerInput:
+        """A plan that needs no Planner (given, from sections, or a follow-up on one of the previous session's
+        suggested topics: its starter questions), else what to ask the Planner."""
+        inp = self.inp
+        if record is not None:
+            fu = record.follow_up or FollowUpAnalysis(summary="")
+            topic = inp.follow_up_topic or (fu.suggested_topics[0].title if fu.suggested_topics else inp.topic)
+            chosen = next((t for t in fu.suggested_topics if t.title.lower() == topic.lower()), None)
+            if chosen is not None:
+                return follow_up_plan(record.plan, topic, fu.summary, chosen.suggested_questions, record.workflow_id)
+            return PlannerInput(topic=topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode,
+                                follow_up_topic=topic, previous_summary=fu.summary)
+        if inp.plan is not None:
+            return inp.plan
+        if inp.sections:
+            return PlanSnapshot(topic=inp.topic, research_goal=inp.context or inp.topic, angle=inp.topic,
+                                sections=inp.sections)
+        return PlannerInput(topic=inp.topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode)
+
+    def planner_fallback(self, request: PlannerInput) -> PlanSnapshot:
+        """000: the Planner failed — a plan derived from the topic."""
+        return default_plan(request.topic, request.context, request.mode, request.duration_seconds)
+
+    def as_follow_up(self, record: SessionRecord, request: PlannerInput, planned: PlanSnapshot) -> PlanSnapshot:
+        """The Planner's plan for a follow-up topic, marked as the follow-up of `record`."""
+        fu = record.follow_up or FollowUpAnalysis(summary="")
+        return planned.model_copy(update={"is_follow_up": True, "previous_session_id": record.workflow_id,
+                                          "follow_up_context": fu.summary, "topic": request.topic})
 
     def set_plan(self, now: datetime, plan: PlanSnapshot) -> Outcome:
         out, inp = self._begin(now), self.inp
@@ -235,6 +298,12 @@ class Session:
                 self._end_interview("interviewer_closing", section_reason="interview_ended")
         out.wake = True
         return entry, False, out
+
+    def submit_result(self, entry: TranscriptEntry, duplicate: bool) -> SubmitEntryResult:
+        s = self.state
+        return SubmitEntryResult(entry=entry, duplicate=duplicate, status=s.status, phase=s.phase,
+                                 section_id=self.current_section_id(), next_question=self.next_question(),
+                                 interviewer_instructions=self.instructions)
 
     def attribute_late(self, now: datetime) -> tuple[str | None, bool]:
         """Which section an entry arriving `now` belongs to, and whether it is late (003 §5.2).
@@ -658,6 +727,12 @@ class Session:
         self._say(f"✅ Update complete — now in {s.phase} phase")
 
     # ================================================================================ continue-as-new
+    def continued_as_new(self, now: datetime, run: int, history_events: int) -> Outcome:
+        out = self._begin(now)
+        self._event("system", "CONTINUED_AS_NEW", {"run": run, "entries": self.state.transcript_count,
+                                                  "history_events": history_events})
+        return out
+
     def archive_transcript(self, keep: int) -> list[TranscriptEntry]:
         """Keep the last `keep` entries in memory; return the older ones (to archive)."""
         s = self.state
@@ -760,9 +835,50 @@ class Session:
             asked_question_ids=list(s.asked_question_ids),
             decision_method=s.decision.method if s.decision else None, usage=s.usage)
 
-    def interviewee_spoke(self) -> bool:
+    def event_page(self, after_event_id: int = 0) -> EventLogPage:
+        return EventLogPage(events=self.log.after(after_event_id), last_event_id=self.log.last_id,
+                            first_event_id_in_memory=self.log.first_id(), archived=list(self.state.event_segments))
+
+    def transcript_view(self) -> TranscriptView:
         s = self.state
-        return any(e.speaker == "interviewee" for e in s.transcript_tail) or bool(s.transcript_segments)
+        return TranscriptView(entries=list(s.transcript_tail), total_entries=s.transcript_count,
+                              archived=list(s.transcript_segments))
+
+    # ==================================================================================== finishing
+    def wants_essay(self) -> bool:
+        """Analysis, essay and follow-up only when asked for, when the interviewee said something, and (unless
+        asked for) not after a termination."""
+        s, inp = self.state, self.inp
+        said = any(e.speaker == "interviewee" for e in s.transcript_tail) or bool(s.transcript_segments)
+        return inp.write_essay and said and (s.status != "TERMINATED" or inp.essay_on_termination)
+
+    def save_transcript_input(self) -> SaveTranscriptInput:
+        s = self.state
+        return SaveTranscriptInput(workflow_id=self.wid, segments=s.transcript_segments, tail=s.transcript_tail,
+                                   previous=s.previous_transcript)
+
+    def analysis_input(self, transcript: ArtifactRef) -> AnalysisInput:
+        assert self.state.plan is not None
+        return AnalysisInput(workflow_id=self.wid, plan=self.state.plan, notes=self.state.notes, transcript=transcript)
+
+    def writer_input(self, analysis: AnalysisSummary, transcript: ArtifactRef) -> WriterInput:
+        assert self.state.plan is not None
+        return WriterInput(workflow_id=self.wid, plan=self.state.plan, analysis=analysis, transcript=transcript,
+                           style=self.inp.style, interviewee_name=self.inp.interviewee_name)
+
+    def follow_up_input(self, transcript: ArtifactRef) -> FollowUpInput:
+        assert self.state.plan is not None
+        return FollowUpInput(workflow_id=self.wid, plan=self.state.plan, notes=self.state.notes, transcript=transcript)
+
+    def export_input(self, final: str, transcript: ArtifactRef, follow_up: FollowUpAnalysis | None,
+                     title: str) -> ExportInput:
+        s = self.state
+        assert s.plan is not None
+        return ExportInput(workflow_id=self.wid, status=final, exit_reason=s.exit_reason or "unknown",
+                           plan=s.plan, notes=s.notes, sections=self.section_artifacts(), transcript=transcript,
+                           event_segments=s.event_segments, events_tail=self.log.events, activity_log=s.activity_log,
+                           activity_log_segments=s.activity_log_segments, usage=s.usage, follow_up=follow_up,
+                           title=title)
 
     def section_artifacts(self) -> list[SectionArtifact]:
         s = self.state
