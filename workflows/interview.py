@@ -46,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         interview_writer,
     )
     from core import search_attributes as sa
+    from models.common import ArtifactRef
     from models.interview import (
         QUERY_EVENT_LOG,
         QUERY_NOTES,
@@ -76,7 +77,6 @@ with workflow.unsafe.imports_passed_through():
         TranscriptView,
     )
     from rules.errors import error_message
-    from rules.interview import cadence
     from rules.interview.entries import EntryError
     from rules.interview.session import Outcome, Session
     from workflows.calls import call_activity, call_agent, save_artifact
@@ -124,7 +124,10 @@ class InterviewWorkflow:
             try:
                 await self._prepare_plan()
             except (AgentFailed, ActivityError) as err:
-                return await self._terminate_early(error_message(err) if isinstance(err, ActivityError) else str(err))
+                error = error_message(err) if isinstance(err, ActivityError) else str(err)
+                self._apply(self.s.terminate_early(workflow.now(), error))
+                workflow.upsert_search_attributes([sa.STATUS.value_set("terminated")])
+                return self.s.early_result(error)
             if self.s.ended:
                 return await self._finish()
             self._apply(self.s.start(workflow.now()))
@@ -152,13 +155,10 @@ class InterviewWorkflow:
         self.wake = self.wake or out.wake
         self.schedule_changed = self.schedule_changed or out.reschedule
         if out.upserts or out.reschedule:
-            self._update_details()
+            workflow.set_current_details(self.s.waiting_for())
 
     def _say(self, line: str) -> None:
         self._apply(self.s.say(workflow.now(), line))
-
-    def _update_details(self) -> None:
-        workflow.set_current_details(self.s.waiting_for())
 
     # =========================================================================================== planning
     async def _prepare_plan(self) -> None:
@@ -193,13 +193,14 @@ class InterviewWorkflow:
             self._apply(self.s.reject_entry(workflow.now(), entry, err))
             workflow.logger.warning("entry rejected: %s", err)
             return
-        await self._session_open()
+        await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if self.s.accepting:
             self._apply(self.s.accept_entry(workflow.now(), entry)[2])
 
     @workflow.update(name=UPDATE_SUBMIT_ENTRY)
     async def submit_entry(self, entry: TranscriptEntry) -> SubmitEntryResult:
-        await self._session_open()   # entries sent while the plan is being prepared join the first section
+        # entries sent while the plan is being prepared join the first section
+        await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if not self.s.accepting:
             raise ApplicationError(f"interview {self.wid} has ended ({self.s.state.exit_reason or 'finished'}); "
                                    f"entries are no longer accepted", type="InterviewEnded", non_retryable=True)
@@ -210,9 +211,6 @@ class InterviewWorkflow:
     @submit_entry.validator
     def _validate_submit_entry(self, entry: TranscriptEntry) -> None:
         _validate(self.s.check_entry, entry)
-
-    async def _session_open(self) -> None:
-        await workflow.wait_condition(lambda: self.s.started or self.s.ended)
 
     @workflow.signal(name=SIGNAL_SESSION_CONTROL)
     def on_session_control(self, control: SessionControl) -> None:
@@ -243,8 +241,7 @@ class InterviewWorkflow:
                                        actor="assistant_ai", kind="fast_agent", summary=f"Assistant: {query.text[:60]}")
             answer = result.output
         except AgentFailed as err:
-            answer = AssistantAnswer(query_id=query.query_id, text="The assistant is unavailable right now.",
-                                     flagged=False, flag_reason=str(err)[:200])
+            answer = self.s.assistant_unavailable(query, str(err))
         self._apply(self.s.assistant_answered(workflow.now(), answer))
         return answer
 
@@ -330,13 +327,11 @@ class InterviewWorkflow:
         now = workflow.now()
         up_to = self.s.state.transcript_count
         new = self.s.new_entries()
-        if cadence.should_run_listeners(len(new)):
-            self._say(f"🎛️ Processing update ({self.s.progress(now)}% through interview, {up_to} exchanges so far)")
-            self._say("   ↳ NoteTaker and Researcher working in parallel...")
+        listen, out = self.s.cycle_begins(now, new)
+        self._apply(out)
+        if listen:
             await asyncio.gather(self._run_note_taker(), self._run_researcher(now))
             self._say("   ↳ Both finished, asking Orchestrator what to do next")
-        else:
-            self._say("ℹ️ Skipping NoteTaker/Researcher - no new content")
         self.s.state.processed_seq = up_to
         if self.s.ended:
             return
@@ -344,7 +339,7 @@ class InterviewWorkflow:
             await self._structured_step(new)
         else:
             await self._adaptive_step(new, now)
-        self._update_details()
+        workflow.set_current_details(self.s.waiting_for())
 
     async def _run_note_taker(self) -> None:
         inp = self.s.note_taker_input()
@@ -371,11 +366,10 @@ class InterviewWorkflow:
         self._apply(out)
         if not decide:
             return
-        inp = self.s.orchestrator_input(now)
         asked = len(self.s.state.asked_question_ids)
         try:
-            result = await self._agent(interview_orchestrator, inp, agent="interview_orchestrator",
-                                       actor="interviewer_ai", kind="live_agent",
+            result = await self._agent(interview_orchestrator, self.s.orchestrator_input(now),
+                                       agent="interview_orchestrator", actor="interviewer_ai", kind="live_agent",
                                        summary=f"Orchestrator: {self.s.state.phase}, {asked} asked")
             decision, method = result.output, "orchestrator"
         except AgentFailed:
@@ -424,10 +418,9 @@ class InterviewWorkflow:
     # ========================================================================================= finishing
     async def _finish(self) -> InterviewResult:
         st, inp = self.s.state, self.inp
-        assert st.plan is not None
-        terminated = st.status == "TERMINATED"
+        final = "TERMINATED" if st.status == "TERMINATED" else "COMPLETED"
         workflow.set_current_details("writing up: transcript, analysis, essay, exports")
-        workflow.upsert_search_attributes([sa.STATUS.value_set("finalizing" if not terminated else "terminated")])
+        workflow.upsert_search_attributes([sa.STATUS.value_set("finalizing" if final == "COMPLETED" else "terminated")])
         if self.summary_tasks:
             await asyncio.gather(*self.summary_tasks)
         transcript = await call_activity(interview_save_transcript, self.s.save_transcript_input(), kind="artifact",
@@ -455,7 +448,6 @@ class InterviewWorkflow:
             except AgentFailed as err:
                 self._say(f"⚠️ follow-up suggestions failed: {err}")
         self._say("📦 Exporting the event log, evaluation and ops replay bundles")
-        final = "TERMINATED" if terminated else "COMPLETED"
         exports = await call_activity(interview_export_bundles, self.s.export_input(final, ref, follow_up, title),
                                       kind="artifact", summary="export bundles")
         st.status = final
@@ -468,23 +460,17 @@ class InterviewWorkflow:
             section_summaries=exports.section_summaries, follow_up=follow_up, activity_log=exports.activity_log,
             entries=st.transcript_count, previous_session_id=inp.previous_session_id, usage=st.usage, error=error)
 
-    async def _terminate_early(self, error: str) -> InterviewResult:
-        self._apply(self.s.terminate_early(workflow.now(), error))
-        workflow.upsert_search_attributes([sa.STATUS.value_set("terminated")])
-        return InterviewResult(workflow_id=self.wid, status="TERMINATED", exit_reason="system_error", error=error,
-                               usage=self.s.state.usage)
-
     # ===================================================================================== continue-as-new
     def _should_continue_as_new(self) -> bool:
-        if self.s.state.grace_until is not None:
-            return False          # a few seconds from the end: finish in this run
+        """When the history grows long — but never in the late grace: a few seconds from the end, finish here."""
         info = workflow.info()
-        return info.is_continue_as_new_suggested() or \
-            info.get_current_history_length() >= self.inp.continue_as_new_after_events
+        return self.s.state.grace_until is None and (
+            info.is_continue_as_new_suggested() or info.get_current_history_length() >= self.inp.continue_as_new_after_events)
 
-    async def _archive(self, name: str, lines: list[str], summary: str) -> Any:
-        return await call_activity(interview_archive_lines, ArchiveInput(workflow_id=self.wid, name=name, lines=lines),
-                                   kind="artifact", summary=summary)
+    async def _archive(self, segments: list[ArtifactRef], name: str, lines: list[str], summary: str) -> None:
+        if lines:
+            segments.append(await call_activity(interview_archive_lines, ArchiveInput(
+                workflow_id=self.wid, name=name, lines=lines), kind="artifact", summary=summary))
 
     async def _continue_as_new(self) -> None:
         """Carry the state into a fresh run; old transcript entries, events and log lines go to artifacts."""
@@ -494,21 +480,16 @@ class InterviewWorkflow:
             await asyncio.gather(*self.summary_tasks)
         run = st.continued + 1
         old_entries = self.s.archive_transcript(KEEP_ENTRIES)
-        if old_entries:
-            st.transcript_segments.append(await self._archive(
-                f"transcript-part-{run:03d}.jsonl", [e.model_dump_json() for e in old_entries],
-                f"archive {len(old_entries)} entries"))
+        await self._archive(st.transcript_segments, f"transcript-part-{run:03d}.jsonl",
+                            [e.model_dump_json() for e in old_entries], f"archive {len(old_entries)} entries")
         self.s.continued_as_new(workflow.now(), run, workflow.info().get_current_history_length())
         events = self.s.log.events
         old_events = events[:-KEEP_EVENTS] if len(events) > KEEP_EVENTS else []
-        if old_events:
-            st.event_segments.append(await self._archive(
-                f"events-part-{run:03d}.jsonl", [e.model_dump_json() for e in old_events],
-                f"archive {len(old_events)} events"))
+        await self._archive(st.event_segments, f"events-part-{run:03d}.jsonl",
+                            [e.model_dump_json() for e in old_events], f"archive {len(old_events)} events")
         old_lines = st.activity_log[:-KEEP_LOG_LINES] if len(st.activity_log) > KEEP_LOG_LINES else []
-        if old_lines:
-            st.activity_log_segments.append(await self._archive(
-                f"activity-log-part-{run:03d}.txt", old_lines, "archive activity log"))
+        await self._archive(st.activity_log_segments, f"activity-log-part-{run:03d}.txt", old_lines,
+                            "archive activity log")
         await workflow.wait_condition(workflow.all_handlers_finished)
         # nothing awaits from here on: entries/events that arrived meanwhile are all carried
         carried = self.s.carry(run, archived_events=len(old_events), archived_lines=len(old_lines))

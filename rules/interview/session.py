@@ -35,6 +35,7 @@ from models.interview import (
     FollowUpInput,
     InterviewEvent,
     InterviewInput,
+    InterviewResult,
     InterviewState,
     NextQuestion,
     NotesState,
@@ -395,6 +396,10 @@ class Session:
         return AssistantInput(topic=self.inp.topic, section_title=sec.title if sec else "",
                               section_goal=sec.goal if sec else "", query=query), out
 
+    def assistant_unavailable(self, query: AssistantQuery, error: str) -> AssistantAnswer:
+        return AssistantAnswer(query_id=query.query_id, text="The assistant is unavailable right now.",
+                               flagged=False, flag_reason=error[:200])
+
     def assistant_answered(self, now: datetime, answer: AssistantAnswer) -> Outcome:
         """003 §8: logged, never changes the interview."""
         out = self._begin(now)
@@ -568,9 +573,24 @@ class Session:
         self._set_status("TERMINATED")
         return out
 
+    def early_result(self, error: str) -> InterviewResult:
+        return InterviewResult(workflow_id=self.wid, status="TERMINATED", exit_reason="system_error", error=error,
+                               usage=self.state.usage)
+
     # ==================================================================================== live step
     def new_entries(self) -> list[TranscriptEntry]:
         return [e for e in self.state.transcript_tail if e.seq > self.state.processed_seq]
+
+    def cycle_begins(self, now: datetime, new: list[TranscriptEntry]) -> tuple[bool, Outcome]:
+        """000 processLiveUpdate: whether the NoteTaker and Researcher run (only when something new was said)."""
+        out = self._begin(now)
+        if not cadence.should_run_listeners(len(new)):
+            self._say("ℹ️ Skipping NoteTaker/Researcher - no new content")
+            return False, out
+        self._say(f"🎛️ Processing update ({self.progress(now)}% through interview, "
+                  f"{self.state.transcript_count} exchanges so far)")
+        self._say("   ↳ NoteTaker and Researcher working in parallel...")
+        return True, out
 
     def progress(self, now: datetime) -> int:
         return progress_percent(self.elapsed(now), self.total_seconds())
@@ -682,7 +702,7 @@ class Session:
             return out
         said = " ".join(e.text for e in self.state.transcript_tail
                         if e.section_id == rt.id and e.speaker == "interviewee")
-        assessed = {a.dimension: a.status for a in assessment.coverage}
+        assessed: dict[str, str] = {a.dimension: a.status for a in assessment.coverage}
         flags = coverage.merge_flags(rt.coverage_flags, coverage.keyword_assessment(sec, said), assessed)
         if flags != rt.coverage_flags:
             rt.coverage_flags = flags
