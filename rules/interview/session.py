@@ -1,12 +1,16 @@
 """The interview session as a pure state machine (000's diagram, 003's engine contract) — no Temporal, no I/O.
 
-    create → set_plan → start ─┬─ entries:   check_entry, accept_entry (attribute_late: 003 §5.2), closing remark
-                               ├─ controls:  check_control, control (pause/resume/candidate_done/end)
-                               ├─ clock:     next_due, on_clock (phases, T-2:00/T-0:30 warnings, deadlines, the
-                               │             end, the late grace)
-                               └─ live step: merge_notes, add_research, needs_decision, present_decision,
-                                             assess_coverage (structured: coverage → follow-up or end section)
-    exits: _end_section, _end_interview, _complete, terminate         views: view, waiting_for, allowed_actions
+    create → plan_or_request → set_plan → start
+        ├─ entries:   check_entry, accept_entry; attribute_late (which section a late answer belongs to, 003 §5.2)
+        ├─ controls:  check_control, control (pause/disconnect, resume/reconnect, candidate_done, end)
+        ├─ clock:     next_due, on_clock (phases at 15 %/85 %, T-2:00/T-0:30 warnings, section deadlines, the end,
+        │             the late grace)
+        ├─ sections:  _start_section, _end_section (the next one starts at the deadline itself)
+        └─ live step: cycle_begins, merge_notes, add_research, needs_decision → present_decision (adaptive),
+                      assess_coverage → follow-up or end of section (structured)
+    exits: _end_interview, _complete, terminate (exit reasons: time_expired, coverage_satisfied, candidate_done,
+           followup_budget_exhausted, ended_by_client, interviewer_closing, system_error)
+    views: view (SessionState), waiting_for, allowed_actions; agent inputs: *_input
     continue-as-new: archive_transcript, carry (the whole state as one `InterviewState`)
 
 Every method that changes the session takes `now` (workflow time) and returns an `Outcome`: the events it
@@ -102,14 +106,14 @@ class Session:
         self.ended = False                 # no more entries or controls; the workflow finishes
         self.accepting = True
         self.error: str | None = None
-        self.last_decision_context: tuple[str, str | None] | None = None   # not carried: a new run decides afresh
+        self.last_decision_context: tuple[str, str | None] | None = None   # not carried: a new run decides anew
         self.instructions = status_instructions("NOT_STARTED")
         if s.decision is not None and s.plan is not None:
             self.instructions = interviewer_instructions(s.decision.decision, s.notes, s.research, s.plan)
         self.now = s.started_at or datetime.min
         self._out = Outcome()
 
-    # ======================================================================================= outcomes
+    # ============================================================================= outcomes and the log
     def _begin(self, now: datetime) -> Outcome:
         self.now, self._out = now, Outcome()
         return self._out
