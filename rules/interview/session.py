@@ -110,22 +110,22 @@ class Session:
         self.instructions = status_instructions("NOT_STARTED")
         if s.decision is not None and s.plan is not None:
             self.instructions = interviewer_instructions(s.decision.decision, s.notes, s.research, s.plan)
-        self.now = s.started_at or datetime.min
+        self._now = s.started_at or datetime.min
         self._out = Outcome()
 
     # ============================================================================= outcomes and the log
     def _begin(self, now: datetime) -> Outcome:
-        self.now, self._out = now, Outcome()
+        self._now, self._out = now, Outcome()
         return self._out
 
     def _event(self, actor: str, type: str, payload: dict[str, Any] | None = None,
                section_id: str | None = None) -> None:
-        self._out.events.append(self.log.append(self.now, actor, type, payload,
+        self._out.events.append(self.log.append(self._now, actor, type, payload,
                                                 section_id=section_id or self.current_section_id()))
 
     def _say(self, line: str) -> None:
         """AgentLogger-style human-readable activity log (000 'Debugging and Logging')."""
-        self.state.activity_log.append(f"[{self.now:%H:%M:%S}] {line}")
+        self.state.activity_log.append(f"[{self._now:%H:%M:%S}] {line}")
         self._out.said.append(line)
 
     def event(self, now: datetime, actor: str, type: str, payload: dict[str, Any] | None = None,
@@ -477,7 +477,7 @@ class Session:
         self._out.reschedule = True
         if index >= len(s.sections):
             return
-        now = at or self.now
+        now = at or self._now
         sec, rt = s.plan.sections[index], s.sections[index]
         duration = rt.duration_seconds or sec.duration_seconds or 60
         deadline = min(now + timedelta(seconds=duration), s.ends_at) if s.ends_at else now + timedelta(seconds=duration)
@@ -499,7 +499,7 @@ class Session:
         s, rt = self.state, self.runtime()
         if rt is None:
             return
-        now = self.now
+        now = self._now
         if reason == "time_expired" and rt.deadline is not None and rt.deadline <= now:
             now = rt.deadline   # server-authoritative schedule: the next section starts at the deadline itself
         rt.substate, rt.ended_at, rt.exit_reason = "SECTION_ENDED", now, reason
@@ -741,7 +741,7 @@ class Session:
         previous = s.decision.decision.next_question.text if s.decision else None
         decision = OrchestratorDecision(phase=s.phase, next_question=question,  # type: ignore[arg-type]
                                         interviewer_brief=brief)
-        s.decision = DecisionRecord(decision=decision, decided_at=self.now, method=method,  # type: ignore[arg-type]
+        s.decision = DecisionRecord(decision=decision, decided_at=self._now, method=method,  # type: ignore[arg-type]
                                     marked_question_id=marked, match_method=how)  # type: ignore[arg-type]
         self.instructions = interviewer_instructions(decision, s.notes, s.research, s.plan)
         if question.text != previous or event_type == "FOLLOWUP_PRESENTED" and method == "engine":
