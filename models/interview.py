@@ -125,7 +125,7 @@ class InterviewInput(BaseModel):
     max_entry_chars: int = MAX_ENTRY_CHARS
     continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
     essay_on_termination: bool = False
-    carried: CarriedState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+    carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     @classmethod
     def for_follow_up(cls, previous_session_id: str, follow_up_topic: str, **fields: Any) -> InterviewInput:
@@ -448,36 +448,43 @@ class SectionRuntime(BaseModel):
     summary: SectionSummary | None = None
 
 
-class CarriedState(BaseModel):
-    plan: PlanSnapshot
-    started_at: datetime
-    ends_at: datetime
-    status: str
-    phase: str
-    sections: list[SectionRuntime]
-    current_index: int
-    notes: NotesState
-    research: list[ResearchItem]
-    researched_at: dict[str, datetime]
-    asked_question_ids: list[str]
-    decision: DecisionRecord | None
-    event_seq: int
-    events_tail: list[InterviewEvent]
-    event_segments: list[ArtifactRef]
-    transcript_tail: list[TranscriptEntry]
-    transcript_segments: list[ArtifactRef]
-    transcript_count: int
-    seen_entry_ids: list[str]
+class InterviewState(BaseModel):
+    """The whole durable state of one interview session: held by `rules.interview.session.Session` while the
+    run lives, and carried as this one model across continue-as-new. The field names are the wire format of
+    `InterviewInput.carried` (formerly `CarriedState`): add fields with defaults, never rename."""
+
+    plan: PlanSnapshot | None = None
+    started_at: datetime | None = None
+    ends_at: datetime | None = None
+    status: str = "NOT_STARTED"
+    phase: str = "opening"
+    sections: list[SectionRuntime] = Field(default_factory=list)
+    current_index: int = -1
+    notes: NotesState = Field(default_factory=NotesState)
+    research: list[ResearchItem] = Field(default_factory=list)
+    researched_at: dict[str, datetime] = Field(default_factory=dict)
+    asked_question_ids: list[str] = Field(default_factory=list)
+    decision: DecisionRecord | None = None
+    event_seq: int = Field(default=0, description="Id of the last event (written when carried)")
+    events_tail: list[InterviewEvent] = Field(default_factory=list, description="Events kept in memory when carried")
+    event_segments: list[ArtifactRef] = Field(default_factory=list)
+    transcript_tail: list[TranscriptEntry] = Field(default_factory=list)
+    transcript_segments: list[ArtifactRef] = Field(default_factory=list)
+    transcript_count: int = 0
+    seen_entry_ids: list[str] = Field(default_factory=list)
     assistant_answers: dict[str, AssistantAnswer] = Field(default_factory=dict)
     processed_seq: int = 0
     paused_since: datetime | None = None
-    usage: UsageTotals
+    usage: UsageTotals = Field(default_factory=UsageTotals)
     previous_transcript: list[TranscriptEntry] = Field(default_factory=list)
     activity_log: list[str] = Field(default_factory=list)
     activity_log_segments: list[ArtifactRef] = Field(default_factory=list)
     grace_until: datetime | None = None
     exit_reason: str | None = None
     continued: int = 0
+
+
+CarriedState = InterviewState   # the old name of the same model
 
 
 # ------------------------------------------------------------------------------------- activity inputs
