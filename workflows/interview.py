@@ -119,14 +119,13 @@ class InterviewWorkflow:
     async def run(self, inp: InterviewInput) -> InterviewResult:
         if inp.carried is None:
             self._apply(self.s.create(workflow.now()))
-            workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.TOPIC.value_set(inp.topic[:200]),
-                                               sa.PHASE.value_set("planning")])
+            sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning")
             try:
                 await self._prepare_plan()
             except (AgentFailed, ActivityError) as err:
                 error = error_message(err) if isinstance(err, ActivityError) else str(err)
                 self._apply(self.s.terminate_early(workflow.now(), error))
-                workflow.upsert_search_attributes([sa.STATUS.value_set("terminated")])
+                sa.upsert(status="terminated")
                 return self.s.early_result(error)
             if self.s.ended:
                 return await self._finish()
@@ -149,7 +148,7 @@ class InterviewWorkflow:
             for line in out.said:
                 workflow.logger.info(line)
         for key, value in out.upserts:
-            workflow.upsert_search_attributes([(sa.STATUS if key == "status" else sa.PHASE).value_set(value)])
+            sa.upsert(**{"status" if key == "status" else "phase": value})
         for index, summary_input in out.summaries:
             self.summary_tasks.append(asyncio.create_task(self._summarize_section(index, summary_input)))
         self.wake = self.wake or out.wake
@@ -173,8 +172,7 @@ class InterviewWorkflow:
         if isinstance(plan, PlannerInput):
             request = plan
             try:
-                plan = (await self._agent(interview_planner, request, agent="interview_planner", actor="system",
-                                          kind="agent", summary=f"Planner: {request.topic[:60]}")).output
+                plan = (await self._agent(interview_planner, request, agent="interview_planner", actor="system", summary=f"Planner: {request.topic[:60]}")).output
             except AgentFailed:
                 self._say("⚠️ Planner failed — using the plan derived from the topic")
                 plan = self.s.planner_fallback(request)
@@ -238,7 +236,7 @@ class InterviewWorkflow:
         self._apply(out)
         try:
             result = await self._agent(interview_assistant, assistant_input, agent="interview_assistant",
-                                       actor="assistant_ai", kind="fast_agent", summary=f"Assistant: {query.text[:60]}")
+                                       actor="assistant_ai", summary=f"Assistant: {query.text[:60]}")
             answer = result.output
         except AgentFailed as err:
             answer = self.s.assistant_unavailable(query, str(err))
@@ -344,8 +342,7 @@ class InterviewWorkflow:
     async def _run_note_taker(self) -> None:
         inp = self.s.note_taker_input()
         try:
-            result = await self._agent(interview_note_taker, inp, agent="interview_note_taker", actor="system",
-                                       kind="live_agent", summary=f"NoteTaker: last {len(inp.window)} entries")
+            result = await self._agent(interview_note_taker, inp, agent="interview_note_taker", actor="system", summary=f"NoteTaker: last {len(inp.window)} entries")
         except AgentFailed:
             self._say("📝 NoteTaker failed — keeping the previous notes")
             return
@@ -354,8 +351,7 @@ class InterviewWorkflow:
     async def _run_researcher(self, now: datetime) -> None:
         inp = self.s.researcher_input(now)
         try:
-            result = await self._agent(interview_researcher, inp, agent="interview_researcher", actor="system",
-                                       kind="live_agent", summary=f"Researcher: last {len(inp.window)} entries")
+            result = await self._agent(interview_researcher, inp, agent="interview_researcher", actor="system", summary=f"Researcher: last {len(inp.window)} entries")
         except AgentFailed:
             self._say("🔍 Researcher failed — no new research this cycle")
             return
@@ -369,7 +365,7 @@ class InterviewWorkflow:
         asked = len(self.s.state.asked_question_ids)
         try:
             result = await self._agent(interview_orchestrator, self.s.orchestrator_input(now),
-                                       agent="interview_orchestrator", actor="interviewer_ai", kind="live_agent",
+                                       agent="interview_orchestrator", actor="interviewer_ai",
                                        summary=f"Orchestrator: {self.s.state.phase}, {asked} asked")
             decision, method = result.output, "orchestrator"
         except AgentFailed:
@@ -385,7 +381,7 @@ class InterviewWorkflow:
             return
         try:
             result = await self._agent(interview_orchestrator, self.s.orchestrator_input(workflow.now()),
-                                       agent="interview_orchestrator", actor="interviewer_ai", kind="live_agent",
+                                       agent="interview_orchestrator", actor="interviewer_ai",
                                        summary=f"Interviewer AI: coverage of {sec.id}", section_id=sec.id)
         except AgentFailed as err:
             self._apply(self.s.terminate(workflow.now(), "system_error", f"interviewer AI failed after one retry: {err}"))
@@ -396,17 +392,17 @@ class InterviewWorkflow:
         sid = summary_input.section_id
         try:
             result = await self._agent(interview_section_summary, summary_input, agent="interview_section_summary",
-                                       actor="system", kind="agent", summary=f"Section summary: {sid}", section_id=sid)
+                                       actor="system", summary=f"Section summary: {sid}", section_id=sid)
             self.s.state.sections[index].summary = result.output
         except AgentFailed:
             self._say(f"⚠️ Section summary for {sid} failed — the section keeps its raw transcript only")
 
     # ======================================================================================= agent calls
-    async def _agent(self, fn: Any, arg: Any, *, agent: str, actor: str, kind: str, summary: str,
+    async def _agent(self, fn: Any, arg: Any, *, agent: str, actor: str, summary: str,
                      section_id: str | None = None) -> Any:
         self.s.agent_called(workflow.now(), actor, agent, summary, section_id)
         try:
-            result = await call_agent(fn, arg, kind=kind, summary=summary)
+            result = await call_agent(fn, arg, summary=summary)
         except ActivityError as err:
             message = error_message(err)
             self.s.agent_failed(workflow.now(), actor, agent, message, section_id)
@@ -420,7 +416,7 @@ class InterviewWorkflow:
         st, inp = self.s.state, self.inp
         final = "TERMINATED" if st.status == "TERMINATED" else "COMPLETED"
         workflow.set_current_details("writing up: transcript, analysis, essay, exports")
-        workflow.upsert_search_attributes([sa.STATUS.value_set("finalizing" if final == "COMPLETED" else "terminated")])
+        sa.upsert(status="finalizing" if final == "COMPLETED" else "terminated")
         if self.summary_tasks:
             await asyncio.gather(*self.summary_tasks)
         transcript = await call_activity(interview_save_transcript, self.s.save_transcript_input(), kind="artifact",
@@ -429,12 +425,12 @@ class InterviewWorkflow:
         if self.s.wants_essay():
             try:
                 analysis = (await self._agent(interview_analysis, self.s.analysis_input(ref), agent="interview_analysis",
-                                              actor="system", kind="agent",
+                                              actor="system",
                                               summary=f"Analysis: {transcript.entries} entries")).output
                 analysis_ref = await save_artifact(self.wid, "analysis.json", analysis.model_dump_json(indent=1),
                                                    "application/json")
                 written = (await self._agent(interview_writer, self.s.writer_input(analysis, ref),
-                                             agent="interview_writer", actor="system", kind="long_agent",
+                                             agent="interview_writer", actor="system",
                                              summary=f"Writer: {inp.style} essay")).output
                 essay, title = written.essay, written.title
                 self._say(f"✍️ Essay written: {title!r}, {written.words} words, {written.quotes_verified} verified quotes")
@@ -443,7 +439,7 @@ class InterviewWorkflow:
                 self._say(f"⚠️ {error} (the transcript is saved)")
             try:
                 follow_up = (await self._agent(interview_follow_up, self.s.follow_up_input(ref),
-                                               agent="interview_follow_up", actor="system", kind="agent",
+                                               agent="interview_follow_up", actor="system",
                                                summary="Follow-up suggestions")).output
             except AgentFailed as err:
                 self._say(f"⚠️ follow-up suggestions failed: {err}")
@@ -451,7 +447,7 @@ class InterviewWorkflow:
         exports = await call_activity(interview_export_bundles, self.s.export_input(final, ref, follow_up, title),
                                       kind="artifact", summary="export bundles")
         st.status = final
-        workflow.upsert_search_attributes([sa.STATUS.value_set(final.lower())])
+        sa.upsert(status=final.lower())
         workflow.set_current_details(f"{final.lower()} ({st.exit_reason}); essay: {essay.name if essay else 'none'}")
         return InterviewResult(
             workflow_id=self.wid, status=final, exit_reason=st.exit_reason or "unknown", title=title, essay=essay,  # type: ignore[arg-type]
