@@ -208,7 +208,7 @@ async def test_no_data_query_says_so_and_discloses_the_gap(ts_env, worker, offli
     assert result.partial
     assert "no swimming entries in the notes" in result.gaps_disclosed
     assert "To provide a more complete answer, I would need:" in result.response
-    assert any(w.startswith("no entries for keyword") for w in result.warnings)
+    assert any(w.startswith("no entries found for the words swim") for w in result.warnings)
     # "Always search before asking": the second plan saw the empty search.
     assert "entries_found" in offline.calls("plan_query")[1].messages[-1]["content"]
 
