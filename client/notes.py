@@ -115,7 +115,7 @@ async def _pending(handle):  # noqa: ANN001, ANN202
     return await handle.query(PENDING_CLARIFICATION_QUERY, result_type=PendingClarification | None)
 
 
-def question_prompt(q) -> object:  # noqa: ANN001
+def question_prompt(q):  # noqa: ANN001, ANN201
     """One clarifying question as a rich Prompt (no default shown: an empty default used to print "():")."""
     from rich.markup import escape
     from rich.prompt import Prompt
@@ -137,7 +137,7 @@ async def terminal_ask(pending) -> object | None:  # noqa: ANN001
     try:
         for q in pending.questions:
             prompt = question_prompt(q)
-            text = await asyncio.to_thread(prompt, default="")
+            text: str = await asyncio.to_thread(prompt, default="")
             if text.strip():
                 answers[q.id] = text.strip()
     except (KeyboardInterrupt, EOFError):
@@ -161,8 +161,9 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
 
     wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:6], 24)
     handle = await client.start_workflow(
-        IMPORT_WORKFLOW_TYPE, ImportRequest(directory=str(directory.resolve()), app_id=app_id, notes_dir=notes_dir,
-                                            batch_size=batch_size, undated=undated, today=today),
+        IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
+            "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
+            "batch_size": batch_size, "undated": undated, "today": today}),
         id=wf_id, task_queue=task_queue, result_type=ImportResult)
     result_task = asyncio.ensure_future(handle.result())
     latest = client.get_workflow_handle(wf_id)  # follows continue-as-new: queries go to the current run
@@ -363,10 +364,11 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
     from rules.query.clock import utc_offset_minutes
 
     wf_id = workflow_id_for(app_id, text)
-    extra = {"max_entries": max_entries} if max_entries else {}
     req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
                        today=date.fromisoformat(today) if today else None,
-                       utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset(), **extra)
+                       utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset())
+    if max_entries:
+        req.max_entries = max_entries
     handle = await client.start_workflow(QUERY_WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue,
                                          result_type=QueryResult)
     with console.status("thinking…") as status:
