@@ -4,6 +4,7 @@ partial answer and mid-flow domain expansion."""
 from __future__ import annotations
 
 from models.query import ClarifyAnswer
+from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -12,6 +13,7 @@ from tests.workflows.query.helpers import (
     gap,
     no_update,
     plan,
+    recording,
     route,
     start,
     unlabelled,
@@ -124,6 +126,7 @@ async def test_clarification_cycle_asks_once_then_synthesizes(ts_env, worker, of
         await until_pending(handle)
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q1": "sore"}))
         result = await handle.result()
+        await replay(handle, record_as=recording("query_clarify_replan"))
     assert result.attempts["clarification"] == 1
     assert len(offline.calls("clarify_gaps")) == 1
     # The answer re-planned and was analyzed; the next plan wanted to ask again; the cycle was spent, so the

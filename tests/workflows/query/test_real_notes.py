@@ -13,6 +13,7 @@ from activities.llm.offline import Fault
 from activities.query.storage import StorageRepository
 from client.notes import run_import
 from models.query import ClarifyAnswer, Entry
+from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -21,6 +22,7 @@ from tests.workflows.query.helpers import (
     gap,
     no_update,
     plan,
+    recording,
     route,
     start,
     unlabelled,
@@ -103,6 +105,7 @@ async def test_item3_a_first_clarify_searches_first_and_a_decline_answers_from_w
         await until_pending(handle)
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(decline=True))
         result = await handle.result()
+        await replay(handle, record_as=recording("query_search_first"))
     assert result.path.index("RETRIEVE") < result.path.index("CLARIFY")
     assert result.entries_read > 0 and result.evidence_cited == ["2026-01-09#1"]
     assert "heavy on Jan 9" in result.response and "found nothing" not in result.response
@@ -219,6 +222,7 @@ async def test_item10_an_ambiguous_correction_asks_which_entry(ts_env, worker, o
         assert any(o.startswith("2026-01-09#1:") for o in pending.questions[0].options or [])
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q1": "2026-01-09#1"}))
         result = await handle.result()
+        await replay(handle, record_as=recording("query_correction_choice"))
         declined = await start(ts_env, queue, text, notes)
         await until_pending(declined)
         await declined.execute_update(QueryWorkflow.clarify, ClarifyAnswer(decline=True))
