@@ -44,6 +44,7 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import AgentResult, ArtifactRef, LLMUsage, UsageTotals
     from models.query import (
+        CONTEXT_WORKFLOW_TYPE,
         IMPORT_WORKFLOW_TYPE,
         MAX_ANSWER_CHARS,
         MAX_INPUT_CHARS,
@@ -61,6 +62,7 @@ with workflow.unsafe.imports_passed_through():
         ClarifyAck,
         ClarifyAnswer,
         ClarifyInput,
+        ContextRequest,
         DomainCatalog,
         Entry,
         EvaluateInput,
@@ -68,6 +70,7 @@ with workflow.unsafe.imports_passed_through():
         EvaluatorOutput,
         Finding,
         Gap,
+        GapType,
         ImportBatchInput,
         ImportBatchResult,
         ImportProgress,
@@ -105,13 +108,16 @@ with workflow.unsafe.imports_passed_through():
         Verdict,
     )
     from rules.errors import error_message
+    from rules.query.corrections import check_target, chosen_entry, option_label
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
     from rules.query.evaluation import (
+        accumulate_feedback,
         aggregate_verdict,
         feedback_from,
         missing_items,
         partial_response,
     )
+    from rules.query.imports import clean_text
     from rules.query.machine import (
         LoopCounters,
         LoopLimits,
@@ -134,7 +140,7 @@ with workflow.unsafe.imports_passed_through():
         merge_analyses,
         merge_gaps_status,
     )
-    from rules.query.summaries import describe_store, entries_summary
+    from rules.query.summaries import describe_store, entries_summary, label_offline, scope_note, unique
     from workflows.calls import call_activity, call_agent
 
 PIPELINE = "query"
@@ -184,12 +190,21 @@ class QueryWorkflow:
         self.warnings: list[str] = []
         self.global_context = ""
         self.response = ""
+        self.offline = False               # an agent answer came from the offline test double: say so
+        self.all_feedback: list[EvaluationFeedback] = []  # every evaluation's issues (the final partial lists all)
+        self.scope_notes: list[str] = []   # "only N of M entries in scope were read"
+        self.in_scope = 0
+        self.recent: list[Entry] = []      # correction: the entries it may be about
+        self.correction_options: list[Entry] = []
+        self.correction_target: str | None = None
+        self.reanalyze = False             # a clarification was answered: re-plan, then analyze again
+        self.unrouted = False              # the Router failed: the note was kept as written
 
     # ================================================================================== the state machine
     @workflow.run
     async def run(self, req: QueryRequest) -> QueryResult:
         self.req = req
-        text = req.text.strip()
+        text = clean_text(req.text).strip()
         if not text:
             raise ApplicationError("the input is empty: write a note or a question", type="ValidationError",
                                    non_retryable=True)
@@ -236,6 +251,17 @@ class QueryWorkflow:
         silently); a failed query agent yields a partial answer that says what went wrong."""
         message = error_message(err)
         storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
+        if (state == State.ROUTE and self.catalog is not None and not storage
+                and workflow.patched("router-failure-keeps-note")):
+            # Never lose the user's text: keep it as a note exactly as written, flagged for parsing later.
+            assert self.req is not None
+            self.input_type = InputType.LOG
+            self.log_text = clean_text(self.req.text).strip()
+            self.parsed = None
+            self.unrouted = True
+            self.warnings.append(f"the Router failed ({message}); your text was kept as a note exactly as "
+                                 "written, tagged needs-parsing (not classified, not answered)")
+            return State.STORE
         if state in (State.ROUTE, State.BUILD_CONTEXT, State.STORE) or storage:
             raise ApplicationError(f"{state.value} failed: {message}", type="QueryFailed", non_retryable=True)
         if state == State.PARSE:
@@ -275,7 +301,7 @@ class QueryWorkflow:
             self.warnings.append(f"the Router named unknown domain(s) {', '.join(dropped)}; ignored")
         self.selected = kept
         self.input_type = route.input_type
-        text = self.req.text.strip()
+        text = clean_text(self.req.text).strip()
         if route.input_type == InputType.BOTH:
             log_part, query_part = route.log_portion, route.query_portion
             if not (log_part and query_part):
@@ -306,21 +332,35 @@ class QueryWorkflow:
         assert self.req is not None and self.ctx is not None and self.catalog is not None
         correction = self.input_type == InputType.CORRECTION
         recent = []
-        if correction:
+        if correction and self.correction_target is not None:  # the user said which entry: parse against it
+            recent = [e for e in self.recent if e.id == self.correction_target]
+        elif correction:
             recent = await call_activity(notes_recent_entries,
                                          RecentEntriesInput(notes_dir=self.req.notes_dir, until=self.today),
                                          summary="recent entries (correction target)")
+            self.recent = [e if isinstance(e, Entry) else Entry.model_validate(e) for e in recent]
         workflow.set_current_details("parsing the correction" if correction else "parsing the note")
         result: AgentResult[ParserOutput] = await call_agent(
             parse_log, ParseInput(raw_input=self.log_text, timestamp=self._timestamp(),
                                   domain_schemas=domain_schemas(self.catalog, self._parse_domains(correction)),
                                   vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
-                                  correction_target=self.route.correction_target if self.route else None),
+                                  correction_target=self.correction_target or
+                                  (self.route.correction_target if self.route else None)),
             summary=f"Parser: {'correction' if correction else 'log'} → "
                                   f"{', '.join(self.ctx.domains_loaded)}",
             result_type=AgentResult[ParserOutput])
         self._count(result.usage)
         self.parsed = result.output
+        if correction and self.correction_target is not None:
+            self.parsed = self.parsed.model_copy(update={"target_entry_id": self.correction_target})
+        elif correction:
+            check = check_target(self.log_text, self.parsed.target_entry_id, self.recent)
+            if (check.ambiguous and check.candidates and self.counters.left("clarification", self.limits) > 0
+                    and workflow.patched("confirm-ambiguous-correction")):
+                self.correction_options = check.candidates
+                self.gaps = [Gap(description=f"which entry the correction is for: {check.reason}",
+                                 gap_type=GapType.CLARIFICATION, searched=True)]
+                return State.CLARIFY
         return State.STORE
 
     async def _store(self) -> State:
@@ -330,7 +370,7 @@ class QueryWorkflow:
             notes_store_entry, StoreEntryInput(
                 notes_dir=self.req.notes_dir, raw_input=self.log_text, timestamp=self._timestamp(),
                 parsed=None if correction else self.parsed, correction=self.parsed if correction else None,
-                source_key=f"{workflow.info().workflow_id}:log"),
+                source_key=f"{workflow.info().workflow_id}:log", tags=["needs-parsing"] if self.unrouted else []),
             summary="store correction (append + upsert)" if correction else "store raw + parsed entry",
             result_type=StoreEntryResult)
         self.stored.append(result)
@@ -338,6 +378,9 @@ class QueryWorkflow:
         if result.note and result.note != "already stored":
             self.warnings.append(result.note)
         self.response = describe_store(result, self.parsed, correction=self.input_type == InputType.CORRECTION)
+        if self.unrouted:
+            self.response = (f"I could not classify your input right now, so I kept it as note {result.entry_id} "
+                             "exactly as written (tagged needs-parsing). Ask again later for an answer.")
         return State.PLAN if self.input_type == InputType.BOTH else State.OBSERVE
 
     # ------------------------------------------------------------------------------------ query flow
@@ -366,9 +409,15 @@ class QueryWorkflow:
             self.warnings.append("the Planner asked for domain(s) "
                                  f"{plan.domain_expansion_request or []} that are unknown or already loaded")
         self.planner_questions = list(plan.clarify_questions or [])
+        searched = True
+        if plan.next_action == "clarify" and not self.retrieval_history:
+            searched = not workflow.patched("search-before-clarify")  # always search before asking
         nxt = decide_after_plan(plan, counters=self.counters, limits=self.limits,
                                 expandable=self.pending_expansion, gaps=self.gaps,
-                                has_analysis=self.analysis is not None)
+                                has_analysis=self.analysis is not None, searched=searched)
+        if self.reanalyze and nxt == State.SYNTHESIZE:
+            nxt = State.RETRIEVE  # the user's answer has not been analyzed yet
+        self.reanalyze = False
         if nxt == State.SYNTHESIZE and self.analysis is not None and self.analysis.verdict != Verdict.SUFFICIENT:
             self.partial = True  # searched and not found: answer with what exists, gaps disclosed
         return nxt
@@ -409,6 +458,12 @@ class QueryWorkflow:
             mine = self.ids_by_sub.setdefault(sub.id, [])
             mine.extend(i for i in out.entry_ids if i not in mine)
             found += out.total_entries_found
+            self.in_scope = max(self.in_scope, out.total_entries_found)
+            if out.truncated:  # the scope was not read in full: the answer says so
+                self.partial = True
+                note = scope_note(len(out.entry_ids), out.total_entries_found)
+                if note not in self.scope_notes:
+                    self.scope_notes.append(note)
         self.gaps = mark_searched(self.gaps, self.gaps_status)
         return State.ANALYZE
 
@@ -470,6 +525,8 @@ class QueryWorkflow:
 
     async def _clarify(self) -> State:
         assert self.ctx is not None
+        if self.correction_options:
+            return await self._clarify_correction()
         gaps = clarifiable_gaps(self.gaps)
         result: AgentResult[ClarifierOutput] = await call_agent(
             clarify_gaps, ClarifyInput(original_query=self.query_text, gaps=gaps,
@@ -492,6 +549,31 @@ class QueryWorkflow:
         self.asked += [q.question for q in fresh]
         return State.WAIT_USER
 
+    async def _clarify_correction(self) -> State:
+        """Ask which entry an ambiguous correction is for (the Clarifier words it; the options are the entries)."""
+        assert self.ctx is not None
+        question = "Which entry do you want to correct?"
+        result: AgentResult[ClarifierOutput] = await call_agent(
+            clarify_gaps, ClarifyInput(original_query=self.log_text, gaps=self.gaps, planner_questions=[question],
+                                       vocabulary=self.ctx.vocabulary, previous_clarifications=self.asked),
+            summary="Clarifier: which entry the correction is for",
+            result_type=AgentResult[ClarifierOutput])
+        self._count(result.usage)
+        out = result.output
+        if out.questions:
+            question = out.questions[0].question
+        self.clarify_round += 1
+        timeout = self.req.clarification_timeout_s if self.req else 0
+        self.pending = PendingClarification(
+            request_id=f"clarify-{self.clarify_round}",
+            questions=[PendingQuestion(id="q1", question=question, gap_addressed=self.gaps[0].description,
+                                       options=[option_label(e) for e in self.correction_options])],
+            context_explanation=out.context_explanation or self.gaps[0].description,
+            fallback_action="the correction is kept as a note of its own, flagged, and no entry is changed",
+            deadline=workflow.now() + timedelta(seconds=timeout))
+        self.asked.append(question)
+        return State.WAIT_USER
+
     async def _wait_user(self) -> State:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
@@ -508,15 +590,27 @@ class QueryWorkflow:
         answer, self.answer, self.pending = self.answer, None, None
         sa.upsert(status="running")
         answered = answer is not None and not answer.decline and bool(answer.answers)
+        if self.correction_options:
+            options, self.correction_options = self.correction_options, []
+            picked = chosen_entry(next(iter(answer.answers.values())), options) if answered and answer else None
+            if picked is not None:
+                self.correction_target = picked
+                return State.PARSE
+            self.warnings.append("no entry was chosen for the correction; nothing was changed")
+            if self.parsed is not None:
+                self.parsed = self.parsed.model_copy(update={"target_entry_id": None, "correction_delta": None})
+            return State.STORE
         if answered:
             assert answer is not None
             by_id = {q.id: q.question for q in pending.questions}
             for qid, text in answer.answers.items():
                 self.user_responses[by_id[qid]] = text.strip()
             await self._store_answers(pending, answer)
-        else:
-            self.declined += [q.question for q in pending.questions]
-            self.partial = True
+            replan = workflow.patched("clarify-answer-replans")
+            self.reanalyze = replan
+            return decide_after_wait(answered, replan=replan)
+        self.declined += [q.question for q in pending.questions]
+        self.partial = True
         return decide_after_wait(answered)
 
     async def _store_answers(self, pending: PendingClarification, answer: ClarifyAnswer) -> None:
@@ -535,8 +629,8 @@ class QueryWorkflow:
         analysis = self.analysis or AnalyzerOutput(query_intent=self.query_text, verdict=Verdict.INSUFFICIENT,
                                                    verdict_reasoning="no analysis was possible")
         partial = self.partial or self.final_partial
-        missing = missing_items(self.gaps, self.feedback if self.final_partial else [], self.declined) \
-            if partial else []
+        missing = missing_items(self.gaps, (self.all_feedback or self.feedback) if self.final_partial else [],
+                                self.declined) + self.scope_notes if partial else []
         workflow.set_current_details("writing the final partial answer" if self.final_partial else "writing the answer")
         result: AgentResult[SynthesizerOutput] = await call_agent(
             synthesize_answer, SynthesizeInput(
@@ -570,6 +664,7 @@ class QueryWorkflow:
         passed, reasons = aggregate_verdict(result.output)
         if not passed:
             self.feedback = feedback_from(result.output, reasons)
+            self.all_feedback = accumulate_feedback(self.all_feedback, self.feedback)
         suspected = [g.suspected_domain for g in self.gaps if g.outside_current_expertise and g.suspected_domain]
         self.pending_expansion = expansion_targets(suspected, self.selected, known_domains(self.catalog))
         nxt = decide_after_evaluate(passed, counters=self.counters, limits=self.limits,
@@ -580,6 +675,8 @@ class QueryWorkflow:
 
     # --------------------------------------------------------------------------------------- terminal
     async def _observe(self) -> State:
+        if self.unrouted:
+            return State.COMPLETE  # nothing was understood: nothing to learn
         assert self.req is not None and self.ctx is not None
         guidance = self.ctx.context_guidance
         if self.input_type == InputType.CORRECTION:
@@ -645,6 +742,7 @@ class QueryWorkflow:
 
     def _count(self, usage: LLMUsage) -> None:
         self.usage.add(usage)
+        self.offline = self.offline or usage.offline
 
     def _result(self) -> QueryResult:
         assert self.input_type is not None
@@ -655,14 +753,16 @@ class QueryWorkflow:
         if self.input_type == InputType.BOTH and self.stored:
             response = describe_store(self.stored[0], self.parsed, correction=False) + "\n\n" + self.response
         return QueryResult(
-            input_type=self.input_type, response=response, key_points=d.key_points if d and is_query else [],
-            evidence_cited=d.evidence_cited if d and is_query else [],
+            input_type=self.input_type, response=label_offline(response, self.offline),
+            key_points=d.key_points if d and is_query else [],
+            evidence_cited=unique(d.evidence_cited) if d and is_query else [],
             gaps_disclosed=d.gaps_disclosed if d and is_query else [],
             confidence=d.confidence if d and is_query else ("high" if self.stored else "low"),
             partial=self.partial or self.final_partial, stored_entries=self.stored, uncertain_fields=uncertain,
             domains_loaded=self.ctx.domains_loaded if self.ctx else [], path=list(self.counters.path),
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations}, warnings=self.warnings,
-            entries_read=len(self.entry_ids), usage=self.usage)
+            entries_read=len(self.entry_ids), usage=self.usage, offline=self.offline,
+            entries_in_scope=max(self.in_scope, len(self.entry_ids)))
 
     # ============================================================================ user input and state
     @workflow.update(name=UPDATE_CLARIFY)
@@ -741,6 +841,8 @@ class ImportNotesWorkflow:
         ctx = combine_domains(catalog, every)
         schemas = domain_schemas(catalog, ctx.domains_loaded)
         usage = req.usage
+        counts = {"new": req.new, "updated": req.updated, "unchanged": req.unchanged}
+        warnings = list(req.warnings)
         size = max(1, min(req.batch_size, 200))
         for n in range(self.BATCHES_PER_RUN):
             batch = files[n * size:(n + 1) * size]
@@ -750,27 +852,46 @@ class ImportNotesWorkflow:
             workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
-                                                  vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
+                                                  vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
+                                                  undated=req.undated, today=req.today),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
-                notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes),
+                notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes,
+                                                   directory=req.directory, hashes=parsed.hashes),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
             self.progress.done += len(batch)
             self.progress.failed += parsed.failed + stored.failed
+            counts["new"] += len(stored.new)
+            counts["updated"] += len(stored.updated)
+            counts["unchanged"] += len(parsed.unchanged) + len(stored.unchanged)
+            warnings += parsed.warnings
         remaining = files[self.BATCHES_PER_RUN * size:]
         if remaining:
             workflow.continue_as_new(req.model_copy(update={
-                "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage}))
+                "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
+                "warnings": warnings, **counts}))
         self.progress.finished = True
         sa.upsert(status="completed")
-        return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
-                            failed=self.progress.failed, usage=usage)
+        return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
+                            failed=self.progress.failed, usage=usage, warnings=warnings, **counts)
 
     @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:
         return self.progress
 
 
-WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow]
+# ===================================================================================== global context
+@workflow.defn(name=CONTEXT_WORKFLOW_TYPE)
+class NotesContextWorkflow:
+    """`colloquy notes context` / `GET /context`: the global context as the worker's store holds it (the notes
+    live where the worker runs; the client may have no such folder)."""
+
+    @workflow.run
+    async def run(self, req: ContextRequest) -> str:
+        return await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
+                                   summary="read global context", result_type=str)
+
+
+WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow, NotesContextWorkflow]

@@ -48,7 +48,8 @@ def _offline_analyzer(req: offline.OfflineRequest) -> AnalyzerOutput:
                               verdict_reasoning=f"combined {len(parts)} chunk analyses")
     entries = req.context.get("entries", [])
     words = content_words(query)
-    relevant = [e for e in entries if any(w in e["text"].lower() for w in words)] or entries
+    # Only entries that mention the question's words: an unrelated question finds nothing, and says so.
+    relevant = [e for e in entries if any(w in e["text"].lower() for w in words)]
     findings = [Finding(claim=f"{e['date']}: {e['text'][:120]}", evidence=[e["id"]], confidence="medium")
                 for e in relevant[-5:]]
     for q, a in (req.context.get("user_responses") or {}).items():

@@ -18,6 +18,7 @@ from tests.workflows.query.helpers import (
     plan,
     route,
     start,
+    unlabelled,
 )
 from tests.workflows.query.waits import until_pending
 from workflows.query import QueryWorkflow
@@ -100,7 +101,7 @@ async def test_malformed_clarify_updates_are_rejected_and_nothing_is_lost(ts_env
         await handle.execute_update(QueryWorkflow.clarify,
                                     ClarifyAnswer(request_id=pending.request_id, answers={"q1": "yes, a cold"}))
         result = await handle.result()
-    assert result.response == "You were ill that week."
+    assert unlabelled(result.response) == "You were ill that week."
     assert "yes, a cold" in offline.calls("analyze_evidence")[1].messages[-1]["content"]
 
 
@@ -128,4 +129,4 @@ async def test_waiting_survives_the_worker_going_away(dev_env, worker, offline, 
         assert pending is not None and pending.request_id == "clarify-1"
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q2": "no"}))
         result = await handle.result()
-    assert result.response == "It was not chest fatigue."
+    assert unlabelled(result.response) == "It was not chest fatigue."
