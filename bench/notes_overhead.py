@@ -59,9 +59,25 @@ def imports(runs: int) -> float:
     return statistics.median(now)
 
 
+def _seed_notes(root: Path) -> None:
+    """A week of training notes in the store (the same kind the query tests use)."""
+    from datetime import UTC, date, datetime
+
+    from activities.query.storage import StorageRepository
+    from models.query import Entry
+
+    repo = StorageRepository(root)
+    notes = [("2026-01-12", 7, "Bench 3x5 at 80 kg, heavy, slept 5 hours.", {"strength": {"lifts": []}}),
+             ("2026-01-13", 19, "Easy run 5k, legs tired.", {"running": {"runs": [{"distance_km": 5}]}}),
+             ("2026-01-14", 18, "Bench 3x5 at 80 kg felt light after 8 hours of sleep.", {"strength": {"lifts": []}})]
+    for day, hour, text, data in notes:
+        d = date.fromisoformat(day)
+        repo.save_entry(Entry(id="", date=d, timestamp=datetime(d.year, d.month, d.day, hour, tzinfo=UTC),
+                              raw_content=text, domain_data=data, tags=sorted(data)))
+
+
 async def end_to_end(runs: int) -> list[float]:
     from core.server import start_ephemeral_dev_server
-    from tests.workflows.query.helpers import seed_notes
     from workers.main import running_workers
 
     env = await start_ephemeral_dev_server()
@@ -70,7 +86,7 @@ async def end_to_end(runs: int) -> list[float]:
         target = env.client.service_client.config.target_host
         with tempfile.TemporaryDirectory() as tmp:
             notes = Path(tmp) / "notes"
-            seed_notes(notes)
+            _seed_notes(notes)
             async with running_workers(env.client, f"bench-{uuid.uuid4().hex[:6]}") as queue:
                 for n in range(runs):
                     cmd = [sys.executable, "-m", "client.cli", "notes", "ask", "Why did my bench feel heavy last week?",
