@@ -7,6 +7,13 @@ Kinds:
   long_agent  — long generations (essays, drafts, synthesis).
   storage     — file/DB access (notes repository, history DB).
   artifact    — artifact store reads/writes.
+
+Failure detection (docs/platform.md "Timeouts, heartbeats and recovery"): every agent kind has a heartbeat
+timeout of AGENT_HEARTBEAT_TIMEOUT (agents heartbeat every 5 s while a model works, activities/agents/base.py),
+so an attempt on a worker that was killed is failed by the server within ~2 heartbeat intervals and retried on
+another worker, instead of waiting out its start-to-close timeout. Every schedule-to-close leaves room for all
+attempts (start-to-close x attempts + backoff). RECOVERY_BOUND is what a workflow-side timer racing an activity
+adds to its budget so that one crashed attempt can still be retried.
 """
 
 from __future__ import annotations
@@ -49,17 +56,44 @@ class ActivityPolicy:
         return opts
 
 
+#: An agent attempt that sent no heartbeat for this long is failed (its worker is gone) and retried elsewhere.
+#: Agents heartbeat every 5 s (HEARTBEAT_EVERY_S); the SDK forwards them at most every 0.8 x this timeout.
+AGENT_HEARTBEAT_TIMEOUT = timedelta(seconds=12)
+
+#: Detection (AGENT_HEARTBEAT_TIMEOUT) + first retry backoff + dispatch to another worker, with margin: the most a
+#: crash mid-call adds before the retry runs. A workflow timer that races an agent activity adds this to its budget.
+RECOVERY_BOUND = timedelta(seconds=30)
+
 POLICIES: dict[str, ActivityPolicy] = {
     "live_agent": ActivityPolicy(timedelta(seconds=45), timedelta(seconds=100), max_attempts=2,
-                                 maximum_interval=timedelta(seconds=5)),
-    "fast_agent": ActivityPolicy(timedelta(seconds=60), timedelta(minutes=4), max_attempts=4),
-    "agent": ActivityPolicy(timedelta(seconds=120), timedelta(minutes=8), max_attempts=4),
-    "long_agent": ActivityPolicy(timedelta(seconds=300), timedelta(minutes=20), max_attempts=3),
-    "storage": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=2), max_attempts=5,
+                                 maximum_interval=timedelta(seconds=5), heartbeat=AGENT_HEARTBEAT_TIMEOUT),
+    "fast_agent": ActivityPolicy(timedelta(seconds=60), timedelta(minutes=5), max_attempts=4,
+                                 heartbeat=AGENT_HEARTBEAT_TIMEOUT),
+    "agent": ActivityPolicy(timedelta(seconds=120), timedelta(minutes=9), max_attempts=4,
+                            heartbeat=AGENT_HEARTBEAT_TIMEOUT),
+    "long_agent": ActivityPolicy(timedelta(seconds=300), timedelta(minutes=20), max_attempts=3,
+                                 heartbeat=AGENT_HEARTBEAT_TIMEOUT),
+    "storage": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=3), max_attempts=5,
                               initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)),
-    "artifact": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=2), max_attempts=5,
+    "artifact": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=3), max_attempts=5,
                                initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)),
 }
+
+
+def retry_window(policy: ActivityPolicy) -> timedelta:
+    """The longest all attempts of a policy can take: start-to-close x attempts + every backoff between them."""
+    backoff = timedelta(0)
+    interval = policy.initial_interval
+    for _ in range(policy.max_attempts - 1):
+        backoff += min(interval, policy.maximum_interval)
+        interval = interval * policy.backoff
+    return policy.start_to_close * policy.max_attempts + backoff
+
+
+def timer_with_recovery(budget_s: float) -> timedelta:
+    """A workflow timer racing an agent activity with a budget of `budget_s`: the budget plus RECOVERY_BOUND, so an
+    attempt whose worker died (detected by its heartbeat timeout) is retried on another worker before it fires."""
+    return timedelta(seconds=budget_s) + RECOVERY_BOUND
 
 
 def activity_options(kind: str) -> dict[str, Any]:

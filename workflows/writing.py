@@ -70,6 +70,7 @@ with workflow.unsafe.imports_passed_through():
         WritingTaskInput,
     )
     from rules.errors import error_message
+    from rules.policies import timer_with_recovery
     from rules.writing import breaker
     from rules.writing.accounting import (
         context_use,
@@ -660,10 +661,12 @@ class WritingWorkflow:
 
 async def _with_timeout(call: Any, seconds: float) -> Any:
     """The per-agent timeout (§3): a workflow timer races the activity; on expiry only this activity is
-    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is)."""
+    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is). The timer adds
+    rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its heartbeat
+    timeout fails it in seconds) is retried on another worker instead of the branch being given up."""
     task = asyncio.ensure_future(call)
     try:
-        await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds))
+        await workflow.wait_condition(task.done, timeout=timer_with_recovery(seconds))
     except TimeoutError:
         task.cancel()
         try:
