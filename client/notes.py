@@ -275,10 +275,11 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     GET  /context → the global context (text/markdown)."""
     from aiohttp import web
     from pydantic import ValidationError
-    from temporalio.client import WorkflowFailureError, WorkflowUpdateFailedError
-    from temporalio.service import RPCError
+    from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
+    from temporalio.service import RPCError, RPCStatusCode
 
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
+    from rules.query.apps import check_app_id
     from rules.query.clock import utc_offset_minutes
 
     def error(status: int, message: str) -> web.Response:
@@ -294,11 +295,26 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     def outcome(data: dict) -> web.Response:
         return web.json_response(data, status=200 if data["status"] == "completed" else 202)
 
+    async def query_workflow(wf_id: str) -> web.Response | None:
+        """None if wf_id names a query workflow (its registry: the server's workflows of type QueryWorkflow);
+        otherwise the 404 to answer — an interview's or a writing run's id is not a query workflow."""
+        try:
+            desc = await query_handle(client, wf_id).describe()
+        except RPCError as exc:
+            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
+                return error(404, f"no such query workflow: {wf_id}")
+            raise
+        if desc.workflow_type != WORKFLOW_TYPE:
+            return error(404, f"no such query workflow: {wf_id} is not a query workflow ({desc.workflow_type})")
+        return None
+
     async def guarded(handle) -> web.Response:  # noqa: ANN001
         try:
             return outcome(await wait_for_outcome(handle, wait_s))
         except WorkflowFailureError as exc:
             return error(422, str(getattr(exc.cause, "message", exc.cause)))
+        except WorkflowQueryFailedError as exc:
+            return error(409, f"the query workflow cannot answer now: {exc.message}")
         except RPCError as exc:
             return error(404, f"no such query workflow: {exc.message}")
 
@@ -315,7 +331,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             offset = data.get("utc_offset_minutes")
             if data.get("time_zone") is not None:
                 offset = utc_offset_minutes(str(data["time_zone"]))
-            req = QueryRequest(text=text, app_id=data.get("app_id", app_id), notes_dir=notes_dir,
+            req = QueryRequest(text=text, app_id=check_app_id(data.get("app_id", app_id)), notes_dir=notes_dir,
                                session_context=data.get("session_context"), today=data.get("today"),
                                utc_offset_minutes=offset or 0)
         except ValidationError as exc:
@@ -333,6 +349,8 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             answer = ClarifyAnswer.model_validate(data)
         except ValidationError as exc:
             return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
+        if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
+            return refused
         handle = query_handle(client, request.match_info["workflow_id"])
         try:
             await send_clarification(handle, answer)
@@ -343,6 +361,8 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await guarded(handle)
 
     async def get_input(request: web.Request) -> web.Response:
+        if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
+            return refused
         handle = query_handle(client, request.match_info["workflow_id"])
         return await guarded(handle)
 

@@ -53,6 +53,7 @@ from models.query import (
     StoreEntryInput,
     StoreEntryResult,
 )
+from rules.query.apps import check_app_id
 from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords
@@ -629,9 +630,13 @@ def load_catalog(app_id: str) -> DomainCatalog:
     general = load(root / "domains" / "base.yaml")
     if app_id in ("", "general"):
         return DomainCatalog(app_id="general", base=general, domains=[])
+    try:
+        check_app_id(app_id)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc)) from None
     app_dir = root / "apps" / app_id
     app_file = app_dir / "app.yaml"
-    if not app_file.is_file():
+    if not app_file.is_file() or app_dir.resolve().parent != (root / "apps").resolve():
         known = sorted(p.name for p in (root / "apps").glob("*") if (p / "app.yaml").is_file())
         raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
     spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
