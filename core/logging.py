@@ -14,6 +14,8 @@ from typing import Any, TextIO
 import structlog
 from temporalio import activity
 
+from core.secrets import install_log_redaction, redact_event
+
 
 def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     try:
@@ -120,6 +122,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _temporal_context,
+            redact_event,
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
@@ -128,6 +131,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    install_log_redaction()
     quiet_expected_activity_failures()
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

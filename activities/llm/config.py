@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from activities.llm.gpu import choose_tier, local_model_for, read_gpus
+from core.secrets import register_secret_env
 
 Tier = Literal["low", "medium", "high"]
 OFFLINE_PROVIDER = "colloquy-offline"
@@ -211,6 +212,8 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
                         *[(a.provider, f"agents.{n}.provider") for n, a in cfg.agents.items()]]:
         if name and name not in cfg.providers:
             raise ConfigError(f"{where} {name!r} is not configured: known providers are {sorted(cfg.providers)}")
+    # every key variable the config names is a secret, whatever it is called: its value is redacted everywhere
+    register_secret_env(*(p.api_key_env for p in cfg.providers.values()))
     return cfg
 
 

@@ -39,6 +39,7 @@ from activities.llm.config import (
     current_config,
     resolve_model,
 )
+from core import secrets
 from core.logging import mark_logged, next_step
 from models.common import LLMUsage
 
@@ -127,15 +128,10 @@ def register_local_prices(cfg: LLMConfig) -> None:
 
 
 # --------------------------------------------------------------------------------------- classification
-_SECRET_PATTERN = re.compile(r"(sk-[A-Za-z0-9_\-]{8,}|Bearer\s+[A-Za-z0-9._\-]{8,})")
-
-
 def redact(text: str) -> str:
-    """Remove anything that looks like a credential, and every configured key's value, from a message."""
-    for name, value in os.environ.items():
-        if value and len(value) >= 8 and ("KEY" in name or "TOKEN" in name or "SECRET" in name):
-            text = text.replace(value, "***")
-    return _SECRET_PATTERN.sub("***", text)
+    """Remove anything that looks like a credential, and every secret VALUE (each provider's `api_key_env`
+    whatever it is called, the standard provider variables: core/secrets.py), from a message."""
+    return secrets.redact(text)
 
 
 def _retry_after(exc: Exception) -> float | None:
