@@ -209,10 +209,37 @@ def parse_output(text: str, model: type[T]) -> T:
         raise ValueError(f"invalid JSON: {exc}") from exc
     if isinstance(data, dict):
         data.pop("_offline", None)
+        names = _field_names(model)
+        if names and not names & set(data):
+            # an answer with none of the model's fields is another schema (or garbage), even where every field has
+            # a default: refused, never read as an empty result
+            raise ValueError(f"wrong schema for {model.__name__}: none of its fields "
+                             f"({', '.join(sorted(names)[:8])}) in an answer with {', '.join(sorted(data)[:8]) or 'no keys'}")
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         raise ValueError(f"wrong schema for {model.__name__}: {exc.errors(include_url=False)[:5]}") from exc
+
+
+def _field_names(model: type[BaseModel]) -> set[str]:
+    names = set(model.model_fields)
+    names.update(f.alias for f in model.model_fields.values() if f.alias)
+    return names
+
+
+def check_prose(text: str) -> str:
+    """A free-text agent's answer (an essay, a draft, a discussion turn): prose, not empty and not a bare JSON
+    object or array (another agent's schema, or garbage). ValueError with the reason otherwise."""
+    stripped = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
+    if not stripped:
+        raise ValueError("an empty answer")
+    if stripped[0] in "{[":
+        try:
+            json.loads(stripped)
+        except ValueError:
+            return text
+        raise ValueError("a JSON value where prose was asked for")
+    return text
 
 
 # ----------------------------------------------------------------------------------------------- calls
@@ -284,11 +311,8 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
         usage.input_tokens += int(getattr(u, "prompt_tokens", 0) or 0)
         usage.output_tokens += int(getattr(u, "completion_tokens", 0) or 0)
         usage.cost_usd += _cost(response, res)
-        if output_model is None:
-            usage.latency_ms = round((time.perf_counter() - started) * 1000, 2)
-            return text, usage
         try:
-            parsed = parse_output(text, output_model)
+            parsed: Any = parse_output(text, output_model) if output_model is not None else check_prose(text)
         except ValueError as exc:
             if reask == 1:
                 raise ApplicationError(
@@ -297,10 +321,11 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
                 ) from None
             usage.reasks += 1
             log.info("llm.reask", agent=res.agent, error=str(exc)[:300])
+            again = (f"only a JSON object that matches the schema of {output_model.__name__}" if output_model
+                     is not None else "the text itself (prose, not JSON)")
             convo = convo + [
                 {"role": "assistant", "content": text[:4000]},
-                {"role": "user", "content": f"Your previous answer was not valid: {exc}. Answer again with "
-                 f"only a JSON object that matches the schema of {output_model.__name__}."},
+                {"role": "user", "content": f"Your previous answer was not valid: {exc}. Answer again with {again}."},
             ]
             continue
         usage.latency_ms = round((time.perf_counter() - started) * 1000, 2)
