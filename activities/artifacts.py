@@ -12,20 +12,29 @@ storage. Agent code inside an async activity should do the same around `store().
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
+import json
 import os
 import re
 import tempfile
+import typing
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlparse
 
+import structlog
+from pydantic import TypeAdapter
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from core.settings import artifact_dir
 from models.common import ArtifactRef, PutArtifactInput
 
+F = TypeVar("F", bound=Callable[..., Any])
+log = structlog.get_logger("colloquy.artifacts")
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
 
@@ -93,6 +102,46 @@ def _path_of(uri: str) -> Path:
 
 def store() -> ArtifactStore:
     return ArtifactStore()
+
+
+# ----------------------------------------------------------------------------------- completed once
+#: The artifact store's folder of completed activity results (per workflow), see `completed_once`.
+RESULTS_SCOPE = "_results"
+
+
+def completed_once(fn: F) -> F:
+    """Decorate an artifact-writing activity (under its `@activity.defn` / `@SPEC.activity`): once an attempt has
+    completed, its result is kept in the artifact store under the hash of (workflow id, activity name, input); a
+    later attempt with the same input — its completion was lost to a worker killed after the model answered, or
+    to a server outage — returns that result instead of calling the model again. Completed work is never redone
+    or thrown away. Outside an activity (unit tests call agents directly) it is the plain function."""
+    result_type: Any = None
+
+    @functools.wraps(fn)
+    async def wrapper(inp: Any) -> Any:
+        nonlocal result_type
+        try:
+            info = activity.info()
+        except RuntimeError:
+            return await fn(inp)
+        if result_type is None:
+            result_type = TypeAdapter(typing.get_type_hints(fn)["return"])
+        payload = inp.model_dump_json() if hasattr(inp, "model_dump_json") else json.dumps(inp, default=str,
+                                                                                             sort_keys=True)
+        digest = hashlib.sha256(f"{info.activity_type}\n{payload}".encode()).hexdigest()[:40]
+        scope, name = f"{RESULTS_SCOPE}-{info.workflow_id}", f"{info.activity_type}-{digest}.json"
+        path = store().path_for(scope, name)
+        try:
+            kept = await asyncio.to_thread(path.read_text, encoding="utf-8")
+            log.info("activity.result_reused", activity=info.activity_type, attempt=info.attempt, file=str(path))
+            return result_type.validate_json(kept)
+        except (FileNotFoundError, ValueError):
+            pass
+        result = await fn(inp)
+        await asyncio.to_thread(store().put, scope, name, result_type.dump_json(result).decode(), "application/json")
+        return result
+
+    return typing.cast(F, wrapper)
 
 
 def _put_artifact(inp: PutArtifactInput) -> ArtifactRef:

@@ -4,6 +4,7 @@ Quotes that are not the transcript's exact words are dropped here, so the Writer
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
@@ -17,6 +18,7 @@ ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSumm
 
 
 @ANALYSIS.activity
+@completed_once
 async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]:
     entries = load_transcript(inp.transcript)
     result = await ANALYSIS.run(

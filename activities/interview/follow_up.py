@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
@@ -15,6 +16,7 @@ FOLLOW_UP = AgentSpec("interview_follow_up", "interview/follow_up.md", FollowUpA
 
 
 @FOLLOW_UP.activity
+@completed_once
 async def interview_follow_up(inp: FollowUpInput) -> AgentResult[FollowUpAnalysis]:
     entries = load_transcript(inp.transcript)
     result = await FOLLOW_UP.run(

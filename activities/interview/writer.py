@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from activities.agents.base import AgentSpec
-from activities.artifacts import store
+from activities.artifacts import completed_once, store
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
@@ -31,6 +31,7 @@ def quoted_spans(text: str) -> list[str]:
 
 
 @WRITER.activity
+@completed_once
 async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
     entries = load_transcript(inp.transcript)
     text, usage = await WRITER.run_text(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import match_target
@@ -35,6 +36,7 @@ def render_final_audit(model: str, audit: FinalAudit) -> str:
 
 
 @AUDIT.activity
+@completed_once
 async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)
@@ -58,6 +60,7 @@ async def writing_audit(inp: WritingTaskInput) -> TaskResult:
 
 
 @FINAL_AUDIT.activity
+@completed_once
 async def writing_final_audit(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)

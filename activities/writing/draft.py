@@ -6,6 +6,7 @@ from pydantic import BaseModel
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output, story_context
 from activities.writing.prompts import preview
@@ -21,6 +22,7 @@ DRAFT = AgentSpec("writing_draft", "writing/draft.md", DraftText, tier="medium",
 
 
 @DRAFT.activity
+@completed_once
 async def writing_draft(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, _ = base_variables(inp, persona)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
 from models.writing import FinalAnalysis, TaskResult, WritingTaskInput
@@ -22,6 +23,7 @@ def render_analysis(analysis: FinalAnalysis) -> str:
 
 
 @FINAL_ANALYSIS.activity
+@completed_once
 async def writing_final_analysis(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)

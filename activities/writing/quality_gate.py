@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
 from models.writing import AuditResult, TaskResult, WritingTaskInput
@@ -22,6 +23,7 @@ def render_review(state: str, review: AuditResult) -> str:
 
 
 @QUALITY_GATE.activity
+@completed_once
 async def writing_quality_gate(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)

@@ -7,6 +7,7 @@ from pydantic import BaseModel
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
+from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import preview
@@ -22,6 +23,7 @@ SYNTHESIZE = AgentSpec("writing_synthesize", "writing/synthesize.md", PostText, 
 
 
 @SYNTHESIZE.activity
+@completed_once
 async def writing_synthesize(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)
