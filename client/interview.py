@@ -30,6 +30,7 @@ from temporalio.client import (
     WorkflowHandle,
     WorkflowQueryFailedError,
     WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -54,6 +55,7 @@ from models.interview import (
     QUERY_EVENT_LOG,
     QUERY_SESSION_STATE,
     QUERY_TRANSCRIPT,
+    SIGNAL_TRANSCRIPT_ENTRY,
     TASK_QUEUE,
     UPDATE_ASSISTANT_QUERY,
     UPDATE_SESSION_CONTROL,
@@ -138,15 +140,60 @@ async def session_state(handle: WorkflowHandle) -> SessionState:
         raise InterviewClientError(f"cannot read the state of {handle.id}: {error_message(exc)}") from None
 
 
-async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> SubmitEntryResult:
-    """Submit one entry through the validated update; the validator's message on rejection."""
+#: How long a client waits for an entry to be acknowledged before it gives up with a clear error.
+ENTRY_ACK_TIMEOUT_S = 10.0
+#: This process's client id (entries carry it with an increasing client_seq, per interview).
+CLIENT_ID = f"client-{uuid.uuid4().hex[:12]}"
+_client_seqs: dict[str, int] = {}
+
+
+def sequenced(workflow_id: str, entry: TranscriptEntry) -> TranscriptEntry:
+    """The entry numbered in this client's order for that interview (client_id + the next client_seq). The engine
+    refuses an entry numbered below one it already recorded from this client: an update this client gave up on
+    can never land later, after entries it sent meanwhile (signals included)."""
+    if entry.client_id is not None and entry.client_seq is not None:
+        return entry
+    _client_seqs[workflow_id] = _client_seqs.get(workflow_id, 0) + 1
+    return entry.model_copy(update={"client_id": CLIENT_ID, "client_seq": _client_seqs[workflow_id]})
+
+
+async def send_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> None:
+    """Send one entry on the high-rate path (a signal, durable at once, even while no worker runs), numbered."""
     try:
-        return await handle.execute_update(UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
-                                           id=f"entry-{entry.entry_id}")
+        await handle.signal(SIGNAL_TRANSCRIPT_ENTRY, sequenced(handle.id, entry))
+    except RPCError as exc:
+        raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
+
+
+async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry,
+                       timeout: float = ENTRY_ACK_TIMEOUT_S) -> SubmitEntryResult:
+    """Submit one entry through the validated update: its acknowledgement, the validator's message on rejection,
+    or — after `timeout` s without an answer — a clear error saying whether any worker polls the interview's
+    queue. An entry given up on is numbered (`sequenced`): it is refused if it arrives after a later one."""
+    entry = sequenced(handle.id, entry)
+    try:
+        return await asyncio.wait_for(handle.execute_update(
+            UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
+            id=f"entry-{entry.entry_id}-{entry.client_id}-{entry.client_seq}"), timeout)
     except WorkflowUpdateFailedError as exc:
         raise InterviewClientError(f"entry rejected: {error_message(exc)}") from None
     except RPCError as exc:
         raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
+    except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError):
+        raise InterviewClientError(await _unacknowledged(handle, entry, timeout)) from None
+
+
+async def _unacknowledged(handle: WorkflowHandle, entry: TranscriptEntry, timeout: float) -> str:
+    from core.pollers import FRESH_SECONDS, no_worker_hint, pollers
+
+    given_up = (f"entry {entry.entry_id!r} not acknowledged within {timeout:g}s; it will not be recorded after "
+                f"entries sent from now on (client seq {entry.client_seq})")
+    try:
+        queue = (await handle.describe()).task_queue
+        polling = [p for p in await pollers(handle._client, queue, "workflow") if p.seconds_ago <= FRESH_SECONDS]
+    except RPCError as exc:
+        return f"{given_up}: cannot reach the interview ({exc.message})"
+    return f"{given_up}: {no_worker_hint(queue)}" if not polling else f"{given_up}: its worker is busy or stopping"
 
 
 async def control_session(handle: WorkflowHandle, action: str, reason: str | None = None) -> SessionState:

@@ -151,6 +151,10 @@ class TranscriptEntry(BaseModel):
     section_id: str | None = None
     late: bool = False
     session_id: str | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
+    client_id: str | None = Field(default=None, max_length=200,
+                                  description="The sending client (with client_seq: entries land in the client's order)")
+    client_seq: int | None = Field(default=None, ge=1, description="The client's own increasing number for its "
+                                   "entries: one lower than an entry already recorded from it is refused (out of order)")
 
 
 class SubmitEntryResult(BaseModel):
@@ -482,6 +486,7 @@ class InterviewState(BaseModel):
     grace_until: datetime | None = None
     exit_reason: str | None = None
     continued: int = 0
+    client_seqs: dict[str, int] = Field(default_factory=dict, description="Highest client_seq recorded per client_id")
 
 
 CarriedState = InterviewState   # the old name of the same model

@@ -196,6 +196,11 @@ class InterviewWorkflow:
             return
         await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if self.s.accepting:
+            try:
+                self.s.check_entry(entry)  # again: an entry of the same client may have been recorded meanwhile
+            except EntryError as err:
+                self._apply(self.s.reject_entry(workflow.now(), entry, err))
+                return
             self._apply(self.s.accept_entry(workflow.now(), entry)[2])
 
     @workflow.update(name=UPDATE_SUBMIT_ENTRY)
@@ -205,6 +210,12 @@ class InterviewWorkflow:
         if not self.s.accepting:
             raise ApplicationError(f"interview {self.wid} has ended ({self.s.state.exit_reason or 'finished'}); "
                                    f"entries are no longer accepted", type="InterviewEnded", non_retryable=True)
+        # validated on arrival, checked again now: a later entry of the same client (a signal delivered in the same
+        # task) may have been recorded meanwhile — then this one is refused, never recorded after it
+        try:
+            self.s.check_entry(entry)
+        except EntryError as err:
+            raise ApplicationError(str(err), type="EntryRejected", non_retryable=True) from None
         accepted, duplicate, out = self.s.accept_entry(workflow.now(), entry)
         self._apply(out)
         return self.s.submit_result(accepted, duplicate)

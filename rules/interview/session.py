@@ -258,7 +258,21 @@ class Session:
         if not self.accepting:
             raise EntryError(f"interview {self.wid} has ended ({self.state.exit_reason or 'finished'}); "
                              f"entries are no longer accepted")
-        return validate_entry(entry, self.inp.max_entry_chars)
+        checked = validate_entry(entry, self.inp.max_entry_chars)
+        self._check_order(checked)
+        return checked
+
+    def _check_order(self, entry: TranscriptEntry) -> None:
+        """Entries land in their client's order: one numbered below an entry already recorded from the same client
+        (an update the client gave up on, delivered late) is refused, never recorded after it. Its id seen
+        before: a duplicate, answered as such."""
+        if entry.client_id is None or entry.client_seq is None or entry.entry_id in self.seen:
+            return
+        last = self.state.client_seqs.get(entry.client_id, 0)
+        if entry.client_seq <= last:
+            raise EntryError(f"entry {entry.entry_id!r} is out of order: client {entry.client_id!r} already sent "
+                             f"entry number {last}, this one is number {entry.client_seq} (the client gave up on "
+                             f"it); send it again with a new number")
 
     def reject_entry(self, now: datetime, entry: TranscriptEntry, error: EntryError) -> Outcome:
         out = self._begin(now)
@@ -272,6 +286,8 @@ class Session:
         if entry.entry_id in self.seen:
             existing = next((e for e in s.transcript_tail if e.entry_id == entry.entry_id), entry)
             return existing, True, out
+        if entry.client_id is not None and entry.client_seq is not None:
+            s.client_seqs[entry.client_id] = max(entry.client_seq, s.client_seqs.get(entry.client_id, 0))
         section_id, late = self.attribute_late(now)
         s.transcript_count += 1
         entry = entry.model_copy(update={"seq": s.transcript_count, "received_at": now,
