@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local system-deps demo test test-fast lint up down clean-data
+.PHONY: install install-local system-deps demo test test-fast test-crash lint up down clean-data
 
 install: $(VENV)/.installed
 
@@ -42,6 +42,10 @@ test: install install-local system-deps
 
 test-fast: install
 	$(VENV)/bin/pytest -q -m "not local_model and not slow"
+
+# Crash drills and floods (docs/platform.md "Timeouts, heartbeats and the recovery bound"); part of `make test` too.
+test-crash: install
+	$(VENV)/bin/pytest -q -s tests/e2e/crash tests/e2e/flood tests/e2e/interview/test_entry_order.py
 
 lint: install
 	$(VENV)/bin/ruff check .
