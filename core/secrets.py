@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import threading
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 #: Variables the LLM providers read their keys from (litellm's own names), redacted even if no config names them.
@@ -39,9 +40,9 @@ def register_secret_env(*names: str | None) -> None:
         _registered.update(n for n in names if n)
 
 
-def secret_env_names(env: dict[str, str] | None = None) -> set[str]:
-    env = os.environ if env is None else env
-    return {*_registered, *STANDARD_SECRET_ENVS} | {n for n in env if _SECRET_NAME.search(n)}
+def secret_env_names(env: Mapping[str, str] | None = None) -> set[str]:
+    names: Mapping[str, str] = os.environ if env is None else env
+    return {*_registered, *STANDARD_SECRET_ENVS} | {n for n in names if _SECRET_NAME.search(n)}
 
 
 def secret_values(env: dict[str, str] | None = None) -> list[str]:
@@ -70,7 +71,7 @@ def redact_value(value: Any) -> Any:
     return value
 
 
-def redact_event(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def redact_event(_: Any, __: str, event: MutableMapping[str, Any]) -> Mapping[str, Any]:
     """structlog processor: every string of the event redacted."""
     return {k: redact_value(v) if isinstance(v, (str, list, tuple, dict)) else v for k, v in event.items()}
 
