@@ -111,7 +111,7 @@ RESULTS_SCOPE = "_results"
 
 def completed_once(fn: F) -> F:
     """Decorate an artifact-writing activity (under its `@activity.defn` / `@SPEC.activity`): once an attempt has
-    completed, its result is kept in the artifact store under the hash of (workflow id, activity name, input); a
+    completed, its result is kept in the artifact store under the hash of (workflow run, activity name, input); a
     later attempt with the same input — its completion was lost to a worker killed after the model answered, or
     to a server outage — returns that result instead of calling the model again. Completed work is never redone
     or thrown away. Outside an activity (unit tests call agents directly) it is the plain function."""
@@ -128,7 +128,7 @@ def completed_once(fn: F) -> F:
             result_type = TypeAdapter(typing.get_type_hints(fn)["return"])
         payload = inp.model_dump_json() if hasattr(inp, "model_dump_json") else json.dumps(inp, default=str,
                                                                                              sort_keys=True)
-        digest = hashlib.sha256(f"{info.activity_type}\n{payload}".encode()).hexdigest()[:40]
+        digest = hashlib.sha256(f"{info.workflow_run_id}\n{info.activity_type}\n{payload}".encode()).hexdigest()[:40]
         scope, name = f"{RESULTS_SCOPE}-{info.workflow_id}", f"{info.activity_type}-{digest}.json"
         path = store().path_for(scope, name)
         try:

@@ -47,9 +47,10 @@ def _artifacts(tmp_path, monkeypatch):
     CALLS.clear()
 
 
-def env(workflow_id: str = "wf-1", attempt: int = 1) -> ActivityEnvironment:
+def env(workflow_id: str = "wf-1", attempt: int = 1, run_id: str = "run-1") -> ActivityEnvironment:
     e = ActivityEnvironment()
-    e.info = dataclasses.replace(e.info, workflow_id=workflow_id, activity_type="test_once", attempt=attempt)
+    e.info = dataclasses.replace(e.info, workflow_id=workflow_id, workflow_run_id=run_id, activity_type="test_once",
+                                 attempt=attempt)
     return e
 
 
@@ -61,6 +62,8 @@ async def test_a_retry_with_the_same_input_returns_the_completed_result():
     assert CALLS == ["a", "b"] and other.output.text == "B"
     elsewhere = await env("wf-2").run(once, In(story="a"))  # another workflow never reuses this one's results
     assert CALLS == ["a", "b", "a"] and elsewhere.output.n == 3
+    rerun = await env(run_id="run-2").run(once, In(story="a"))  # a new run of the same id starts afresh
+    assert CALLS == ["a", "b", "a", "a"] and rerun.output.n == 4
 
 
 async def test_outside_an_activity_it_is_the_plain_function():
