@@ -15,7 +15,8 @@ responder's key; the policy kind (a key of rules/policies.py POLICIES) is what `
 schedules the activity with, on the `<queue>-llm` task queue. Every call goes through `gateway.complete()` and
 keeps heartbeating while the model works, so an activity the workflow cancelled stops its LLM call.
 
-Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part.
+Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part, loaded from the
+`prompts` package (package data, through importlib: core/resources.py).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from temporalio.exceptions import ApplicationError
 
 from activities.llm import gateway, offline
 from activities.llm.config import Tier, config_for_call, register_agent
-from core.settings import PROMPTS_DIR
 from models.common import AgentResult, LLMUsage
 from rules.policies import POLICIES
 
@@ -46,7 +46,7 @@ HEARTBEAT_EVERY_S = 5.0
 AGENT_ATTR = "__colloquy_agent__"
 
 _env = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)), undefined=jinja2.StrictUndefined,
+    loader=jinja2.PackageLoader("prompts", "."), undefined=jinja2.StrictUndefined,
     trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False,
 )
 

@@ -34,7 +34,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store as artifact_store
 from activities.query.context import apply_updates
-from core.settings import ROOT, data_dir
+from core.resources import apps_dir, domains_dir
+from core.settings import data_dir
 from models.query import (
     ApplyContextInput,
     ApplyContextResult,
@@ -607,15 +608,20 @@ async def notes_load_domains(inp: LoadDomainsInput) -> DomainCatalog:
     return await _in_thread(load_catalog, inp.app_id)
 
 
-def domains_root() -> Path:
-    return Path(os.environ.get("COLLOQUY_DOMAINS_ROOT", str(ROOT))).resolve()
+def domain_dirs() -> tuple[Path, Path]:
+    """(domains folder, apps folder): under COLLOQUY_DOMAINS_ROOT if set, else the shipped package data."""
+    root = os.environ.get("COLLOQUY_DOMAINS_ROOT")
+    if root:
+        base = Path(root).expanduser().resolve()
+        return base / "domains", base / "apps"
+    return domains_dir(), apps_dir()
 
 
 def load_catalog(app_id: str) -> DomainCatalog:
     import yaml
     from pydantic import ValidationError
 
-    root = domains_root()
+    domains, apps = domain_dirs()
 
     def load(path: Path) -> DomainModule:
         try:
@@ -626,13 +632,13 @@ def load_catalog(app_id: str) -> DomainCatalog:
         except (yaml.YAMLError, ValidationError) as exc:
             raise InvalidRequest(f"domain file {path} is invalid: {exc}") from None
 
-    general = load(root / "domains" / "base.yaml")
+    general = load(domains / "base.yaml")
     if app_id in ("", "general"):
         return DomainCatalog(app_id="general", base=general, domains=[])
-    app_dir = root / "apps" / app_id
+    app_dir = apps / app_id
     app_file = app_dir / "app.yaml"
     if not app_file.is_file():
-        known = sorted(p.name for p in (root / "apps").glob("*") if (p / "app.yaml").is_file())
+        known = sorted(p.name for p in apps.glob("*") if (p / "app.yaml").is_file())
         raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
     spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
     base = load(app_dir / spec["base"]) if spec.get("base") else general
