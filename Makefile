@@ -37,14 +37,16 @@ system-deps:
 demo: install
 	$(COLLOQUY) demo
 
-test: install install-local system-deps
+test: install install-local system-deps lint
 	$(VENV)/bin/pytest -q
 
 test-fast: install
 	$(VENV)/bin/pytest -q -m "not local_model and not slow"
 
+# ruff and mypy (settings in pyproject.toml); `make test` runs it before the tests.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # Server + workers stay up (Web UI at http://127.0.0.1:8233) until `make down`.
 up: install

@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import MutableMapping
 from typing import Any, TextIO
 
 import structlog
 from temporalio import activity
 
 
-def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _temporal_context(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     try:
         info = activity.info()
     except RuntimeError:

@@ -66,7 +66,9 @@ def _register_providers() -> None:
     global _registered
     if _registered:
         return
-    handlers = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
+    from litellm.types.llms.custom_llm import CustomLLMItem
+
+    handlers: list[CustomLLMItem] = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
     from activities.llm import local  # light import; llama.cpp loads only on first use
 
     handlers.append({"provider": LOCAL_PROVIDER, "custom_handler": local.LocalLLM()})

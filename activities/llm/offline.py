@@ -201,7 +201,7 @@ def _raise_fault(fault: Fault, model: str) -> None:
     msg = fault.message or f"offline fault injected: {fault.kind}"
     req = httpx.Request("POST", "http://offline.invalid/v1/chat/completions")
     headers = {"retry-after": str(fault.retry_after_s)} if fault.retry_after_s is not None else {}
-    kw = {"llm_provider": PROVIDER, "model": model}
+    kw: dict[str, Any] = {"llm_provider": PROVIDER, "model": model}
     if fault.kind == "rate_limit":
         raise litellm.RateLimitError(message=msg, response=httpx.Response(429, headers=headers, request=req), **kw)
     if fault.kind == "server_error":

@@ -621,7 +621,7 @@ def load_catalog(app_id: str) -> DomainCatalog:
     import yaml
     from pydantic import ValidationError
 
-    domains, apps = domain_dirs()
+    domains_folder, apps_folder = domain_dirs()
 
     def load(path: Path) -> DomainModule:
         try:
@@ -632,13 +632,13 @@ def load_catalog(app_id: str) -> DomainCatalog:
         except (yaml.YAMLError, ValidationError) as exc:
             raise InvalidRequest(f"domain file {path} is invalid: {exc}") from None
 
-    general = load(domains / "base.yaml")
+    general = load(domains_folder / "base.yaml")
     if app_id in ("", "general"):
         return DomainCatalog(app_id="general", base=general, domains=[])
-    app_dir = apps / app_id
+    app_dir = apps_folder / app_id
     app_file = app_dir / "app.yaml"
     if not app_file.is_file():
-        known = sorted(p.name for p in apps.glob("*") if (p / "app.yaml").is_file())
+        known = sorted(p.name for p in apps_folder.glob("*") if (p / "app.yaml").is_file())
         raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
     spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
     base = load(app_dir / spec["base"]) if spec.get("base") else general
