@@ -127,7 +127,8 @@ def test_dockerfile_copies_what_the_wheel_is_built_from_and_installs_the_wheel()
     build_text = "\n".join(build)
     assert "pip install -e" not in build_text and "--editable" not in build_text
     assert re.search(r"pip wheel --no-deps -w (\S+) \.", build_text)
-    assert re.search(r"pip install /\S+/colloquy-\*\.whl", build_text)
+    assert re.search(r"pip install -c deploy/constraints\.txt /\S+/colloquy-\*\.whl", build_text)
+    assert "deploy/constraints.txt" in copied  # the lock make install uses: the image gets the same versions
     # The runtime stage gets the venv (code + package data) and nothing from the build context.
     assert not context_copies(runtime), "the runtime image must not copy sources: the wheel carries them"
     assert any(line.startswith("COPY --from=build /opt/venv /opt/venv") for line in runtime)
