@@ -19,7 +19,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # The folder above this package: the repository in a source checkout, site-packages in an installed wheel. Read-only
 # data is never looked up from here but with importlib.resources (core/resources.py).
 ROOT = Path(__file__).resolve().parent.parent
-PROMPTS_DIR = prompts_dir()
+PROMPTS_DIR = prompts_dir()  # the prompts package's folder (core/resources.py)
 
 TASK_QUEUE = "colloquy"
 LLM_TASK_QUEUE = "colloquy-llm"
