@@ -10,7 +10,7 @@ import logging
 import os
 import sys
 from collections.abc import MutableMapping
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import structlog
 from temporalio import activity
@@ -124,7 +124,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,
