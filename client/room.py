@@ -83,7 +83,9 @@ def load_secret(data_dir: Path | None = None) -> bytes:
     given = os.environ.get(SECRET_ENV, "").strip()
     if given:
         return given.encode()
-    path = (data_dir or Path(os.environ.get("COLLOQUY_DATA_DIR", ".data"))) / "room-secret"
+    from core.settings import data_dir as default_data_dir
+
+    path = (data_dir or default_data_dir()) / "room-secret"
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

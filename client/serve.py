@@ -33,6 +33,9 @@ from core.codec import KEYS_FILE_ENV, SERVE_PORT_ENV, KeyringError, serve_port
 if TYPE_CHECKING:
     from aiohttp import web
 
+    from client.room import Connect
+    from core.codec import EncryptionCodec
+
 TOKEN_ENV = "COLLOQUY_SERVE_TOKEN"
 
 
@@ -43,6 +46,19 @@ def default_origins(ui_port: int | None = None) -> list[str]:
 
         ui_port = DevServer.remembered().ui_port
     return [f"http://127.0.0.1:{ui_port}", f"http://localhost:{ui_port}"]
+
+
+def build_serve_app(token: str, codec: EncryptionCodec | None, origins: list[str], temporal: Connect,
+                    secret: bytes, task_queue: str, notes_app: str, notes_dir: str | None) -> web.Application:
+    """Everything `colloquy serve` serves: the webapp (codec, sign-in), the interview room and console, and the
+    notes API under /notes, all behind the one token (the room behind its own key)."""
+    from client.notes import build_api
+    from client.room import room_extension
+    from client.webapp import build_app
+
+    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret)])
+    app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
+    return app
 
 
 async def _run(app: web.Application, host: str, port: int, ready: Callable[[], None]) -> None:
@@ -87,9 +103,7 @@ def serve(
     browser. Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
     from client.common import console, err_console, settings
-    from client.notes import build_api
-    from client.room import LazyClient, load_secret, room_extension
-    from client.webapp import build_app
+    from client.room import LazyClient, load_secret
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -105,9 +119,8 @@ def serve(
     origins = list(origin or []) or default_origins(ui_port)
     temporal_settings = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
 
-    temporal = LazyClient(lambda: connect(temporal_settings))
-    app = build_app(token, codec, origins, extensions=[room_extension(temporal, load_secret())])
-    app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
+    app = build_serve_app(token, codec, origins, LazyClient(lambda: connect(temporal_settings)), load_secret(),
+                          task_queue, notes_app, notes_dir)
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
 
     def ready() -> None:
