@@ -76,8 +76,9 @@ from rules.errors import error_message
 from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
-    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
-         "rehearse it with a simulated interviewee, print its essay, continue it with a follow-up session.",
+    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal or a browser (link), watch "
+         "its event log, rehearse it with a simulated interviewee, print its essay, continue it with a follow-up "
+         "session.",
     no_args_is_help=True,
 )
 
@@ -648,6 +649,8 @@ def _print_started(wf_id: str, s) -> None:
     console.print(f"started [bold]{wf_id}[/bold]", soft_wrap=True)
     console.print(f"Web UI: {s.workflow_url(wf_id)}", soft_wrap=True)
     console.print(f"take part:  colloquy interview join {wf_id}", soft_wrap=True)
+    console.print(f"browser:    colloquy interview link {wf_id}  (room and console links; `colloquy serve`)",
+                  soft_wrap=True)
     console.print(f"watch:      colloquy interview watch {wf_id}", soft_wrap=True)
     console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
 
@@ -909,3 +912,21 @@ def continue_cmd(
         _print_started(handle.id, settings(address, namespace))
 
     _guard(_run)
+
+
+@app.command("link")
+def link_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_SERVE_URL",
+                                        help="Where `colloquy serve` is reached (default http://127.0.0.1:"
+                                        "COLLOQUY_SERVE_PORT, else 8234)."),
+) -> None:
+    """Print the browser links of an interview: the interviewee room (send it to them: its key opens this session
+    only, no sign-in) and the interviewer console (sign in with the serve token). Served by `colloquy serve`;
+    keys come from its secret (COLLOQUY_ROOM_SECRET, else .data/room-secret), so run this where it runs."""
+    from client.room import load_secret, room_path
+    from core.codec import serve_port
+
+    base = (base_url or f"http://127.0.0.1:{serve_port()}").rstrip("/")
+    console.print(f"interviewee: {base}{room_path(load_secret(), workflow_id)}", soft_wrap=True, highlight=False)
+    console.print(f"console:     {base}/console/{workflow_id}", soft_wrap=True, highlight=False)

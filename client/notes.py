@@ -267,7 +267,8 @@ async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict: 
 
 
 def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
-    """The seed's two endpoints (§16.3) plus what a clarifying question needs:
+    """The seed's two endpoints (§16.3) plus what a clarifying question needs (`client`: a Temporal client, or an
+    async function returning one — `colloquy serve` connects on the first request):
     POST /input {"text", "session_context"?, "today"?, "time_zone"? | "utc_offset_minutes"?}
                                                         → 200 completed | 202 waiting_user/running
     POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
@@ -283,6 +284,11 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
 
     def error(status: int, message: str) -> web.Response:
         return web.json_response({"error": message}, status=status)
+
+    given = client
+
+    async def temporal():  # noqa: ANN202
+        return await given() if callable(given) else given
 
     async def body_json(request: web.Request) -> dict | web.Response:
         try:
@@ -322,7 +328,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
         except ValueError as exc:
             return error(400, f"invalid input: {exc}")
-        handle = await start_query(client, req, workflow_id_for(req.app_id, text), task_queue)
+        handle = await start_query(await temporal(), req, workflow_id_for(req.app_id, text), task_queue)
         return await guarded(handle)
 
     async def post_clarify(request: web.Request) -> web.Response:
@@ -333,7 +339,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             answer = ClarifyAnswer.model_validate(data)
         except ValidationError as exc:
             return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
-        handle = query_handle(client, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         try:
             await send_clarification(handle, answer)
         except WorkflowUpdateFailedError as exc:
@@ -343,12 +349,12 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await guarded(handle)
 
     async def get_input(request: web.Request) -> web.Response:
-        handle = query_handle(client, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         return await guarded(handle)
 
     async def get_context(request: web.Request) -> web.Response:
         try:  # through the worker: the notes live where it runs, not necessarily beside this server
-            text = await read_global_context(client, task_queue, notes_dir)
+            text = await read_global_context(await temporal(), task_queue, notes_dir)
         except WorkflowFailureError as exc:
             return error(500, str(getattr(exc.cause, "message", exc.cause)))
         return web.Response(text=text, content_type="text/markdown")
@@ -534,7 +540,10 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
               wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
-    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes."""
+    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes.
+
+    The same API is served by `colloquy serve` under /notes (behind its token, beside the interview pages); this
+    standalone form stays for scripts that use it without a token on its own port."""
     from aiohttp import web
 
     async def _run() -> None:

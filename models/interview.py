@@ -26,9 +26,11 @@ QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) ->
 QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
 QUERY_NOTES = "notes"                             # -> NotesState
 QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
+UPDATE_HEARTBEAT = "heartbeat"                    # presence: Heartbeat -> SessionState (pages, `join`)
 
 DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
+DEFAULT_PRESENCE_TIMEOUT_SECONDS = 20.0           # no interviewee heartbeat this long -> PAUSED (disconnect)
 MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
 
 Mode = Literal["adaptive", "structured"]
@@ -125,6 +127,10 @@ class InterviewInput(BaseModel):
     max_entry_chars: int = MAX_ENTRY_CHARS
     continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
     essay_on_termination: bool = False
+    presence_timeout_seconds: float = Field(
+        default=DEFAULT_PRESENCE_TIMEOUT_SECONDS, ge=0,
+        description="No interviewee heartbeat for this long while IN_PROGRESS -> PAUSED (0 = presence off). "
+                    "Presence starts with the first heartbeat: clients that never heartbeat are never paused")
     carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     @classmethod
@@ -167,6 +173,14 @@ class SessionControl(BaseModel):
     action: str = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
     reason: str | None = None
     client_timestamp: datetime | None = None
+
+
+class Heartbeat(BaseModel):
+    """Presence (update `heartbeat`): a client that shows the session says it is still there."""
+
+    client_id: str = Field(min_length=1, max_length=200, description="One id per open page / terminal")
+    role: Literal["interviewee", "interviewer"] = "interviewee"
+    seq: int = Field(default=0, ge=0, description="The client's heartbeat counter (for logs)")
 
 
 class AssistantQuery(BaseModel):
@@ -403,6 +417,11 @@ class SessionState(BaseModel):
     asked_question_ids: list[str] = Field(default_factory=list)
     decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    question_event_id: int = Field(default=0, description="Event that put next_question in force: a client "
+                                   "records the question it shows once per id (entry id from it)")
+    paused_reason: str | None = Field(default=None, description="pause (a person) | disconnect (presence/client)")
+    presence_timeout_seconds: float = Field(default=0.0, description="0: presence off for this session")
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat")
 
 
 class InterviewResult(BaseModel):
@@ -482,6 +501,12 @@ class InterviewState(BaseModel):
     grace_until: datetime | None = None
     exit_reason: str | None = None
     continued: int = 0
+    question_event_id: int = Field(default=0, description="Event that put the decision's question in force")
+    paused_reason: str | None = None
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat: "
+                                                 "presence is on once set")
+    interviewee_client: str | None = None
+    presence_from: datetime | None = Field(default=None, description="Absence counts from here (a resume)")
 
 
 CarriedState = InterviewState   # the old name of the same model

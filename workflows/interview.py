@@ -2,7 +2,8 @@
 
     plan = await planner(topic, context, duration)                        (fallback: a plan from the topic)
     INTERVIEW_STARTED; SECTION_STARTED(first section)
-    ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace
+    ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace,
+    │             presence (after the first interviewee heartbeat: none for 20 s → PAUSED, the next one resumes)
     └ live loop, on a 10 s timer AND on new entries:
           notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only with new content
           decision = await orchestrator(plan+coverage, last 30, notes, research)     ← reused if < 30 s old
@@ -56,6 +57,7 @@ with workflow.unsafe.imports_passed_through():
         SIGNAL_SESSION_CONTROL,
         SIGNAL_TRANSCRIPT_ENTRY,
         UPDATE_ASSISTANT_QUERY,
+        UPDATE_HEARTBEAT,
         UPDATE_SESSION_CONTROL,
         UPDATE_SUBMIT_ENTRY,
         WORKFLOW_TYPE,
@@ -63,6 +65,7 @@ with workflow.unsafe.imports_passed_through():
         AssistantAnswer,
         AssistantQuery,
         EventLogPage,
+        Heartbeat,
         InterviewInput,
         InterviewResult,
         LoadSessionInput,
@@ -227,6 +230,14 @@ class InterviewWorkflow:
     @control_session.validator
     def _validate_control(self, control: SessionControl) -> None:
         _validate(self.s.check_control, control)
+
+    @workflow.update(name=UPDATE_HEARTBEAT)
+    def heartbeat(self, hb: Heartbeat) -> SessionState:
+        """Presence: the first interviewee heartbeat turns it on (the clock then also watches for silence: no
+        heartbeat for presence_timeout_seconds → PAUSED, disconnect); one after that pause resumes. Histories
+        recorded before presence have no heartbeat, so their clocks arm exactly the timers they did."""
+        self._apply(self.s.heartbeat(workflow.now(), hb))
+        return self.session_state()
 
     @workflow.update(name=UPDATE_ASSISTANT_QUERY)
     async def assistant_query(self, query: AssistantQuery) -> AssistantAnswer:

@@ -3,6 +3,8 @@
     create → plan_or_request → set_plan → start
         ├─ entries:   check_entry, accept_entry; attribute_late (which section a late answer belongs to, 003 §5.2)
         ├─ controls:  check_control, control (pause/disconnect, resume/reconnect, candidate_done, end)
+        ├─ presence:  heartbeat (first one turns it on; after a disconnect pause: reconnect), presence_deadline
+        │             (no interviewee heartbeat for presence_timeout_seconds while IN_PROGRESS → PAUSED)
         ├─ clock:     next_due, on_clock (phases at 15 %/85 %, T-2:00/T-0:30 warnings, section deadlines, the end,
         │             the late grace)
         ├─ sections:  _start_section, _end_section (the next one starts at the deadline itself)
@@ -37,6 +39,7 @@ from models.interview import (
     ExportInput,
     FollowUpAnalysis,
     FollowUpInput,
+    Heartbeat,
     InterviewEvent,
     InterviewInput,
     InterviewResult,
@@ -345,19 +348,9 @@ class Session:
         """pause/disconnect (the clock keeps running), resume/reconnect, candidate_done, end."""
         out, s = self._begin(now), self.state
         if action in ("pause", "disconnect"):
-            if s.status == "IN_PROGRESS":
-                s.paused_since = now
-                self._set_status("PAUSED")
-                self._event("client" if action == "pause" else "system", "SESSION_PAUSED",
-                            {"reason": action, "detail": reason})
-                self._say(f"⏸️ Session paused ({action}); the clock keeps running")
+            self._pause(action, reason)
         elif action in ("resume", "reconnect"):
-            if s.status == "PAUSED":
-                paused = timing.seconds_between(s.paused_since, now) if s.paused_since else 0.0
-                s.paused_since = None
-                self._set_status("IN_PROGRESS")
-                self._event("client", "SESSION_RESUMED", {"reason": action, "paused_seconds": paused})
-                self._say(f"▶️ Session resumed after {paused:.0f}s")
+            self._resume(action)
         elif action == "candidate_done":
             self._candidate_done()
         elif action == "end":
@@ -365,6 +358,64 @@ class Session:
                 self._end_interview("ended_by_client", section_reason="interview_ended")
         out.wake = True
         return out
+
+    def _pause(self, action: str, detail: str | None = None) -> None:
+        s = self.state
+        if s.status != "IN_PROGRESS":
+            return
+        s.paused_since, s.paused_reason = self._now, action
+        self._set_status("PAUSED")
+        self._event("client" if action == "pause" else "system", "SESSION_PAUSED", {"reason": action, "detail": detail})
+        self._say(f"⏸️ Session paused ({action}{': ' + detail if detail else ''}); the clock keeps running")
+
+    def _resume(self, action: str) -> None:
+        s = self.state
+        if s.status != "PAUSED":
+            return
+        paused = timing.seconds_between(s.paused_since, self._now) if s.paused_since else 0.0
+        s.paused_since, s.paused_reason = None, None
+        self._set_status("IN_PROGRESS")
+        self._event("client", "SESSION_RESUMED", {"reason": action, "paused_seconds": paused})
+        self._say(f"▶️ Session resumed ({action}) after {paused:.0f}s")
+        if self.presence_on():
+            s.presence_from = self._now      # absence counts again from the resume, not from before the pause
+            self._out.reschedule = True
+
+    # ===================================================================================== presence
+    def presence_on(self) -> bool:
+        """Presence is on once an interviewee heartbeat arrived (and the timeout is not 0): sessions whose
+        clients never heartbeat (CLI scripts, rehearsals, recorded histories) are never paused by it."""
+        return self.inp.presence_timeout_seconds > 0 and self.state.interviewee_seen_at is not None
+
+    def presence_deadline(self) -> datetime | None:
+        """When the interviewee counts as gone: no heartbeat for `presence_timeout_seconds` (while IN_PROGRESS)."""
+        s = self.state
+        if not self.presence_on() or s.status != "IN_PROGRESS" or s.interviewee_seen_at is None:
+            return None
+        since = max(s.interviewee_seen_at, s.presence_from or s.interviewee_seen_at)
+        return since + timedelta(seconds=self.inp.presence_timeout_seconds)
+
+    def heartbeat(self, now: datetime, hb: Heartbeat) -> Outcome:
+        """A client showing the session is still there. The interviewee's first heartbeat turns presence on; one
+        after a disconnect pause is the reconnect (resume; the question in force stays the same one — clients
+        re-show it, nothing is added to the transcript). A pause by a person is not undone by heartbeats."""
+        out, s = self._begin(now), self.state
+        if hb.role != "interviewee" or self.ended or self.inp.presence_timeout_seconds <= 0:
+            return out
+        first = s.interviewee_seen_at is None
+        s.interviewee_seen_at, s.interviewee_client = now, hb.client_id
+        if first:
+            self._say(f"🔌 Interviewee connected ({hb.client_id}): paused after "
+                      f"{self.inp.presence_timeout_seconds:g}s without a heartbeat")
+            out.reschedule = True
+        if s.status == "PAUSED" and s.paused_reason == "disconnect":
+            self._resume("reconnect")
+        return out
+
+    def _check_presence(self) -> None:
+        due = self.presence_deadline()
+        if due is not None and self._now >= due:
+            self._pause("disconnect", f"no heartbeat from the interviewee for {self.inp.presence_timeout_seconds:g}s")
 
     def _candidate_done(self) -> None:
         """003 §6.4: 'I'm done' ends the section once minimum content exists; an early skip gets one prompt."""
@@ -434,6 +485,9 @@ class Session:
                     candidates.append(at)
         if s.ends_at is not None:
             candidates.append(s.ends_at)
+        presence = self.presence_deadline()
+        if presence is not None:
+            candidates.append(presence)
         return min(candidates) if candidates else None
 
     def on_clock(self, now: datetime) -> Outcome:
@@ -446,6 +500,7 @@ class Session:
             return out
         if s.started_at is None or s.status not in LIVE_STATUSES:
             return out
+        self._check_presence()
         new_phase = phase_for(self.elapsed(now), self.total_seconds())
         if new_phase != s.phase:
             self._set_phase(new_phase)
@@ -748,6 +803,7 @@ class Session:
             self._event("interviewer_ai" if method != "engine" else "system", event_type,
                         {"text": question.text, "source": question.source, "question_id": marked,
                          "method": method, **(extra or {})})
+            s.question_event_id = self.log.last_id
         self._say(f"✅ Update complete — now in {s.phase} phase")
 
     # ================================================================================ continue-as-new
@@ -806,6 +862,8 @@ class Session:
         if s.status == "PLANNING":
             return f"planning the interview on {self.inp.topic!r}"
         if s.status == "PAUSED":
+            if s.paused_reason == "pause":
+                return "paused: waiting for someone to resume (the clock keeps running)"
             return "paused: waiting for the interviewee to reconnect (the clock keeps running)"
         if s.grace_until is not None:
             return "time is up: waiting 15 s for late answers"
@@ -857,7 +915,9 @@ class Session:
             minimum_content_prompted=rt.min_content_prompted if rt else False,
             research_topics=[r.topic for r in s.research], as_of=now, ends_at=s.ends_at,
             asked_question_ids=list(s.asked_question_ids),
-            decision_method=s.decision.method if s.decision else None, usage=s.usage)
+            decision_method=s.decision.method if s.decision else None, usage=s.usage,
+            question_event_id=s.question_event_id if self.next_question() else 0, paused_reason=s.paused_reason,
+            presence_timeout_seconds=self.inp.presence_timeout_seconds, interviewee_seen_at=s.interviewee_seen_at)
 
     def event_page(self, after_event_id: int = 0) -> EventLogPage:
         return EventLogPage(events=self.log.after(after_event_id), last_event_id=self.log.last_id,
