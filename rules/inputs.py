@@ -144,4 +144,6 @@ def _show(value: Any) -> str:
 
 def _fields_hint(model: type[BaseModel]) -> str:
     required = [f.alias or n for n, f in model.model_fields.items() if f.is_required()]
-    return f"the fields of {model.__name__}" + (f" (required: {', '.join(required)})" if required else "")
+    known = [f.alias or n for n, f in model.model_fields.items()]
+    listed = f"required: {', '.join(required)}" if required else f"known: {', '.join(known)}"
+    return f"the fields of {model.__name__} ({listed})"

@@ -38,15 +38,15 @@ def fail_start(pipeline: str, message: str, topic: str | None = None) -> NoRetur
     sa.upsert(pipeline=pipeline, topic=topic, phase=PHASE_DONE, status=FAILED)
     workflow.set_current_details(f"failed: {message}")
     workflow.logger.warning("run refused: %s", message)
-    raise invalid(message)
+    raise invalid(message) from None
 
 
 def start_input(model: type[M], raw: Any, *, pipeline: str, workflow_type: str) -> M:
     """The run's input as `model`, or the run fails now (see `fail_start`)."""
-    try:
-        return parse_input(model, raw, f"{workflow_type} input")
-    except InvalidInput as err:
-        fail_start(pipeline, str(err))
+    parsed, error = check_start_input(model, raw, workflow_type)
+    if parsed is None:
+        fail_start(pipeline, error or "invalid input")
+    return parsed
 
 
 def check_start_input(model: type[M], raw: Any, workflow_type: str) -> tuple[M | None, str | None]:
