@@ -159,7 +159,8 @@ def discuss(
 
         client: Client = await connect(cfg)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=DiscussionResult)
+                                             result_type=DiscussionResult,
+                                             static_summary=f"Discussion ({level}): {inp.topic[:120]}")
         rules = LEVELS[level]
         console.print(f"Discussion [bold]{wid}[/bold] started: level {level} ({rules.max_rounds} round(s), "
                       f"min {rules.min_ideas} ideas, threshold {rules.min_score_threshold})", soft_wrap=True)

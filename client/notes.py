@@ -96,7 +96,8 @@ Asker = Callable[[object], Awaitable[object | None]]
 # The workflow's contract, by name (models/query.py): the client never imports workflows/.
 async def start_query(client, req, wf_id: str, task_queue: str):  # noqa: ANN001, ANN201
     """Start a QueryWorkflow; the handle's result() is a QueryResult."""
-    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult)
+    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult,
+                                       static_summary=f"Notes: {' '.join(req.text.split())[:120]}")
 
 
 def query_handle(client, wf_id: str):  # noqa: ANN001, ANN201
@@ -184,7 +185,7 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
         IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
             "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
             "batch_size": batch_size, "undated": undated, "today": today}),
-        id=wf_id, task_queue=task_queue, result_type=ImportResult)
+        id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
     result_task = asyncio.ensure_future(handle.result())
     latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
     while not result_task.done():
@@ -212,7 +213,7 @@ async def read_global_context(client, task_queue: str, notes_dir: str | None) ->
 
     return await client.execute_workflow(
         CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
-        task_queue=task_queue, result_type=str)
+        task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
 
 
 async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN201

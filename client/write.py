@@ -259,7 +259,9 @@ def start(
 
         client = await connect(tsettings)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=WritingResult)
+                                             result_type=WritingResult,
+                                             static_summary=f"Writing: {name} ({len(model_ids)} model(s), "
+                                                            f"config {cfg.name})")
         console.print(f"Started [bold]{wid}[/bold]: {len(model_ids)} model(s), config {cfg.name!r}, "
                       f"story {name!r}", soft_wrap=True)
         if not wait:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -21,7 +22,11 @@ with workflow.unsafe.imports_passed_through():
         ModelCheckRequest,
         ModelCheckRow,
     )
+    from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from workflows.calls import call_agent
+    from workflows.inputs import start_input
+
+PIPELINE = "model_check"
 
 
 @workflow.defn(name=MODEL_CHECK_WORKFLOW_TYPE)
@@ -30,13 +35,14 @@ class ModelCheckWorkflow:
         self._rows: list[ModelCheckRow] = []
 
     @workflow.run
-    async def run(self, request: ModelCheckRequest) -> ModelCheckReport:
-        sa.upsert(pipeline="model_check", status="running")
+    async def run(self, raw: Any = None) -> ModelCheckReport:
+        request = start_input(ModelCheckRequest, raw, pipeline=PIPELINE, workflow_type=MODEL_CHECK_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, status=RUNNING)
         workflow.set_current_details(f"waiting for {len(request.agents)} model call(s): {', '.join(request.agents)}")
         rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
         totals = UsageTotals().add_all(row.usage for row in rows if row.usage)
         failed = [r.agent for r in rows if not r.ok]
-        sa.upsert(status="failed" if failed else "completed")
+        sa.upsert(phase=PHASE_DONE, status=PARTIAL if failed else COMPLETED)
         workflow.set_current_details(f"done: {len(rows) - len(failed)}/{len(rows)} ok"
                                      + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -107,6 +108,7 @@ with workflow.unsafe.imports_passed_through():
         SynthesizerOutput,
         Verdict,
     )
+    from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING
     from rules.errors import error_message
     from rules.query.corrections import check_target, chosen_entry, option_label
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
@@ -142,6 +144,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from rules.query.summaries import describe_store, entries_summary, label_offline, scope_note, unique
     from workflows.calls import call_activity, call_agent
+    from workflows.inputs import fail_start, invalid, start_input, update_input
 
 PIPELINE = "query"
 
@@ -202,16 +205,23 @@ class QueryWorkflow:
 
     # ================================================================================== the state machine
     @workflow.run
-    async def run(self, req: QueryRequest) -> QueryResult:
+    async def run(self, raw: Any = None) -> QueryResult:
+        req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
         self.req = req
         text = clean_text(req.text).strip()
         if not text:
-            raise ApplicationError("the input is empty: write a note or a question", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, "the input is empty: write a note or a question")
         if len(text) > MAX_INPUT_CHARS:
-            raise ApplicationError(f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
-                                   "into several notes (or use `colloquy notes import`)", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
+                       "into several notes (or use `colloquy notes import`)")
+        try:
+            return await self._run(req)
+        except ApplicationError as err:   # a step that cannot degrade failed: say so in the search attributes
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed in {self.state.value.lower()}: {err.message}")
+            raise
+
+    async def _run(self, req: QueryRequest) -> QueryResult:
         self.today = req.today or self._now().date()
         sa.upsert(pipeline=PIPELINE, status="running")
         steps = {
@@ -243,7 +253,7 @@ class QueryWorkflow:
             raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
                                    non_retryable=True) from None
         self.state = state
-        sa.upsert(phase=state.value)
+        sa.upsert(phase=PHASE_DONE if state == State.COMPLETE else state.value.lower())
 
     def _degrade(self, state: State, err: ActivityError) -> State:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
@@ -583,7 +593,9 @@ class QueryWorkflow:
         self.answer = None
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=self.req.clarification_timeout_s))
+                                          timeout=timedelta(seconds=self.req.clarification_timeout_s),
+                                          timeout_summary=f"clarification {pending.request_id} timeout "
+                                                          f"({self.req.clarification_timeout_s:g}s)")
         except TimeoutError:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
@@ -766,15 +778,22 @@ class QueryWorkflow:
 
     # ============================================================================ user input and state
     @workflow.update(name=UPDATE_CLARIFY)
-    async def clarify(self, answer: ClarifyAnswer) -> ClarifyAck:
+    async def clarify(self, raw: Any) -> ClarifyAck:
         """Answers to the pending clarifying questions (by question id), or decline=True."""
+        answer = update_input(ClarifyAnswer, raw, UPDATE_CLARIFY)
         assert self.pending is not None
         request_id = self.pending.request_id
         self.answer = answer
         return ClarifyAck(request_id=request_id, accepted=sorted(answer.answers), declined=answer.decline)
 
     @clarify.validator
-    def _validate_clarify(self, answer: ClarifyAnswer) -> None:
+    def _validate_clarify(self, raw: Any) -> None:
+        try:
+            self._check_clarify(update_input(ClarifyAnswer, raw, UPDATE_CLARIFY))
+        except ValueError as err:
+            raise invalid(str(err)) from None
+
+    def _check_clarify(self, answer: ClarifyAnswer) -> None:
         if self.pending is None or self.answer is not None:
             raise ValueError("no clarification is pending for this query (it was answered, timed out, or never "
                              "asked)")
@@ -827,8 +846,18 @@ class ImportNotesWorkflow:
         self.progress = ImportProgress(total=0, done=0)
 
     @workflow.run
-    async def run(self, req: ImportRequest) -> ImportResult:
-        sa.upsert(pipeline=PIPELINE, phase="import", status="running")
+    async def run(self, raw: Any = None) -> ImportResult:
+        req = start_input(ImportRequest, raw, pipeline=PIPELINE, workflow_type=IMPORT_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, phase="import", status=RUNNING)
+        workflow.set_current_details(f"importing notes from {req.directory}")
+        try:
+            return await self._import(req)
+        except (ActivityError, ApplicationError) as err:
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed: {error_message(err)}")
+            raise
+
+    async def _import(self, req: ImportRequest) -> ImportResult:
         files = req.files
         if files is None:
             files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
@@ -873,7 +902,8 @@ class ImportNotesWorkflow:
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
                 "warnings": warnings, **counts}))
         self.progress.finished = True
-        sa.upsert(status="completed")
+        sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
         return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
                             failed=self.progress.failed, usage=usage, warnings=warnings, **counts)
 
@@ -889,9 +919,18 @@ class NotesContextWorkflow:
     live where the worker runs; the client may have no such folder)."""
 
     @workflow.run
-    async def run(self, req: ContextRequest) -> str:
-        return await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
+    async def run(self, raw: Any = None) -> str:
+        req = start_input(ContextRequest, raw, pipeline=PIPELINE, workflow_type=CONTEXT_WORKFLOW_TYPE)
+        workflow.set_current_details("reading the global context")
+        tagged = workflow.patched("context-search-attributes")
+        if tagged:
+            sa.upsert(pipeline=PIPELINE, phase="context", status=RUNNING)
+        text = await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
                                    summary="read global context", result_type=str)
+        if tagged:
+            sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"read {len(text):,} characters of global context")
+        return text
 
 
 WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow, NotesContextWorkflow]

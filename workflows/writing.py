@@ -37,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa
     from models.common import ArtifactRef
+    from models.status import COMPLETED, PHASE_DONE, WAITING_USER
     from models.writing import (
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
@@ -87,6 +88,14 @@ with workflow.unsafe.imports_passed_through():
         take_guidance,
     )
     from workflows.calls import call_activity, call_agent, load_artifact
+    from workflows.inputs import (
+        check_start_input,
+        fail_start,
+        invalid,
+        note_rejection,
+        signal_input,
+        update_input,
+    )
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
@@ -95,6 +104,7 @@ TASK_ACTIVITIES: dict[str, Any] = {
 MAX_APPROVAL_POST_CHARS = 20_000
 MAX_PERSONA_CHARS = 20_000
 MAX_IGNORED_LOGGED = 50
+SEARCH_STATUS = {"complete": COMPLETED, "waiting_approval": WAITING_USER}   # RunStatus -> ColloquyStatus
 
 
 class _Stop(Exception):
@@ -114,10 +124,15 @@ class WritingWorkflow:
         self._personas: dict[str, str] = {}
         self._ended = False
         self._ignored = 0
+        self._refused: str | None = None      # the input was refused: the run failed before its first state
 
     # ------------------------------------------------------------------------------------------ main loop
     @workflow.run
-    async def run(self, inp: WritingInput) -> WritingResult:
+    async def run(self, raw: Any = None) -> WritingResult:
+        inp, refused = check_start_input(WritingInput, raw, WORKFLOW_TYPE)
+        if inp is None:
+            self._refused = refused
+            fail_start("writing", refused or "invalid input")
         self._personas = dict(inp.personas)
         try:
             if inp.carry is not None:
@@ -127,7 +142,13 @@ class WritingWorkflow:
                 self.cfg = self.s.config
                 self._log("continued_as_new", self.s.current, {"continued": self.s.continued})
             else:
-                await self._start(inp)
+                try:
+                    await self._start(inp)
+                except ApplicationError as err:   # refused before the first state: the run fails here
+                    self._ended, self._refused = True, err.message
+                    if self.s is not None:
+                        self.s.status, self.s.reason = "failed", err.message
+                    fail_start("writing", err.message, topic=inp.story_name)
             s, cfg = self._run()
             while cfg.states[s.current].type != "terminal":
                 if self._should_continue_as_new(inp):
@@ -383,7 +404,8 @@ class WritingWorkflow:
         inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{slug(model)}.md")
         try:
             result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
-                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout)
+                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout,
+                                         f"{name}: {model} timeout ({timeout:g}s)")
             return started, result, None
         except TimeoutError:
             return started, None, TimeoutError(f"{model} timed out after {timeout:g}s in {name}")
@@ -405,7 +427,7 @@ class WritingWorkflow:
         try:
             result: TaskResult = await _with_timeout(call_agent(
                 TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
-                result_type=TaskResult), timeout)
+                result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)")
         except (TimeoutError, ActivityError) as err:
             error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
             self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
@@ -450,7 +472,8 @@ class WritingWorkflow:
         waited_from = workflow.now()
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None)
+                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
+                                          timeout_summary=f"approval {request_id} timeout ({state.timeout_s or 0:g}s)")
             decision, feedback = self.answer or ("timeout", None)
         except TimeoutError:
             decision, feedback = "timeout", None
@@ -538,7 +561,7 @@ class WritingWorkflow:
             s.final_score = round(sum(finals) / len(finals), 2) if finals else (float(gates[-1]) if gates else None)
         self._log("run_complete" if s.status == "complete" else "run_ended", s.current,
                   {"status": s.status, "reason": s.reason})
-        self._upsert(phase=s.current, status=s.status)
+        self._upsert(phase=PHASE_DONE, status=s.status)
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
@@ -572,11 +595,14 @@ class WritingWorkflow:
 
     # ------------------------------------------------------------------------------------- user input
     @workflow.signal(name=SIGNAL_APPROVAL)
-    def approval(self, inp: ApprovalInput) -> None:
+    def approval(self, raw: Any) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
-        problem = self._approval_problem(inp)
-        if problem:
-            workflow.logger.warning("approval signal ignored: %s", problem)
+        inp, problem = signal_input(ApprovalInput, raw, SIGNAL_APPROVAL)
+        if inp is not None:
+            problem = self._approval_problem(inp) or ""
+            if problem:
+                note_rejection(f"{SIGNAL_APPROVAL!r} signal: {problem}")
+        if inp is None or problem:
             self._ignored += 1
             if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
                 self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
@@ -584,16 +610,17 @@ class WritingWorkflow:
         self.answer = normalise_approval(inp.decision, inp.feedback)
 
     @workflow.update(name=UPDATE_SUBMIT_APPROVAL)
-    def submit_approval(self, inp: ApprovalInput) -> ApprovalReceipt:
+    def submit_approval(self, raw: Any) -> ApprovalReceipt:
+        inp = update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL)
         self.answer = normalise_approval(inp.decision, inp.feedback)
         assert self.pending is not None
         return ApprovalReceipt(request_id=self.pending.request_id, decision=self.answer[0])
 
     @submit_approval.validator
-    def _validate_approval(self, inp: ApprovalInput) -> None:
-        problem = self._approval_problem(inp)
+    def _validate_approval(self, raw: Any) -> None:
+        problem = self._approval_problem(update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL))
         if problem:
-            raise ValueError(problem)
+            raise invalid(problem)
 
     def _approval_problem(self, inp: ApprovalInput) -> str | None:
         if self.pending is None:
@@ -620,7 +647,8 @@ class WritingWorkflow:
     def run_status(self) -> StatusView:
         s = self.s
         if s is None:
-            return StatusView(run_id=workflow.info().workflow_id, story="", state="prepare", status="running",
+            return StatusView(run_id=workflow.info().workflow_id, story="", state="prepare",
+                              status="failed" if self._refused else "running", reason=self._refused,
                               models=[], visits={}, transitions=[], transition_count=0, cost_usd=0.0, tokens=0,
                               invocations=0)
         totals = run_totals(s.invocations)
@@ -655,15 +683,15 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        sa.upsert(pipeline="writing", phase=phase, status=status, topic=topic)
+        sa.upsert(pipeline="writing", phase=phase, status=SEARCH_STATUS.get(status or "", status), topic=topic)
 
 
-async def _with_timeout(call: Any, seconds: float) -> Any:
-    """The per-agent timeout (§3): a workflow timer races the activity; on expiry only this activity is
-    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is)."""
+async def _with_timeout(call: Any, seconds: float, summary: str) -> Any:
+    """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
+    only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is)."""
     task = asyncio.ensure_future(call)
     try:
-        await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds))
+        await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds), timeout_summary=summary)
     except TimeoutError:
         task.cancel()
         try:
