@@ -253,12 +253,16 @@ class InterviewWorkflow:
         _validate(self.s.check_control, update_input(SessionControl, raw, UPDATE_SESSION_CONTROL))
 
     @workflow.update(name=UPDATE_HEARTBEAT)
-    def heartbeat(self, hb: Heartbeat) -> SessionState:
+    def heartbeat(self, raw: Any) -> SessionState:
         """Presence: the first interviewee heartbeat turns it on (the clock then also watches for silence: no
         heartbeat for presence_timeout_seconds → PAUSED, disconnect); one after that pause resumes. Histories
         recorded before presence have no heartbeat, so their clocks arm exactly the timers they did."""
-        self._apply(self.s.heartbeat(workflow.now(), hb))
+        self._apply(self.s.heartbeat(workflow.now(), update_input(Heartbeat, raw, UPDATE_HEARTBEAT)))
         return self.session_state()
+
+    @heartbeat.validator
+    def _validate_heartbeat(self, raw: Any) -> None:
+        update_input(Heartbeat, raw, UPDATE_HEARTBEAT)
 
     @workflow.update(name=UPDATE_ASSISTANT_QUERY)
     async def assistant_query(self, raw: Any) -> AssistantAnswer:
