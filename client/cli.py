@@ -21,13 +21,15 @@ from client.common import (
     TlsOpt,
     console,
     err_console,
+    fail,
     run,
     settings,
 )
+from client.errors import EXIT_CODES_HELP
 
 app = typer.Typer(
     help="Colloquy: LLM multi-agent pipelines (interview, notes/query, writing, discussion) as Temporal workflows.",
-    no_args_is_help=True, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False, epilog=EXIT_CODES_HELP,
 )
 server_app = typer.Typer(help="The embedded Temporal dev server (SQLite under .data/, Web UI on :8233).",
                          no_args_is_help=True)
@@ -325,6 +327,19 @@ def demo(
     raise typer.Exit(code)
 
 
+def _document_exit_codes(typer_app: typer.Typer) -> None:
+    """Every command's --help ends with the one exit-code table (client/errors.py)."""
+    typer_app.info.epilog = typer_app.info.epilog or EXIT_CODES_HELP
+    for command in typer_app.registered_commands:
+        command.epilog = command.epilog or EXIT_CODES_HELP
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _document_exit_codes(group.typer_instance)
+
+
+_document_exit_codes(app)
+
+
 def main() -> None:
     from core.logging import configure_logging
     from core.private import private_umask
@@ -334,9 +349,14 @@ def main() -> None:
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "WARNING"))
     code = 0
     try:
-        app()
+        try:
+            app()
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 — expected errors: one line and their code
+            fail(exc)  # re-raises a bug with its traceback
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except typer.Exit as exc:
+        code = exc.exit_code
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # see notes: avoid the SDK's occasional abort at interpreter exit
