@@ -23,7 +23,8 @@ from core.pollers import LLM_QUEUE_SUFFIX, check_queues, no_worker_hint
 
 T = TypeVar("T")
 
-CHECK_SECONDS = 3.0      # the whole check (three DescribeTaskQueue calls in parallel) answers within this
+CHECK_SECONDS = 3.0      # the whole check (DescribeTaskQueue on each queue, in parallel) answers within this
+RECHECK_SECONDS = 0.5    # a queue found without pollers is looked at again this often, within CHECK_SECONDS
 WATCH_EVERY_SECONDS = 5.0  # while waiting: how often the workflow queue's pollers are looked at again
 
 
@@ -44,18 +45,31 @@ async def describe_run(client: Client, workflow_id: str, workflow_type: str | No
 
 
 async def missing_queues(client: Client, task_queue: str, agents: bool = True) -> list[str]:
-    """The queues (of `task_queue` and, with `agents`, `<task_queue>-llm`) no worker polls right now."""
+    """The queues (of `task_queue` and, with `agents`, `<task_queue>-llm`) no worker polls, within CHECK_SECONDS.
+
+    A worker that started a moment ago may not be listed yet (its first polls reach the server within a moment),
+    so a missing queue is looked at again, every RECHECK_SECONDS, until the budget is spent."""
     role = "all" if agents else "workflows"
-    try:
-        checks = await asyncio.wait_for(check_queues(client, task_queue, role), timeout=CHECK_SECONDS)
-    except RPCError as exc:
-        if exc.status == RPCStatusCode.UNIMPLEMENTED:  # a server without DescribeTaskQueue (the time-skipping
-            return []                                  # test server): it cannot tell, so nothing is missing
-        raise
-    except TimeoutError:
-        raise CliError(f"the Temporal server did not say within {CHECK_SECONDS:g} s who polls task queue "
-                       f"{task_queue!r}", ExitCode.USAGE) from None
-    return list(dict.fromkeys(c.queue for c in checks if not c.ok))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + CHECK_SECONDS
+    missing: list[str] | None = None
+    while True:
+        try:
+            checks = await asyncio.wait_for(check_queues(client, task_queue, role),
+                                            timeout=max(0.1, deadline - loop.time()))
+        except RPCError as exc:
+            if exc.status == RPCStatusCode.UNIMPLEMENTED:  # a server without DescribeTaskQueue (the time-skipping
+                return []                                  # test server): it cannot tell, so nothing is missing
+            raise
+        except TimeoutError:
+            if missing is not None:
+                return missing
+            raise CliError(f"the Temporal server did not say within {CHECK_SECONDS:g} s who polls task queue "
+                           f"{task_queue!r}", ExitCode.USAGE) from None
+        missing = list(dict.fromkeys(c.queue for c in checks if not c.ok))
+        if not missing or loop.time() + RECHECK_SECONDS >= deadline:
+            return missing
+        await asyncio.sleep(RECHECK_SECONDS)
 
 
 def describe_missing(task_queue: str, missing: list[str]) -> str:
