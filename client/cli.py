@@ -25,7 +25,7 @@ from client.common import (
     run,
     settings,
 )
-from client.errors import EXIT_CODES_HELP
+from client.errors import EXIT_CODES_HELP, ExitCode
 
 app = typer.Typer(
     help="Colloquy: LLM multi-agent pipelines (interview, notes/query, writing, discussion) as Temporal workflows.",
@@ -163,7 +163,7 @@ def health(
     """Check that the Temporal server answers and that workers poll Colloquy's task queues.
 
     Asks the server which workers polled each queue recently (DescribeTaskQueue). Exit codes: 0 healthy,
-    1 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
+    3 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
     import asyncio
 
     from core.pollers import check_queues, queues_for_role
@@ -192,7 +192,7 @@ def health(
     for check in checks:
         (console if check.ok else err_console).print(("ok  " if check.ok else "NOT ") + check.describe(),
                                                      highlight=False)
-    raise typer.Exit(0 if all(c.ok for c in checks) else 1)
+    raise typer.Exit(0 if all(c.ok for c in checks) else int(ExitCode.NO_WORKER))
 
 
 @app.command("models")
