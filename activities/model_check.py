@@ -63,7 +63,7 @@ def model_table(vram_gb: float | None = None) -> ModelTable:
     reading = read_gpus()
     vram = reading.best_vram_gb if vram_gb is None else vram_gb
     gpu = ", ".join(f"{g.name} {g.vram_total_gb} GB" for g in reading.gpus) or f"none ({reading.error})"
-    base = {"gpu": gpu, "local_tier": choose_tier(vram).name, "host": socket.gethostname()}
+    tier, host = choose_tier(vram).name, socket.gethostname()
     try:
         cfg = current_config()
         check_agent_names(cfg)
@@ -75,9 +75,10 @@ def model_table(vram_gb: float | None = None) -> ModelTable:
             rows.append(AgentModelRow(agent=name, tier=res.tier, model=res.litellm_model,
                                       fallback=fb.litellm_model if fb else None, why=res.reason))
     except ConfigError as exc:
-        return ModelTable(profile="?", default_provider="?", error=str(exc), **base)
+        return ModelTable(profile="?", default_provider="?", error=str(exc), gpu=gpu, local_tier=tier, host=host)
     return ModelTable(profile=cfg.profile, default_provider=cfg.default_provider,
-                      fallback_provider=cfg.fallback_provider, sources=list(cfg.source), rows=rows, **base)
+                      fallback_provider=cfg.fallback_provider, sources=list(cfg.source), rows=rows, gpu=gpu,
+                      local_tier=tier, host=host)
 
 
 @activity.defn(name="worker_models")

@@ -92,7 +92,7 @@ def classify(exc: BaseException) -> CliError | None:
     if isinstance(exc, WorkflowUpdateFailedError):
         return CliError(f"refused: {one_line(_cause_message(exc))}", ExitCode.REFUSED)
     if isinstance(exc, WorkflowFailureError):
-        return CliError(f"the run failed: {one_line(_cause_message(exc))}", ExitCode.FAILED)
+        return CliError(one_line(_cause_message(exc)), ExitCode.FAILED)  # the workflow's own words
     if isinstance(exc, (WorkflowQueryFailedError, WorkflowQueryRejectedError)):
         return CliError(f"query failed: {one_line(exc)}", ExitCode.FAILED)
     if isinstance(exc, ApplicationError):

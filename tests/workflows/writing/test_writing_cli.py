@@ -81,7 +81,7 @@ def test_write_needs_models_and_history_explains_an_empty_db(tmp_path):
     out = runner.invoke(app, ["write", str(story), "--models", " , "])
     assert out.exit_code == 2 and "at least one litellm model id" in out.output
     empty = runner.invoke(app, ["history", "trend", "--db", str(tmp_path / "none.duckdb")])
-    assert empty.exit_code == 1 and "no run history yet" in empty.output
+    assert empty.exit_code == 4 and "no run history yet" in empty.output
 
 
 async def test_write_asks_for_approval_and_sends_free_text_as_feedback(ts_env, worker, offline, tmp_path):
