@@ -27,6 +27,7 @@ from client.common import (
     run,
     settings,
 )
+from client.worker_check import require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
 from models.discussion import (
     QUERY_PROGRESS,
@@ -158,6 +159,10 @@ def discuss(
         from core.temporal import connect
 
         client: Client = await connect(cfg)
+        if wait:
+            await require_worker(client, task_queue)  # within 3 s, before anything starts
+        else:
+            await warn_if_no_worker(client, task_queue)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
                                              result_type=DiscussionResult,
                                              static_summary=f"Discussion ({level}): {inp.topic[:120]}")
@@ -170,7 +175,8 @@ def discuss(
                           soft_wrap=True)
             return 0
         try:
-            result = await follow(handle)
+            result = await while_worker(client, task_queue, follow(handle),
+                                        f"`temporal workflow result --workflow-id {wid}`")
         except WorkflowFailureError as exc:
             cause = exc.cause
             message = cause.message if isinstance(cause, ApplicationError) else str(cause or exc)

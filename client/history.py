@@ -46,7 +46,7 @@ def _show(name: str, param: str | None, db: str | None) -> None:
         columns, rows = HistoryStore(db).query(name, param)
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
-        raise typer.Exit(1) from None
+        raise typer.Exit(4) from None  # not found: no history yet (client/errors.py)
     except Exception as exc:  # a locked or unreadable DB file, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -124,7 +124,7 @@ def export(directory: Path = typer.Argument(..., help="Where to write <table>.cs
         files = HistoryStore(db).export(directory)
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
-        raise typer.Exit(1) from None
+        raise typer.Exit(4) from None  # not found: no history yet (client/errors.py)
     except Exception as exc:  # an unreadable DB, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None

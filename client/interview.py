@@ -33,7 +33,7 @@ from temporalio.client import (
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from client.common import (
     AddressOpt,
@@ -44,10 +44,11 @@ from client.common import (
     TlsKeyOpt,
     TlsOpt,
     console,
-    err_console,
     run,
     settings,
 )
+from client.errors import CliError, ExitCode
+from client.worker_check import require_worker, warn_if_no_worker
 from models.interview import (
     DEFAULT_DURATION_SECONDS,
     DEFAULT_FOLLOW_UP_SECONDS,
@@ -90,8 +91,12 @@ END_EVENTS = {"INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED"}
 CLOSING_REMARK = "Thank you so much for your time and for sharing all of this. This has been a wonderful conversation."
 
 
-class InterviewClientError(Exception):
-    """An error a user can act on (unknown id, rejected entry, finished session): printed, never a traceback."""
+class InterviewClientError(CliError):
+    """An error a user can act on (unknown id, rejected entry, finished session): printed, never a traceback.
+    Exit code 1 unless said otherwise (client/errors.py)."""
+
+    def __init__(self, message: str, code: ExitCode = ExitCode.FAILED) -> None:
+        super().__init__(message, code)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -119,16 +124,22 @@ def short_id() -> str:
     return uuid.uuid4().hex[:6]
 
 
-async def interview_handle(client: Client, workflow_id: str) -> WorkflowHandle:
-    """A handle on the latest run of an interview; a clear error when there is no such workflow."""
+async def interview_handle(client: Client, workflow_id: str, check_worker: bool = False) -> WorkflowHandle:
+    """A handle on the latest run of an interview; a clear error when there is no such workflow (exit code 4)
+    or, with `check_worker`, when no worker polls its task queue (exit code 3, within 3 s)."""
     handle = client.get_workflow_handle(workflow_id, result_type=InterviewResult)
     try:
         desc = await handle.describe()
     except RPCError as exc:
+        if exc.status != RPCStatusCode.NOT_FOUND:
+            raise
         raise InterviewClientError(f"no interview with workflow id {workflow_id!r} in namespace "
-                                   f"{client.namespace} ({exc.message})") from None
+                                   f"{client.namespace} ({exc.message})", ExitCode.REFUSED) from None
     if desc.workflow_type != WORKFLOW_TYPE:
-        raise InterviewClientError(f"{workflow_id!r} is a {desc.workflow_type}, not an {WORKFLOW_TYPE}")
+        raise InterviewClientError(f"{workflow_id!r} is a {desc.workflow_type}, not an {WORKFLOW_TYPE}",
+                                   ExitCode.USAGE)
+    if check_worker:  # its queries and updates need a worker (and reading its essay does)
+        await require_worker(client, desc.task_queue)
     return handle
 
 
@@ -145,7 +156,7 @@ async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> Submit
         return await handle.execute_update(UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
                                            id=f"entry-{entry.entry_id}")
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"entry rejected: {error_message(exc)}") from None
+        raise InterviewClientError(f"entry rejected: {error_message(exc)}", ExitCode.REFUSED) from None
     except RPCError as exc:
         raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
 
@@ -155,7 +166,7 @@ async def control_session(handle: WorkflowHandle, action: str, reason: str | Non
         return await handle.execute_update(UPDATE_SESSION_CONTROL, SessionControl(action=action, reason=reason),
                                            result_type=SessionState)
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"{action} rejected: {error_message(exc)}") from None
+        raise InterviewClientError(f"{action} rejected: {error_message(exc)}", ExitCode.REFUSED) from None
     except RPCError as exc:
         raise InterviewClientError(f"{action} not delivered to {handle.id}: {exc.message}") from None
 
@@ -166,7 +177,7 @@ async def ask_assistant(handle: WorkflowHandle, text: str) -> AssistantAnswer:
                                                                                    text=text),
                                            result_type=AssistantAnswer)
     except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"assistant query rejected: {error_message(exc)}") from None
+        raise InterviewClientError(f"assistant query rejected: {error_message(exc)}", ExitCode.REFUSED) from None
     except RPCError as exc:
         raise InterviewClientError(f"assistant query not delivered to {handle.id}: {exc.message}") from None
 
@@ -221,7 +232,8 @@ async def start_interview(client: Client, inp: InterviewInput, workflow_id: str 
                             + (f", follow-up of {inp.previous_session_id}" if inp.previous_session_id else "")),
         )
     except WorkflowAlreadyStartedError:
-        raise InterviewClientError(f"workflow id {wf_id!r} is already taken: choose another --id") from None
+        raise InterviewClientError(f"workflow id {wf_id!r} is already taken: choose another --id",
+                                   ExitCode.USAGE) from None
 
 
 async def start_follow_up(client: Client, previous_id: str, topic: str | None = None,
@@ -230,9 +242,10 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     """Start a follow-up session of a finished interview (000: default 6 minutes, transcripts merged later).
 
     Without `topic`, the first topic the Follow-Up agent suggested for the previous session is used."""
-    prev = await interview_handle(client, previous_id)
+    prev = await interview_handle(client, previous_id, check_worker=True)
     if await is_running(prev):
-        raise InterviewClientError(f"{previous_id} is still running: a follow-up continues a finished session")
+        raise InterviewClientError(f"{previous_id} is still running: a follow-up continues a finished session",
+                                   ExitCode.REFUSED)
     try:
         result: InterviewResult = await prev.result()
     except WorkflowFailureError as exc:
@@ -564,14 +577,26 @@ async def _maybe_await(value: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ essay
-async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[InterviewResult, str, Path | None]:
-    """The essay of a finished session: (result, essay text, local path)."""
-    from activities.artifacts import ArtifactStore, store
+async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client | None = None
+                      ) -> tuple[InterviewResult, str, Path | None]:
+    """The essay of a finished session: (result, essay text, its path on the worker's disk).
 
-    if not wait and await is_running(handle):
+    The text is read through Temporal (ReadArtifactWorkflow on the interview's task queue), never from that path:
+    the client may not share the worker's disk (containers, k8s, another machine). `client` defaults to the one
+    the handle was made with."""
+    from activities.artifacts import ArtifactStore
+    from client.artifacts import read_artifact
+
+    client = client or handle._client  # noqa: SLF001 — the SDK keeps no public accessor on the handle
+    try:
+        desc = await handle.describe()
+    except RPCError as exc:
+        raise InterviewClientError(f"cannot describe {handle.id}: {exc.message}") from None
+    if not wait and desc.status == WorkflowExecutionStatus.RUNNING:
         state = await session_state(handle)
         raise InterviewClientError(f"{handle.id} is still running ({state.status}, phase {state.phase}, "
-                                   f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait")
+                                   f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait",
+                                   ExitCode.REFUSED)
     try:
         result: InterviewResult = await handle.result()
     except WorkflowFailureError as exc:
@@ -579,7 +604,7 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[Inter
     if result.essay is None:
         why = result.error or f"exit reason {result.exit_reason}"
         raise InterviewClientError(f"{handle.id} ended ({result.status}) without an essay: {why}")
-    text = store().get(result.essay)
+    text = await read_artifact(client, result.essay, desc.task_queue)
     return result, text, ArtifactStore.local_path(result.essay)
 
 
@@ -591,8 +616,9 @@ def _client(address, namespace, tls, tls_cert, tls_key, tls_ca=None, api_key_env
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-    raise typer.Exit(1)
+    from client.common import fail
+
+    fail(exc)
 
 
 def _print_state(state: SessionState) -> None:
@@ -612,7 +638,7 @@ def _print_state(state: SessionState) -> None:
 def _read_context(context: str, context_file: Path | None) -> str:
     if context_file is not None:
         if not context_file.is_file():
-            raise InterviewClientError(f"context file {context_file} not found")
+            raise InterviewClientError(f"context file {context_file} not found", ExitCode.USAGE)
         return (context + "\n\n" + context_file.read_text(encoding="utf-8")).strip()
     return context
 
@@ -641,6 +667,7 @@ def start_cmd(
                              cycle_seconds=cycle_seconds, interviewee_name=interviewee)
         handle = await start_interview(client, inp, workflow_id, task_queue)
         _print_started(handle.id, settings(address, namespace))
+        await warn_if_no_worker(client, task_queue)  # started: it waits in Temporal until a worker polls
 
     _guard(_run)
 
@@ -657,11 +684,9 @@ def _print_started(wf_id: str, s) -> None:
 
 def _guard(fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
     try:
-        run(fn())
-    except InterviewClientError as exc:
-        _fail(exc)
-    except ValueError as exc:  # pydantic validation of user input (topic too long, bad mode, ...)
-        _fail(exc)
+        run(fn())  # expected errors (InterviewClientError, pydantic validation, RPC, ...): one line, exit code
+    except ValueError as exc:  # a plain ValueError from parsing what the user typed
+        _fail(CliError(str(exc), ExitCode.USAGE))
 
 
 JOIN_HELP = """commands: /state  /pause  /resume  /done (I'm done with this section)  /end  /ask TEXT (assistant)
@@ -684,7 +709,7 @@ def join_cmd(
     /help for commands (/pause, /resume, /done, /end, /ask, /code, /state, /quit)."""
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
         await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question)
 
     _guard(_run)
@@ -782,7 +807,7 @@ def watch_cmd(
     requests/responses, warnings, completion) until the interview ends."""
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False,
                                                                    soft_wrap=True),
                                   after, follow, interval)
@@ -820,9 +845,9 @@ def rehearse_cmd(
     from client import rehearsal_data as data
 
     if (transcript is None) == (persona is None):
-        _fail(InterviewClientError("choose one answer source: --transcript FILE or --persona NAME"))
+        _fail(InterviewClientError("choose one answer source: --transcript FILE or --persona NAME", ExitCode.USAGE))
     if topic is None and workflow_id is None:
-        _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one"))
+        _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one", ExitCode.USAGE))
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
@@ -830,15 +855,16 @@ def rehearse_cmd(
             script = data.load_transcript(transcript, interviewer) if transcript is not None else None
             who = data.load_persona(persona) if persona is not None else None
         except data.RehearsalDataError as exc:
-            raise InterviewClientError(str(exc)) from None
+            raise InterviewClientError(str(exc), ExitCode.USAGE) from None
         name = script.interviewee if script else who.name  # type: ignore[union-attr]
         if workflow_id is None:
             inp = InterviewInput(topic=topic or "", duration_seconds=parse_duration(duration),
                                  cycle_seconds=cycle_seconds, style=style, interviewee_name=name)  # type: ignore[arg-type]
+            await require_worker(client, task_queue)  # a rehearsal waits on the worker at once
             handle = await start_interview(client, inp, None, task_queue)
             _print_started(handle.id, settings(address, namespace))
         else:
-            handle = await interview_handle(client, workflow_id)
+            handle = await interview_handle(client, workflow_id, check_worker=True)
         state = await session_state(handle)
         source: AnswerSource = (TranscriptAnswers(script.answers) if script else
                                 PersonaAnswers(client, handle.id, state.topic, who, task_queue, max_turns))
@@ -871,7 +897,7 @@ def essay_cmd(
     """Print (or save with --out) the essay of a finished interview."""
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
         result, text, path = await fetch_essay(handle, wait)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -910,6 +936,7 @@ def continue_cmd(
                                                task_queue, cycle_seconds=cycle_seconds)
         console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""), soft_wrap=True)
         _print_started(handle.id, settings(address, namespace))
+        await warn_if_no_worker(client, task_queue)
 
     _guard(_run)
 

@@ -207,10 +207,14 @@ def import_summary(result) -> str:  # noqa: ANN001
     return text
 
 
-async def read_global_context(client, task_queue: str, notes_dir: str | None) -> str:  # noqa: ANN001
+async def read_global_context(client, task_queue: str, notes_dir: str | None,  # noqa: ANN001
+                              check_worker: bool = True) -> str:
     """The global context as the worker's store holds it (NotesContextWorkflow), not the client's folder."""
+    from client.worker_check import require_worker
     from models.query import CONTEXT_WORKFLOW_TYPE, ContextRequest
 
+    if check_worker:
+        await require_worker(client, task_queue, agents=False)
     return await client.execute_workflow(
         CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
         task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
@@ -221,11 +225,15 @@ async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN2
     the caller says so instead of silently reprinting the old answer."""
     from temporalio.client import WorkflowExecutionStatus
 
+    from client.worker_check import describe_run, require_worker, while_worker
+
     handle = query_handle(client, wf_id)
-    desc = await handle.describe()
+    desc = await describe_run(client, wf_id, WORKFLOW_TYPE)
     if desc.status != WorkflowExecutionStatus.RUNNING:
         return await handle.result(), True
-    return await follow_query(handle, ask), False
+    await require_worker(client, desc.task_queue)  # the pending question is a query: a worker answers it
+    return await while_worker(client, desc.task_queue, follow_query(handle, ask),
+                              f"`colloquy notes answer {wf_id}`"), False
 
 
 def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
@@ -354,10 +362,14 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await guarded(handle)
 
     async def get_context(request: web.Request) -> web.Response:
+        from client.errors import NoWorkerError
+
         try:  # through the worker: the notes live where it runs, not necessarily beside this server
             text = await read_global_context(await temporal(), task_queue, notes_dir)
         except WorkflowFailureError as exc:
             return error(500, str(getattr(exc.cause, "message", exc.cause)))
+        except NoWorkerError as exc:
+            return error(503, exc.message)
         return web.Response(text=text, content_type="text/markdown")
 
     api = web.Application(client_max_size=API_MAX_BODY)
@@ -385,6 +397,9 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
                        utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset())
     if max_entries:
         req.max_entries = max_entries
+    from client.worker_check import require_worker, while_worker
+
+    await require_worker(client, task_queue)  # within 3 s, instead of a silent spinner
     handle = await start_query(client, req, wf_id, task_queue)
     with console.status("thinking…") as status:
         async def ask(pending):  # noqa: ANN001, ANN202
@@ -393,7 +408,8 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
             status.start()
             return reply
 
-        result = await follow_query(handle, ask)
+        result = await while_worker(client, task_queue, follow_query(handle, ask),
+                                    f"`colloquy notes answer {wf_id}`")
     if result is None:
         console.print(f"[yellow]Left open.[/yellow] The workflow waits for your answer: "
                       f"`colloquy notes answer {wf_id}`")
@@ -403,13 +419,10 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
 
 
 def _report_failure(exc: Exception) -> None:
-    from temporalio.client import WorkflowFailureError
+    """One line and the documented exit code (client/errors.py); a bug keeps its traceback."""
+    from client.common import fail
 
-    if isinstance(exc, WorkflowFailureError):
-        cause = exc.cause
-        err_console.print(f"[red]error:[/red] {getattr(cause, 'message', cause)}")
-        raise typer.Exit(1) from None
-    raise exc
+    fail(exc)
 
 
 @app.command("ask")
@@ -420,6 +433,7 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
     _check_tz(tz)
+    _check_today(today)
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
@@ -440,6 +454,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
     from rich.prompt import Prompt
 
     _check_tz(tz)
+    _check_today(today)
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
@@ -461,7 +476,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
                 from temporalio.client import WorkflowFailureError
 
                 if not isinstance(exc, WorkflowFailureError):
-                    raise
+                    raise  # no worker, unreachable server, ...: run() prints it as one line and exits
                 err_console.print(f"[red]error:[/red] {getattr(exc.cause, 'message', exc.cause)}")
                 continue
             if result is not None:
@@ -520,6 +535,9 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                 bar.update(task, total=p.total or None, completed=p.done, current=p.current)
 
             try:
+                from client.worker_check import require_worker
+
+                await require_worker(client, task_queue)
                 wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show,
                                                  undated=undated, today=date.today())
             except Exception as exc:  # noqa: BLE001
@@ -595,3 +613,13 @@ def _check_tz(tz: str | None) -> None:
         except ValueError as exc:
             err_console.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
+
+
+def _check_today(today: str | None) -> None:
+    if today:
+        try:
+            date.fromisoformat(today)
+        except ValueError:
+            err_console.print(f"[red]error:[/red] --today {today!r} is not a date: use YYYY-MM-DD", highlight=False)
+            raise typer.Exit(2) from None
+

@@ -147,4 +147,4 @@ def serve(
     except OSError as exc:
         err_console.print(f"[red]error:[/red] cannot listen on {host}:{port}: {exc.strerror or exc}",
                           highlight=False)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None  # a port in use: bad settings (client/errors.py)

@@ -23,10 +23,16 @@ import typer
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
-from temporalio.client import WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.service import RPCError
 from typer.core import TyperGroup
 
+from client.artifacts import read_artifact
 from client.common import (
     AddressOpt,
     NamespaceOpt,
@@ -38,6 +44,8 @@ from client.common import (
     run,
     settings,
 )
+from client.errors import CliError, ExitCode
+from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
 from models.writing import (
     MAX_STORY_CHARS,
@@ -54,6 +62,7 @@ from models.writing import (
     WritingInput,
     WritingResult,
 )
+from rules.errors import error_message
 from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
 from rules.writing.transitions import normalise_approval
@@ -109,7 +118,7 @@ def print_status(s: StatusView) -> None:
         console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
 
 
-def print_result(r: WritingResult, ui_link: str) -> None:
+def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
     colour = "green" if r.status == "complete" else "yellow" if r.status == "halted" else "red"
     console.print()
     console.print(f"[bold {colour}]{r.status}[/bold {colour}] in {r.final_state!r}"
@@ -118,16 +127,18 @@ def print_result(r: WritingResult, ui_link: str) -> None:
     console.print("path: " + " → ".join([r.transitions[0][0]] + [t for _, t in r.transitions])
                   if r.transitions else "path: -", soft_wrap=True)
     if r.final_post:
-        console.print(f"final post: {r.final_post.ref.uri.removeprefix('file://')} "
-                      f"({r.final_post.word_count} words, from {r.final_post.state}/{r.final_post.model})",
-                      soft_wrap=True)
+        # The ref's path is on the worker's disk: name it, and say how to read it from here (through Temporal).
+        console.print(f"final post: {r.final_post.ref.name} ({r.final_post.word_count} words, from "
+                      f"{r.final_post.state}/{r.final_post.model}); print it: colloquy write outputs {wid or 'ID'} "
+                      "--show final", soft_wrap=True)
         console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
     if r.final_score is not None:
         console.print(f"final score: {r.final_score:g}/10")
     console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
                   f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
     if "run_summary.md" in r.artifacts:
-        console.print(f"run summary: {r.artifacts['run_summary.md'].uri.removeprefix('file://')}", soft_wrap=True)
+        console.print(f"run summary: run_summary.md (colloquy write outputs {wid or 'ID'} --show run_summary.md)",
+                      soft_wrap=True)
     console.print(f"Web UI: {ui_link}", soft_wrap=True)
 
 
@@ -258,6 +269,10 @@ def start(
         from core.temporal import connect
 
         client = await connect(tsettings)
+        if wait:
+            await require_worker(client, task_queue)  # within 3 s, before anything starts
+        else:
+            await warn_if_no_worker(client, task_queue)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
                                              result_type=WritingResult,
                                              static_summary=f"Writing: {name} ({len(model_ids)} model(s), "
@@ -268,11 +283,13 @@ def start(
             console.print(f"Follow with: colloquy write status {wid}")
             return 0
         try:
-            result = await follow(handle, interactive=sys.stdin.isatty() if ask is None else ask)
+            result = await while_worker(client, task_queue,
+                                        follow(handle, interactive=sys.stdin.isatty() if ask is None else ask),
+                                        f"`colloquy write status {wid}`")
         except WorkflowFailureError as exc:
             err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")
             return 1
-        print_result(result, tsettings.workflow_url(wid))
+        print_result(result, tsettings.workflow_url(wid), wid)
         return 0 if result.status == "complete" else 1
 
     raise typer.Exit(run(_run()))
@@ -281,13 +298,17 @@ def start(
 Q = TypeVar("Q")
 
 
-async def _query(handle: WorkflowHandle, name: str, result_type: type[Q]) -> Q | None:
-    """Run a query; on failure print why (unknown id, no worker, ...) and return None."""
-    try:
-        return await handle.query(name, result_type=result_type)
-    except RPCError as exc:
-        err_console.print(f"[red]error:[/red] cannot query {handle.id}: {exc.message}")
-        return None
+async def _query(handle: WorkflowHandle, name: str, result_type: type[Q]) -> Q:
+    """Run a query (a worker answers it: `_run_handle` checked that one polls)."""
+    return await handle.query(name, result_type=result_type)
+
+
+async def _run_handle(client, workflow_id: str) -> WorkflowHandle:  # noqa: ANN001
+    """The writing run `workflow_id`, once it is known to exist and a worker polls its queue to answer queries
+    (one line and exit code 4 / 3 otherwise, within 3 s)."""
+    desc = await describe_run(client, workflow_id, WORKFLOW_TYPE)
+    await require_worker(client, desc.task_queue, agents=False)
+    return client.get_workflow_handle(workflow_id, result_type=WritingResult)
 
 
 def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: str | None, tsettings) -> int:
@@ -295,22 +316,18 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
         from core.temporal import connect
 
         client = await connect(tsettings)
-        handle = client.get_workflow_handle(workflow_id)
+        handle = await _run_handle(client, workflow_id)
         s = await _query(handle, QUERY_RUN_STATUS, StatusView)
-        if s is None:
-            return 2
         if s.pending_approval is None:
-            err_console.print(f"[red]error:[/red] {workflow_id} is not waiting for approval (state {s.state!r}, "
-                              f"{s.status})")
-            return 2
+            raise CliError(f"{workflow_id} is not waiting for approval (state {s.state!r}, {s.status})",
+                           ExitCode.REFUSED)
         show_pending(s.pending_approval)
         try:
             receipt = await handle.execute_update(UPDATE_SUBMIT_APPROVAL, ApprovalInput(
                 decision=decision, feedback=feedback, request_id=request_id or s.pending_approval.request_id),
                 result_type=ApprovalReceipt)
         except WorkflowUpdateFailedError as exc:
-            err_console.print(f"[red]refused:[/red] {exc.cause}")
-            return 2
+            raise CliError(f"refused: {error_message(exc)}", ExitCode.REFUSED) from None
         console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}")
         return 0
 
@@ -357,9 +374,7 @@ def status(
         from core.temporal import connect
 
         client = await connect(tsettings)
-        s = await _query(client.get_workflow_handle(workflow_id), QUERY_RUN_STATUS, StatusView)
-        if s is None:
-            return 2
+        s = await _query(await _run_handle(client, workflow_id), QUERY_RUN_STATUS, StatusView)
         print_status(s)
         if s.transitions:
             table = Table("#", "from", "to")
@@ -376,29 +391,61 @@ def status(
 @app.command("outputs")
 def outputs(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    show: str | None = typer.Option(None, "--show", help="Print one artifact's text: `final` (the final post) or "
+                                    "an artifact name from the table (e.g. draft_v1_m-a.md, run_summary.md). "
+                                    "Read through the worker: no shared disk needed."),
+    out: Path | None = typer.Option(None, "--out", help="With --show: save the text to this file instead."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
-    """Every state's latest outputs (artifact paths, words, previews) and the final post (`outputs` query)."""
+    """Every state's latest outputs (artifact names, words, previews) and the final post (`outputs` query);
+    --show NAME prints an artifact, read through Temporal by a worker on the run's queue."""
     tsettings = settings(address, namespace, tls, tls_cert, tls_key)
 
     async def _run() -> int:
         from core.temporal import connect
 
         client = await connect(tsettings)
+        desc = await describe_run(client, workflow_id, WORKFLOW_TYPE)
+        await require_worker(client, desc.task_queue, agents=False)
         view = await _query(client.get_workflow_handle(workflow_id), QUERY_OUTPUTS, OutputsView)
-        if view is None:
-            return 2
+        if show is not None:
+            ref = _find_artifact(view, show)
+            if ref is None and desc.status == WorkflowExecutionStatus.COMPLETED:  # run_summary.md, state_log.jsonl
+                result = await client.get_workflow_handle(workflow_id, result_type=WritingResult).result()
+                ref = result.artifacts.get(show)
+            if ref is None:
+                raise CliError(f"{workflow_id} has no artifact {show!r}: use `final` or a name from "
+                               f"`colloquy write outputs {workflow_id}`", ExitCode.REFUSED)
+            text = await read_artifact(client, ref, desc.task_queue)
+            if out is not None:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(text, encoding="utf-8")
+                console.print(f"saved {out} ({len(text)} characters)", soft_wrap=True)
+            else:
+                console.print(text, markup=False, highlight=False, soft_wrap=True)
+            return 0
         table = Table("state", "model", "words", "artifact", "preview")
         for state, items in view.outputs.items():
             for o in items:
                 table.add_row(state, o.model, str(o.word_count), o.ref.name, escape(o.preview[:80]))
         console.print(table)
-        first = next((o for items in view.outputs.values() for o in items), None)
-        if first:
-            console.print(f"artifacts in: {Path(first.ref.uri.removeprefix('file://')).parent}", soft_wrap=True)
         if view.final_post:
-            console.print(f"final post: {view.final_post.ref.uri.removeprefix('file://')}", soft_wrap=True)
+            console.print(f"final post: {view.final_post.ref.name}", soft_wrap=True)
+        console.print(f"print one: colloquy write outputs {workflow_id} --show NAME|final  (read through the "
+                      "worker; the paths are on its disk)", soft_wrap=True)
         return 0
 
     raise typer.Exit(run(_run()))
+
+
+def _find_artifact(view: OutputsView, name: str):  # noqa: ANN202 — ArtifactRef | None
+    if name == "final":
+        return view.final_post.ref if view.final_post else None
+    for items in view.outputs.values():
+        for o in items:
+            if o.ref.name == name:
+                return o.ref
+    if view.final_post and view.final_post.ref.name == name:
+        return view.final_post.ref
+    return None

@@ -12,15 +12,18 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.model_check import ModelCheckInput, model_check
+    from activities.model_check import ModelCheckInput, model_check, worker_models
     from core import search_attributes as sa
     from models.common import UsageTotals
     from models.platform import (
         MODEL_CHECK_WORKFLOW_TYPE,
         QUERY_MODEL_CHECK_ROWS,
+        WORKER_MODELS_WORKFLOW_TYPE,
         ModelCheckReport,
         ModelCheckRequest,
         ModelCheckRow,
+        ModelTable,
+        WorkerModelsRequest,
     )
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from workflows.calls import call_agent
@@ -67,3 +70,14 @@ class ModelCheckWorkflow:
                                 model_note=result.output.model_note, usage=result.usage)
         self._rows.append(row)
         return row
+
+
+@workflow.defn(name=WORKER_MODELS_WORKFLOW_TYPE)
+class WorkerModelsWorkflow:
+    """`colloquy models`: the agent table as an LLM worker resolves it (the `worker_models` activity on the
+    `-llm` queue, where the agents run). No model is called."""
+
+    @workflow.run
+    async def run(self, request: WorkerModelsRequest) -> ModelTable:
+        return await call_agent(worker_models, request, kind="fast_agent", summary="resolve the agent table",
+                                result_type=ModelTable)

@@ -42,7 +42,7 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
         await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 60)
 
         code, out = await cli("essay", wf_id, *conn)
-        assert code == 1 and "is still running" in out and "--wait" in out, out
+        assert code == 4 and "is still running" in out and "--wait" in out, out
 
         answer = "Alert fatigue is real: we paged people for things they could not fix, every single night."
         typed = (f"{answer}\n{'x' * (MAX_ENTRY_CHARS + 1)}\n   \n/bogus\n/state\n/pause\n/resume\n"
@@ -95,15 +95,15 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
 async def test_cli_errors_are_clear(dev_env, tmp_path):
     conn = ["--address", dev_env.client.service_client.config.target_host]
     code, out = await cli("join", "interview-nope-000000", *conn)
-    assert code == 1 and "no interview with workflow id 'interview-nope-000000'" in out, out
+    assert code == 4 and "no interview with workflow id 'interview-nope-000000'" in out, out
     code, out = await cli("rehearse", "Topic", *conn)
-    assert code == 1 and "choose one answer source" in out, out
+    assert code == 2 and "choose one answer source" in out, out
     code, out = await cli("rehearse", "--persona", "nobody", "--id", "x", *conn)
-    assert code == 1 and "nobody: no such file" in out and "maya" in out, out
+    assert code == 2 and "nobody: no such file" in out and "maya" in out, out
     code, out = await cli("start", "Topic", "--duration", "soon", *conn)
     assert code != 0 and "is not a duration" in out, out
     code, out = await cli("essay", "interview-nope-000000", *conn)
-    assert code == 1 and "no interview with workflow id" in out, out
+    assert code == 4 and "no interview with workflow id" in out, out
 
 
 async def test_rehearse_a_new_session_from_a_transcript_file_to_the_essay(dev_env, worker, offline, tmp_path,

@@ -77,4 +77,4 @@ async def test_an_unreachable_postgres_loses_the_history_not_the_run(ts_env, wor
 
 def test_the_cli_on_an_empty_postgres_database_says_there_is_no_history_yet(postgres_url):
     out = runner.invoke(app, ["history", "trend", "--db", postgres_url])
-    assert out.exit_code == 1 and "no run history yet" in out.output and PASSWORD not in out.output
+    assert out.exit_code == 4 and "no run history yet" in out.output and PASSWORD not in out.output
