@@ -60,7 +60,8 @@ async def test_section_summaries_code_history_and_bundles(ts_env, worker, offlin
     # the Web UI: search attributes
     attrs = desc.typed_search_attributes
     assert attrs.get(sa.PIPELINE) == "interview" and attrs.get(sa.TOPIC) == "Running on-call for a payments team"
-    assert attrs.get(sa.STATUS) == "completed" and attrs.get(sa.PHASE) == "opening"
+    # two sections ended early, so the interview got shorter (SCHEDULE_CHANGED): 20 s in is past its first 15 %
+    assert attrs.get(sa.STATUS) == "completed" and attrs.get(sa.PHASE) == "deep_dive"
 
 
 @pytest.mark.parametrize(("style", "marker"), [("standard", "Clean, balanced narrative"),
