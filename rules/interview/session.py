@@ -21,9 +21,9 @@ appended to the 003 log, the activity-log lines it said, and the effects the wor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from collections.abc import Callable
 from typing import Any, Literal
 
 from models.common import ArtifactRef, LLMUsage
