@@ -112,7 +112,7 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
     # the essay exists, is first-person material from the transcript, and the result holds refs only
     assert result.status == "COMPLETED" and result.exit_reason == "time_expired"
     essay = store().get(result.essay)
-    assert result.title == "Three in the Morning" and essay.startswith("[offline test double] # Three in the Morning")
+    assert result.title == "Three in the Morning" and essay.startswith("[offline test double]\n\n# Three in the Morning\n")
     assert "1 verified quotes" in log                      # the invented quote is not counted as verified
     analysis = json.loads(store().get(result.analysis))
     assert [q["text"] for q in analysis["quotes"]] == ["we had no runbook at all"]   # invented quote dropped
