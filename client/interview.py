@@ -253,6 +253,10 @@ class AnswerSource(Protocol):
 
     label: str
 
+    @property
+    def total(self) -> int | None:
+        """How many answers there are (None: as many as asked for)."""
+
     def exhausted(self, turn: int) -> bool:
         """True when there is no answer `turn` to give (checked before the question is recorded)."""
 
@@ -266,6 +270,10 @@ class TranscriptAnswers:
 
     answers: list[str]
     label: str = "transcript"
+
+    @property
+    def total(self) -> int | None:
+        return len(self.answers)
 
     def exhausted(self, turn: int) -> bool:
         return turn > len(self.answers)
@@ -288,6 +296,10 @@ class PersonaAnswers:
     label: str = "persona"
     fallbacks: int = 0
     offline: bool = False
+
+    @property
+    def total(self) -> int | None:
+        return self.max_turns
 
     def exhausted(self, turn: int) -> bool:
         return self.max_turns is not None and turn > self.max_turns
@@ -334,16 +346,44 @@ class RehearsalReport:
     rejected: list[str] = field(default_factory=list)
     duplicates: int = 0
     closed_by_client: bool = False
-    stale_questions: int = 0       # times the engine offered no new question within fresh_question_timeout
+    stale_questions: int = 0       # times the engine kept its question after an answer (asked again)
+    total: int | None = None       # answers the source has (None: a persona without --max-turns)
+    parts: int = 0                 # entries beyond one per answer: answers over the engine's length limit, split
+    stop_reason: str = ""          # why the rehearsal stopped, in words
     final_status: str = ""
     exit_reason: str | None = None
+
+    def summary(self) -> str:
+        """'48 of 48 answers used', or '10 of 48 answers used — stopped: <why>'."""
+        used = f"{self.turns} of {self.total} answers used" if self.total is not None else f"{self.turns} answers"
+        extra = f" (sent as {self.turns + self.parts} entries: long answers split)" if self.parts else ""
+        left = self.total is not None and self.turns < self.total
+        return used + extra + (f" — stopped: {self.stop_reason}" if left and self.stop_reason else "")
 
 
 def _entry_id(turn: int, who: str) -> str:
     return f"rehearsal-t{turn:03d}-{who}"
 
 
-_REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a$")
+_REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a(?:-\d+)?$")
+
+
+def split_answer(text: str, limit: int) -> list[str]:
+    """An answer in parts of at most `limit` characters, cut after a sentence (else a word) — never dropped: the
+    engine rejects longer entries."""
+    text = text.strip()
+    parts: list[str] = []
+    while len(text) > limit:
+        window = text[:limit]
+        cut = max(window.rfind(". "), window.rfind("? "), window.rfind("! "))
+        cut = cut + 1 if cut > limit // 2 else window.rfind(" ")
+        if cut <= 0:
+            cut = limit
+        parts.append(text[:cut].strip())
+        text = text[cut:].strip()
+    if text:
+        parts.append(text)
+    return parts
 
 
 async def resume_turn(handle: WorkflowHandle) -> int:
@@ -397,17 +437,21 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
     """Drive a live session with a simulated interviewee until it ends.
 
     Each turn: read `session_state`; record the engine's next question as the interviewer's entry; get the
-    answer from `source`; submit it; wait until the engine has decided its next question *with* that answer
-    (event log: an interviewer-AI call after the answer). When the source has nothing more to say, or the engine
-    has no new question left, the interviewer closes (000 closing detection ends the session). Entry ids are
-    deterministic (`rehearsal-t001-q` / `-a`), so re-running after a crash re-submits nothing twice."""
+    answer from `source`; submit it (split into several entries when it is over the engine's length limit); wait
+    until the engine has decided its next question *with* that answer (event log: an interviewer-AI call after the
+    answer). When the engine keeps its question after an answer, the interviewer asks it again and the next answer
+    is given: no answer is dropped. When the source has nothing more to say the interviewer closes (000 closing
+    detection ends the session); when the session ends first, the report says so with the count used/total.
+    Entry ids are deterministic (`rehearsal-t001-q` / `-a`, `-a-2` for a second part), so re-running after a
+    crash re-submits nothing twice."""
     opts = opts or RehearsalOptions()
     say = say or (lambda _m: None)
     handle = await interview_handle(client, workflow_id)
-    report = RehearsalReport(workflow_id=workflow_id)
+    report = RehearsalReport(workflow_id=workflow_id, total=source.total)
     turn = await resume_turn(handle)
     if turn:
         say(f"resuming after {turn} answers already recorded")
+    report.turns = turn
     state = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES or bool(s.next_question)
                                  and s.status in ("IN_PROGRESS", "PAUSED"), opts.start_timeout, opts.poll_seconds)
     last_question: str | None = None
@@ -426,19 +470,18 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
                                          opts.fresh_question_timeout, opts.poll_seconds)
             continue
         question = state.next_question
-        if not question or question == last_question:
-            if decided_after_answer:
-                # The engine decided with the last answer in hand and kept its question: its plan is used up.
-                report.stale_questions += 1
-                if opts.close_when_done:
-                    await close()
-                    break
-                decided_after_answer = False
-            # Otherwise a decision is still coming (slow model): wait for the question to change.
+        if not question or question == last_question and not decided_after_answer:
+            # A decision is still coming (slow model): wait for the question to change; after that long, whatever
+            # the engine offers is its decision.
             state = await wait_for_state(handle, new_question_or_end(last_question), opts.fresh_question_timeout,
                                          opts.poll_seconds)
+            decided_after_answer = bool(last_question)
             continue
+        if question == last_question:
+            # The engine decided with the last answer in hand and kept its question: ask it again, answer on.
+            report.stale_questions += 1
         if source.exhausted(turn + 1):
+            report.stop_reason = "the answers ran out"
             if not opts.close_when_done:
                 break  # stop here without waiting; the session goes on (another client may take over)
             await close()
@@ -447,6 +490,7 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
                                                       text=question), report)
         if asked is None:
+            turn -= 1
             break
         report.questions.append(question)
         say(f"Interviewer: {question}")
@@ -454,27 +498,41 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         last_question = question
         answer = await source.answer(turn, question, recent[-8:])
         if answer is None:  # a source that gives up mid-turn: the question stays unanswered, the session goes on
+            turn -= 1
+            report.stop_reason = f"the {source.label} source had no answer to question {turn + 1}"
             break
         if opts.pace_seconds:
             await asyncio.sleep(opts.pace_seconds)  # the interviewee speaking: real time passes, by design
-        cursor = (await session_state(handle)).last_event_id
-        answer_id = _entry_id(turn, "a")
-        answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=answer),
-                                 report)
+        current = await session_state(handle)
+        cursor = current.last_event_id
+        parts = split_answer(answer, current.max_entry_chars)
+        answer_id, answered = "", None
+        for n, part in enumerate(parts, start=1):
+            answer_id = _entry_id(turn, "a") + (f"-{n}" if n > 1 else "")
+            answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=part,
+                                                             reply_to_section_id=current.current_section.id
+                                                             if current.current_section else None), report)
+            if answered is None:
+                break
+            recent.append(answered.entry)
         if answered is None:
+            turn -= int(answer_id.endswith("-a"))   # not one part of it recorded: not used
             break
         report.turns = turn
-        recent.append(answered.entry)
+        report.parts += len(parts) - 1
         say(f"Interviewee: {answer}")
         decided = await wait_for_decision(handle, answer_id, cursor, opts.fresh_question_timeout, opts.poll_seconds)
         decided_after_answer = decided is not None
         state = decided or await session_state(handle)
+    report.turns = turn
     if not report.closed_by_client and state.status not in CLOSING_STATUSES:
         report.final_status, report.exit_reason = state.status, state.exit_reason
         return report
     final = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES, opts.start_timeout,
                                  opts.poll_seconds)
     report.final_status, report.exit_reason = final.status, final.exit_reason
+    if not report.stop_reason and not report.closed_by_client:
+        report.stop_reason = f"the session ended ({final.exit_reason or final.status.lower()})"
     return report
 
 
@@ -842,7 +900,7 @@ def rehearse_cmd(
         console.print(f"rehearsing {handle.id} with {source.label} answers from {name}", soft_wrap=True)
         report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
                                 say=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True))
-        console.print(f"session {report.final_status} ({report.exit_reason}): {report.turns} answers"
+        console.print(f"session {report.final_status} ({report.exit_reason}): {report.summary()}"
                       + (f", {len(report.rejected)} rejected" if report.rejected else ""), soft_wrap=True)
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
             console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else

@@ -405,6 +405,7 @@ class SessionState(BaseModel):
     coverage_summary: list[str] = Field(default_factory=list)
     coverage_flags: dict[str, str] = Field(default_factory=dict)
     waiting_for: str = ""
+    max_entry_chars: int = Field(default=MAX_ENTRY_CHARS, description="The longest entry the engine accepts")
     entries: int = 0
     last_event_id: int = 0
     exit_reason: str | None = None

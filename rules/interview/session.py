@@ -964,6 +964,7 @@ class Session:
             interviewer_instructions=self.instructions,
             coverage_summary=coverage.coverage_summary(s.plan, asked) if s.plan else [],
             coverage_flags=dict(rt.coverage_flags) if rt else {}, waiting_for=self.waiting_for(),
+            max_entry_chars=self.inp.max_entry_chars,
             entries=s.transcript_count, last_event_id=self.log.last_id, exit_reason=s.exit_reason,
             paused_since=s.paused_since, previous_session_id=self.inp.previous_session_id,
             minimum_content_prompted=rt.min_content_prompted if rt else False,

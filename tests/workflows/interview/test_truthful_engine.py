@@ -258,3 +258,34 @@ async def test_a_three_session_follow_up_chain_merges_every_ancestor_in_order(ts
                                                                                                          strict=True))
     assert [e["session_id"] for e in merged] == [ids[0], ids[0], ids[1], ids[1], ids[2], ids[2]]
     assert analysis_prompt.index(said[0]) < analysis_prompt.index(said[1]) < analysis_prompt.index(said[2])
+
+
+async def test_a_48_answer_rehearsal_uses_all_48_answers(ts_env, worker, offline):
+    """Rehearsal never drops an answer: when the engine repeats its question (its plan is used up) the interviewer
+    asks it again and the next answer is given; an answer over the engine's length limit goes in as several
+    entries, cut between sentences."""
+    from client.interview import RehearsalOptions, TranscriptAnswers, rehearse
+    from models.interview import MAX_ENTRY_CHARS, QUERY_TRANSCRIPT, TranscriptView
+
+    answers = [f"Answer {n}: the pager went off {n} times that week and I learned something new each time."
+               for n in range(1, 49)]
+    long_answer = " ".join(f"Sentence {i} of a very long story about the night the settlement batch failed."
+                           for i in range(1, 140))
+    assert len(long_answer) > MAX_ENTRY_CHARS
+    answers[19] = long_answer
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, topic="Running on-call for a payments team", write_essay=False,
+                        duration_seconds=3600)
+        report = await rehearse(ts_env.client, h.id, TranscriptAnswers(answers),
+                                RehearsalOptions(fresh_question_timeout=10, poll_seconds=0.05))
+        await h.result()
+        view = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    assert report.turns == 48 and report.total == 48 and not report.rejected and report.closed_by_client
+    assert report.summary().startswith("48 of 48 answers used")
+    assert report.stale_questions > 0              # the engine did repeat itself; the answers went on anyway
+    said = [e for e in view.entries if e.speaker == "interviewee"]
+    assert all(len(e.text) <= MAX_ENTRY_CHARS for e in said)
+    long_parts = [e.text for e in said if e.entry_id.startswith("rehearsal-t020-a")]
+    assert len(long_parts) == 2 and " ".join(long_parts) == long_answer and long_parts[0].endswith(".")
+    answered = {int(e.entry_id[len("rehearsal-t"):][:3]) for e in said}
+    assert answered == set(range(1, 49))
