@@ -13,7 +13,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import replay, replay_recorded
-from tests.workflows.interview.helpers import adaptive_plan, assessment, control, say, start, structured_sections
+from tests.workflows.interview.helpers import (
+    adaptive_plan,
+    assessment,
+    control,
+    say,
+    start,
+    structured_sections,
+)
 
 JAPAN = "Thank you for sharing that. Let us turn to your years in Japan."
 
