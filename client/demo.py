@@ -96,8 +96,8 @@ async def _demo(settings: TemporalSettings) -> int:
                                 RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS,
                                                  fresh_question_timeout=3 * DEMO_CYCLE_SECONDS),
                                 say=lambda m: console.print(f"  {m}", markup=False, highlight=False, soft_wrap=True))
-        console.print(f"Session {report.final_status.lower()} ({report.exit_reason}) after {report.turns} answers; "
-                      "writing the essay…")
+        console.print(f"Session {report.final_status.lower()} ({report.exit_reason}): {report.summary()}; "
+                      "writing the essay…", soft_wrap=True)
         try:
             result, essay, path = await asyncio.wait_for(fetch_essay(handle, wait=True), timeout=600)
         except InterviewClientError as exc:

@@ -21,6 +21,7 @@ UPDATE_SUBMIT_ENTRY = "submit_entry"              # validated; returns SubmitEnt
 SIGNAL_SESSION_CONTROL = "session_control"        # pause|resume|disconnect|reconnect|candidate_done|end
 UPDATE_SESSION_CONTROL = "control_session"        # same payload, validated, returns SessionState
 UPDATE_ASSISTANT_QUERY = "assistant_query"        # 003 §8 assistant channel: AssistantQuery -> AssistantAnswer
+UPDATE_HEARTBEAT = "heartbeat"                    # presence: Heartbeat -> SessionState (no heartbeat for N s: PAUSED)
 QUERY_SESSION_STATE = "session_state"             # -> SessionState (003 §9 UI contract)
 QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) -> EventLogPage
 QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
@@ -58,6 +59,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "PLAN_READY", "INTERVIEWER_MESSAGE", "PHASE_CHANGED", "AI_REQUEST", "AI_RESPONSE", "AI_FAILED",
     "SESSION_PAUSED", "SESSION_RESUMED", "CANDIDATE_DONE_REQUESTED", "ENTRY_REJECTED", "CONTROL_REJECTED",
     "CLOSING_DETECTED", "COVERAGE_UPDATED", "CONTINUED_AS_NEW", "ARTIFACT_SAVED",
+    "SCHEDULE_CHANGED",
 )
 
 
@@ -157,6 +159,10 @@ class TranscriptEntry(BaseModel):
     section_id: str | None = None
     late: bool = False
     session_id: str | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
+    reply_to_section_id: str | None = Field(
+        default=None, description="Client: the section whose question was on screen when this was typed (decides "
+                                  "the late grace: a late answer counts for the previous section only if it "
+                                  "answers that section's question)")
 
 
 class SubmitEntryResult(BaseModel):
@@ -167,6 +173,14 @@ class SubmitEntryResult(BaseModel):
     section_id: str | None = None
     next_question: str | None = None
     interviewer_instructions: str = ""
+
+
+class Heartbeat(BaseModel):
+    """Presence: a client that is still there (`UPDATE_HEARTBEAT`, every few seconds; returns SessionState)."""
+
+    client_id: str
+    role: Literal["interviewee", "interviewer"] = "interviewee"
+    seq: int = 0
 
 
 class SessionControl(BaseModel):
@@ -405,6 +419,7 @@ class SessionState(BaseModel):
     coverage_summary: list[str] = Field(default_factory=list)
     coverage_flags: dict[str, str] = Field(default_factory=dict)
     waiting_for: str = ""
+    max_entry_chars: int = Field(default=MAX_ENTRY_CHARS, description="The longest entry the engine accepts")
     entries: int = 0
     last_event_id: int = 0
     exit_reason: str | None = None

@@ -5,9 +5,10 @@
     ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace,
     │             presence (after the first interviewee heartbeat: none for 20 s → PAUSED, the next one resumes)
     └ live loop, on a 10 s timer AND on new entries:
-          notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only with new content
+          notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only on new interviewee words
           decision = await orchestrator(plan+coverage, last 30, notes, research)     ← reused if < 30 s old
-          mark the asked question (id, else Jaccard > 0.6); publish interviewer instructions
+          propose the question; publish interviewer instructions (a plan question is marked asked when an
+          interviewer entry asks it: the decided id when the entry echoes the decision, else Jaccard > 0.6)
           structured mode: dimension coverage → bounded follow-up from the pool, or end the section
           continue-as-new when history grows long (state carried, old texts archived as artifacts)
     transcript (merged with the previous session) → analysis → writer (essay) ; follow-up agent
@@ -113,6 +114,7 @@ class InterviewWorkflow:
         self.inp = inp
         self.wid = workflow.info().workflow_id
         self.s = Session(inp, self.wid, inp.carried)
+        self.s.patched = workflow.patched      # behaviour changes that change commands (histories replay the old way)
         self.wake = False              # the live loop should look again
         self.tick = False              # the live loop's cadence timer fired
         self.clock_fired = False       # the clock's timer fired

@@ -121,8 +121,8 @@ async def test_rehearse_a_new_session_from_a_transcript_file_to_the_essay(dev_en
     assert "started interview-carrying-the-pager-" in out and "rehearsing" in out and "from Dana" in out
     assert "Interviewee: Because somebody had to carry the pager. And I was curious." in out
     assert "Interviewee: The night the certificate expired." in out
-    assert "session FINALIZING (interviewer_closing): 2 answers" in out or \
-        "session COMPLETED (interviewer_closing): 2 answers" in out, out
+    assert "session FINALIZING (interviewer_closing): 2 of 2 answers used" in out or \
+        "session COMPLETED (interviewer_closing): 2 of 2 answers used" in out, out
     found = re.search(r"essay: (\S+essay\.md)", out)
     assert found, out
     essay_path = found.group(1)
