@@ -27,7 +27,6 @@ QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) ->
 QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
 QUERY_NOTES = "notes"                             # -> NotesState
 QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
-UPDATE_HEARTBEAT = "heartbeat"                    # presence: Heartbeat -> SessionState (pages, `join`)
 
 DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
@@ -173,14 +172,6 @@ class SubmitEntryResult(BaseModel):
     section_id: str | None = None
     next_question: str | None = None
     interviewer_instructions: str = ""
-
-
-class Heartbeat(BaseModel):
-    """Presence: a client that is still there (`UPDATE_HEARTBEAT`, every few seconds; returns SessionState)."""
-
-    client_id: str
-    role: Literal["interviewee", "interviewer"] = "interviewee"
-    seq: int = 0
 
 
 class SessionControl(BaseModel):
