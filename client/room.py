@@ -3,7 +3,8 @@
     GET  /room/{wid}/{key}                 the interviewee page (the key is the capability: no other login)
     GET  /room/{wid}/{key}/state           what the page shows, as JSON
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
-    POST /room/{wid}/{key}/entry           {"entry_id", "text"}: an answer (idempotent by entry_id)
+    POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
+                                           entry_id; the section of the question on screen decides late grace)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     GET  /console/{wid}                    the interviewer console page (signed in: the serve token's cookie)
     GET  /api/interviews/{wid}/console     everything the console shows (state, transcript, notes, plan, essay)
@@ -353,7 +354,9 @@ async def room_entry(request: web.Request) -> web.Response:
     entry_id, text = str(data.get("entry_id", "")).strip(), data.get("text")
     if not entry_id or len(entry_id) > 100 or not isinstance(text, str):
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
-    entry = TranscriptEntry(entry_id=f"room-a-{entry_id}", speaker="interviewee", text=text)
+    section = data.get("reply_to_section_id")
+    entry = TranscriptEntry(entry_id=f"room-a-{entry_id}", speaker="interviewee", text=text,
+                            reply_to_section_id=section if isinstance(section, str) and section else None)
     try:
         result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
                                                                 result_type=SubmitEntryResult)

@@ -130,7 +130,7 @@
         while (item.state === "pending") {
           try {
             const r = await fetch(base + "/entry", { method: "POST", headers: { "Content-Type": "application/json" },
-              body: JSON.stringify({ entry_id: item.id, text: item.text }) });
+              body: JSON.stringify({ entry_id: item.id, text: item.text, reply_to_section_id: item.section || null }) });
             if (r.ok) { item.state = "sent"; break; }
             if (r.status === 400 || r.status === 404 || r.status === 409 || r.status === 413 || r.status === 422) {
               const body = await r.json().catch(() => ({}));
@@ -152,7 +152,8 @@
   function submit() {
     const text = answer.value.trim();
     if (!text || ended) return;
-    outbox.push({ id: randomId(), text: text, state: "pending" });
+    outbox.push({ id: randomId(), text: text, state: "pending",
+      section: view && view.section ? view.section.id : null });  // the question on screen: late grace
     answer.value = "";
     persist();
     renderSent();
