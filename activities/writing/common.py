@@ -15,6 +15,7 @@ the model is forced for that one call by handing the gateway a config whose agen
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel
@@ -31,6 +32,8 @@ from models.writing import SourceDoc, TaskResult, WritingTaskInput
 
 MAX_PERSONA_CHARS = 20_000
 HEARTBEAT_EVERY_S = 5.0
+# The prompt rendered by this activity's `complete` call, saved beside its output by `save_output` (agent logs).
+_PROMPT: ContextVar[list[dict[str, Any]] | None] = ContextVar("writing_prompt", default=None)
 
 
 def provider_for(model: str, cfg: LLMConfig) -> str:
@@ -81,6 +84,7 @@ def read_sources(sources: list[SourceDoc]) -> list[tuple[str, str, str]]:
 async def complete(agent: str, template: str, variables: dict[str, Any], output_model: type[BaseModel] | None,
                    *, model: str | None, role: str, offline_context: dict[str, Any]) -> tuple[Any, LLMUsage]:
     messages = render_prompt(template, variables)
+    _PROMPT.set(messages)
     detail = f"{agent}: calling {model or 'default model'}"
     heartbeat(detail)
     call = asyncio.ensure_future(gateway.complete(agent, messages, output_model, offline_context=offline_context,
@@ -113,8 +117,13 @@ def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage, co
                 **structured: Any) -> TaskResult:
     """Each agent writes its own artifact (unique name per model/state/visit; atomic in the store)."""
     ref: ArtifactRef = store().put(inp.run_id, inp.output_name, text, content_type)
+    messages = _PROMPT.get()
+    prompt_ref = None
+    if messages:
+        prompt = "\n\n".join(f"## {m.get('role', 'user')}\n\n{m.get('content', '')}" for m in messages)
+        prompt_ref = store().put(inp.run_id, f"{inp.output_name.rsplit('.', 1)[0]}.prompt.md", prompt + "\n")
     return TaskResult(output_ref=ref, kind=kind, word_count=word_count(text), preview=preview(text), usage=usage,
-                      **structured)
+                      prompt_ref=prompt_ref, **structured)
 
 
 def story_context(story: str, limit: int = 1200) -> str:
