@@ -2,10 +2,16 @@
 
 Local directory by default (COLLOQUY_ARTIFACT_DIR, else .data/artifacts). Writes are atomic (temp file +
 rename) and content-addressed by sha256, so a retried activity writes the same ref twice harmlessly.
+
+`ArtifactStore` is synchronous (plain file I/O). Activities never call it on the worker's event loop: each storage
+activity (here, activities/interview/storage.py, activities/writing/storage.py, the discussion transcript and
+report) is an `async def` that runs its synchronous body with `asyncio.to_thread`, like the query pipeline's
+storage. Agent code inside an async activity should do the same around `store().get/put`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import re
@@ -89,14 +95,22 @@ def store() -> ArtifactStore:
     return ArtifactStore()
 
 
+def _put_artifact(inp: PutArtifactInput) -> ArtifactRef:
+    return store().put(inp.scope, inp.name, inp.content, inp.content_type)
+
+
 @activity.defn(name="put_artifact")
 async def put_artifact(inp: PutArtifactInput) -> ArtifactRef:
-    return store().put(inp.scope, inp.name, inp.content, inp.content_type)
+    return await asyncio.to_thread(_put_artifact, inp)
+
+
+def _get_artifact(ref: ArtifactRef) -> str:
+    return store().get(ref)
 
 
 @activity.defn(name="get_artifact")
 async def get_artifact(ref: ArtifactRef) -> str:
-    return store().get(ref)
+    return await asyncio.to_thread(_get_artifact, ref)
 
 
 ACTIVITIES = [put_artifact, get_artifact]

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
-from temporalio import activity
 
-from activities.agents.base import AgentSpec, render_prompt
-from activities.llm import gateway, offline
+from activities.agents.base import AgentSpec
+from activities.llm import offline
 from models.common import AgentResult
 
 
@@ -22,22 +21,21 @@ class ModelCheckOutput(BaseModel):
 
 
 MODEL_CHECK = AgentSpec("model_check", "platform/model_check.md", ModelCheckOutput, tier="low",
+                        policy="fast_agent",
                         description="Connectivity check used by `colloquy models --check` and the tests")
 
 
-@activity.defn(name="model_check")
+@MODEL_CHECK.activity
 async def model_check(inp: ModelCheckInput) -> AgentResult[ModelCheckOutput]:
     """One structured call with the model `inp.agent` resolves to (default: model_check's own)."""
-    messages = render_prompt(MODEL_CHECK.prompt, {"word": inp.word})
     # Labelled (and answered offline) as model_check; the model is the one `inp.agent` resolves to.
-    output, usage = await gateway.complete(MODEL_CHECK.name, messages, ModelCheckOutput,
-                                           offline_context={"word": inp.word, "checked_agent": inp.agent},
-                                           model_of=inp.agent or MODEL_CHECK.name)
+    output, usage = await MODEL_CHECK.complete({"word": inp.word}, ModelCheckOutput,
+                                               offline_context={"word": inp.word, "checked_agent": inp.agent},
+                                               model_of=inp.agent or MODEL_CHECK.name)
     return AgentResult[ModelCheckOutput](output=output, usage=usage)  # type: ignore[arg-type]
 
 
+@MODEL_CHECK.offline
 def _offline_model_check(request: offline.OfflineRequest) -> dict[str, object]:
     return {"ok": True, "echo": str(request.context.get("word", "")), "model_note": "offline test double"}
 
-
-offline.register_responder("model_check", _offline_model_check)

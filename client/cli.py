@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
-import core.settings  # noqa: F401  (offline litellm price map; must precede any litellm import)
+import core.settings  # (offline litellm price map; must precede any litellm import)
 
 # isort: split
 import typer
 
-from client import discuss, history, interview, notes, write
+from client import discuss, history, interview, keys, notes, serve, write
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -37,40 +37,54 @@ app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
 app.command("discuss")(discuss.discuss)
 app.add_typer(history.app, name="history")
+app.add_typer(keys.app, name="keys")
+app.command("serve")(serve.serve)
 
 
 @server_app.command("start")
-def server_start(port: int = typer.Option(7233, help="gRPC port."),
+def server_start(port: int | None = typer.Option(None, help="gRPC port (default: the port this data dir's server "
+                                                 "last ran on, else 7233)."),
                  ui_port: int | None = typer.Option(None, help="Web UI port (default: gRPC port + 1000, i.e. 8233; "
                                                     "clients print links on that convention, or TEMPORAL_UI_URL)."),
                  timeout: float = typer.Option(30.0, help="Seconds to wait for health.")) -> None:
-    """Start the embedded server (reuses one that is already running), register search attributes."""
+    """Start the embedded server (reuses one that is already running), register search attributes.
+
+    The ports are remembered in .data/temporal.json: `server status`, `server stop` and `demo` find the server
+    without `--port`. Exit codes: 0 running, 1 it could not start."""
     from core.server import DevServer
 
+    server = DevServer.remembered(port=port)
+    if ui_port is not None:
+        server = DevServer(port=server.port, ui_port=ui_port, ip=server.ip)
     try:
-        status = DevServer(port=port, ui_port=ui_port if ui_port is not None else port + 1000).start(timeout=timeout)
+        status = server.start(timeout=timeout)
     except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
     verb = "reused" if status.reused else "started"
     console.print(f"Temporal server {verb}: {status.describe()}")
+    if server.codec_endpoint and not status.reused:
+        console.print(f"Payload encryption is on: the Web UI decodes through {server.codec_endpoint} "
+                      "(run `colloquy serve`; docs/platform.md, Encryption)", highlight=False)
 
 
 @server_app.command("stop")
-def server_stop(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+def server_stop(port: int | None = typer.Option(None, help="gRPC port (default: the remembered one).")) -> None:
     """Stop the embedded server started by `colloquy server start` (by pid file). State is kept."""
     from core.server import DevServer
 
-    stopped = DevServer(port=port).stop()
-    console.print("Temporal server stopped." if stopped else "No embedded Temporal server was running.")
+    server = DevServer.remembered(port=port)
+    stopped = server.stop()
+    console.print(f"Temporal server on {server.address} stopped." if stopped else
+                  f"No embedded Temporal server was running (looked for {server.address}).")
 
 
 @server_app.command("status")
-def server_status(port: int = typer.Option(7233, help="gRPC port.")) -> None:
+def server_status(port: int | None = typer.Option(None, help="gRPC port (default: the remembered one).")) -> None:
     """Say whether the embedded server runs and is healthy. Exit code 1 when it is not running."""
     from core.server import DevServer
 
-    status = DevServer(port=port).status()
+    status = DevServer.remembered(port=port).status()
     console.print(f"Temporal server: {status.describe()}")
     raise typer.Exit(0 if status.running else 1)
 
@@ -78,7 +92,7 @@ def server_status(port: int = typer.Option(7233, help="gRPC port.")) -> None:
 @app.command("worker")
 def worker(
     role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
+    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
     max_concurrent_activities: int = typer.Option(100, envvar="COLLOQUY_MAX_CONCURRENT_ACTIVITIES",
                                                   help="Activity slots per worker (LLM calls in flight)."),
@@ -90,12 +104,26 @@ def worker(
         help="Register Colloquy's search attributes on the cluster first (self-hosted; the embedded server "
         "has them already)."),
 ) -> None:
-    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s)."""
+    """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s).
+
+    Logs at INFO by default (COLLOQUY_LOG_LEVEL): one line per agent call (model, tokens, latency) and one line
+    per expected, retried failure (agent, attempt, error class, next delay); tracebacks only for bugs."""
+    from core.logging import configure_logging
+
+    configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "INFO"))
     if role not in ("all", "workflows", "llm"):
         err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
         raise typer.Exit(2)
+    from activities.llm.config import ConfigError
     from core.temporal import connect
     from workers.main import build_workers, run_workers
+    from workers.registry import check_agent_config
+
+    try:
+        check_agent_config()  # before connecting: a misspelt agent in the config stops the worker at once
+    except ConfigError as exc:
+        err_console.print(f"[red]configuration error:[/red] {exc}")
+        raise typer.Exit(2) from None
 
     async def _run() -> bool:
         client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
@@ -120,13 +148,58 @@ def worker(
     raise typer.Exit(0 if stopped_on_request else 1)
 
 
+@app.command("health")
+def health(
+    role: str = typer.Option("all", help="The worker role to check: all | workflows | llm."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue."),
+    this_host: bool = typer.Option(False, "--this-host", help="Require a poller on this host (the worker "
+                                   "container's own check: HEALTHCHECK, k8s probes)."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
+) -> None:
+    """Check that the Temporal server answers and that workers poll Colloquy's task queues.
+
+    Asks the server which workers polled each queue recently (DescribeTaskQueue). Exit codes: 0 healthy,
+    1 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
+    import asyncio
+
+    from core.pollers import check_queues, queues_for_role
+    from core.temporal import connect
+
+    try:
+        queues_for_role(task_queue, role)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+
+    async def _run() -> list:
+        client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        try:
+            return await check_queues(client, task_queue, role, this_host)
+        except Exception as exc:  # RPC failure: the server is not answering properly
+            raise ConnectionError(f"the Temporal server did not answer DescribeTaskQueue: {exc}") from None
+
+    async def _bounded() -> list:
+        try:
+            return await asyncio.wait_for(_run(), timeout=10)
+        except TimeoutError:
+            raise ConnectionError("the Temporal server did not answer within 10 s") from None
+
+    checks = run(_bounded())
+    for check in checks:
+        (console if check.ok else err_console).print(("ok  " if check.ok else "NOT ") + check.describe(),
+                                                     highlight=False)
+    raise typer.Exit(0 if all(c.ok for c in checks) else 1)
+
+
 @app.command("models")
 def models(
     vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview)."),
     check: bool = typer.Option(False, "--check", help="Also call every agent's model once: starts "
                                "ModelCheckWorkflow on a running worker (`colloquy worker`) and prints the result."),
     agent: list[str] = typer.Option([], "--agent", help="With --check: only these agents (repeatable)."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
+    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
                                    "base task queue."),
     timeout: float = typer.Option(300.0, help="With --check: seconds to wait for the workflow."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
@@ -139,13 +212,20 @@ def models(
     colloquy.yaml); with --check the workers' own configuration answers."""
     from rich.table import Table
 
-    from activities.llm.config import AGENT_REGISTRY, ConfigError, current_config, resolve_model
+    from activities.llm.config import (
+        AGENT_REGISTRY,
+        ConfigError,
+        check_agent_names,
+        current_config,
+        resolve_model,
+    )
     from activities.llm.gpu import choose_tier, read_gpus
     from workers import registry
 
     registry.llm_activities()  # imports every agent module, which registers its defaults
     try:
         cfg = current_config()
+        check_agent_names(cfg)
     except ConfigError as exc:
         err_console.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -205,14 +285,14 @@ async def _model_check(agents: list[str], temporal, task_queue: str, timeout: fl
     from temporalio.service import RPCError
 
     from core.temporal import connect
-    from models.platform import ModelCheckReport, ModelCheckRequest
-    from workflows.model_check import ModelCheckWorkflow
+    from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
 
     client = await connect(temporal)
     wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
     try:
         handle = await client.start_workflow(
-            ModelCheckWorkflow.run, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+            MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+            result_type=ModelCheckReport,
             execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
         result: ModelCheckReport = await handle.result()
     except WorkflowFailureError as exc:
@@ -230,16 +310,26 @@ def demo(
     keep_running: bool = typer.Option(True, "--keep-running/--stop-server",
                                       help="Leave the embedded server up afterwards so the printed Web UI link works "
                                       "(stop it with `colloquy server stop`), or stop it when the demo ends."),
+    port: int | None = typer.Option(None, help="Start (or reuse) the embedded server on this gRPC port (default: "
+                                    "the remembered one, else 7233)."),
+    address: str | None = typer.Option(None, "--address", help="Use this running Temporal server instead of the "
+                                       "embedded one (host:port; TLS and namespace from TEMPORAL_* / profiles)."),
 ) -> None:
     """The main job: start the embedded server + workers, rehearse an interview end to end, print the essay path."""
     from client.demo import run_demo
 
-    code = run_demo(keep_server=keep_running)
+    if port is not None and address is not None:
+        err_console.print("[red]error:[/red] give --port (embedded server) or --address (your server), not both")
+        raise typer.Exit(2)
+    code = run_demo(keep_server=keep_running, port=port, address=address)
     raise typer.Exit(code)
 
 
 def main() -> None:
     from core.logging import configure_logging
+    from core.private import private_umask
+
+    private_umask()  # files Colloquy writes (transcripts, notes, artifacts, its server's database) are 0600
 
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "WARNING"))
     code = 0

@@ -44,8 +44,14 @@ ApiKeyEnvOpt = typer.Option(None, "--api-key-env",
 def settings(address: str | None = None, namespace: str | None = None, tls: bool = False,
              tls_cert: str | None = None, tls_key: str | None = None, tls_ca: str | None = None,
              api_key_env: str | None = None) -> TemporalSettings:
-    return TemporalSettings.from_env(address=address, namespace=namespace, tls=tls or None, tls_cert=tls_cert,
-                                     tls_key=tls_key, tls_ca=tls_ca, api_key_env=api_key_env)
+    from core.settings import TemporalProfileError
+
+    try:
+        return TemporalSettings.from_env(address=address, namespace=namespace, tls=tls or None, tls_cert=tls_cert,
+                                         tls_key=tls_key, tls_ca=tls_ca, api_key_env=api_key_env)
+    except TemporalProfileError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
 
 
 def run(coro: Coroutine[Any, Any, T]) -> T:

@@ -29,11 +29,19 @@ DEMO_CYCLE_SECONDS = 3.0
 DEMO_PACE_SECONDS = 1.0
 
 
-def run_demo(keep_server: bool = False) -> int:
+def run_demo(keep_server: bool = False, port: int | None = None, address: str | None = None) -> int:
     from core.server import DevServer
 
-    server = DevServer()
-    status = server.start()
+    if address is not None:  # the user's own server: nothing to start or stop
+        console.print(f"Using the Temporal server at {address}", soft_wrap=True)
+        return asyncio.run(_demo(TemporalSettings.from_env(address=address)))
+    server = DevServer.remembered(port=port)
+    try:
+        status = server.start()
+    except (RuntimeError, TimeoutError, FileNotFoundError) as exc:
+        console.print(f"[red]error:[/red] cannot start the embedded Temporal server: {escape(str(exc))}",
+                      soft_wrap=True)
+        return 1
     console.print(f"Temporal server {'reused' if status.reused else 'started'}: {status.describe()}", soft_wrap=True)
     try:
         return asyncio.run(_demo(TemporalSettings.from_env(address=server.address)))

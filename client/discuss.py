@@ -27,14 +27,20 @@ from client.common import (
     run,
     settings,
 )
-from models.discussion import ROLES, DiscussionInput, DiscussionProgress, DiscussionResult
+from core.settings import TASK_QUEUE
+from models.discussion import (
+    QUERY_PROGRESS,
+    ROLES,
+    WORKFLOW_TYPE,
+    DiscussionInput,
+    DiscussionProgress,
+    DiscussionResult,
+)
 from rules.discussion.inputs import validate_input
 from rules.discussion.levels import LEVELS
 from rules.discussion.scoring import CRITERIA
 from rules.text import workflow_id
 
-WORKFLOW_TYPE = "DiscussionWorkflow"
-QUERY_PROGRESS = "progress"
 POLL_SECONDS = 0.5
 SHORT = {"feasibility": "feas", "innovation": "innov", "impact": "impact", "clarity": "clar",
          "completeness": "compl"}
@@ -128,7 +134,7 @@ def discuss(
     html: bool = typer.Option(False, "--html", help="Also render a self-contained HTML report."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: discussion-<topic>-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the discussion until it ends."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
+    task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
@@ -153,7 +159,8 @@ def discuss(
 
         client: Client = await connect(cfg)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=DiscussionResult)
+                                             result_type=DiscussionResult,
+                                             static_summary=f"Discussion ({level}): {inp.topic[:120]}")
         rules = LEVELS[level]
         console.print(f"Discussion [bold]{wid}[/bold] started: level {level} ({rules.max_rounds} round(s), "
                       f"min {rules.min_ideas} ideas, threshold {rules.min_score_threshold})", soft_wrap=True)

@@ -73,10 +73,12 @@ from models.interview import (
     TranscriptView,
 )
 from rules.errors import error_message
+from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
-    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
-         "rehearse it with a simulated interviewee, print its essay, continue it with a follow-up session.",
+    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal or a browser (link), watch "
+         "its event log, rehearse it with a simulated interviewee, print its essay, continue it with a follow-up "
+         "session.",
     no_args_is_help=True,
 )
 
@@ -209,7 +211,7 @@ async def is_running(handle: WorkflowHandle) -> bool:
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
     """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
-    wf_id = workflow_id or workflow_id("interview", inp.topic, short_id())
+    wf_id = workflow_id or default_workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
             WORKFLOW_TYPE, inp, id=wf_id, task_queue=task_queue, result_type=InterviewResult,
@@ -242,7 +244,7 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     mode: Mode = "structured" if state.mode == "structured" else "adaptive"
     inp = InterviewInput(topic=state.topic, duration_seconds=duration_seconds, previous_session_id=previous_id,
                          follow_up_topic=follow_up_topic, mode=mode, **extra)
-    wf_id = workflow_id or workflow_id("interview", f"{state.topic} follow-up", short_id())
+    wf_id = workflow_id or default_workflow_id("interview", f"{state.topic} follow-up", short_id())
     return await start_interview(client, inp, wf_id, task_queue), follow_up_topic or ""
 
 
@@ -293,7 +295,8 @@ class PersonaAnswers:
 
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
-        from workflows.rehearsal import SimulatedAnswerWorkflow, answer_workflow_id
+        from models.rehearsal import WORKFLOW_TYPE as ANSWER_WORKFLOW_TYPE
+        from models.rehearsal import answer_workflow_id
 
         if self.exhausted(turn):
             return None
@@ -303,12 +306,12 @@ class PersonaAnswers:
         try:
             # Running already (a restarted client): attach to it. Finished already: its answer, not a new one.
             handle = await self.client.start_workflow(
-                SimulatedAnswerWorkflow.run, inp, id=wf_id, task_queue=self.task_queue,
+                ANSWER_WORKFLOW_TYPE, inp, id=wf_id, task_queue=self.task_queue, result_type=SimulatedAnswer,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 static_summary=f"{self.persona.name} answers question {turn}")
         except WorkflowAlreadyStartedError:
-            handle = self.client.get_workflow_handle_for(SimulatedAnswerWorkflow.run, wf_id)
+            handle = self.client.get_workflow_handle(wf_id, result_type=SimulatedAnswer)
         result: SimulatedAnswer = await handle.result()
         self.fallbacks += int(result.fallback)
         self.offline = self.offline or bool(result.usage and result.usage.offline)
@@ -646,6 +649,8 @@ def _print_started(wf_id: str, s) -> None:
     console.print(f"started [bold]{wf_id}[/bold]", soft_wrap=True)
     console.print(f"Web UI: {s.workflow_url(wf_id)}", soft_wrap=True)
     console.print(f"take part:  colloquy interview join {wf_id}", soft_wrap=True)
+    console.print(f"browser:    colloquy interview link {wf_id}  (room and console links; `colloquy serve`)",
+                  soft_wrap=True)
     console.print(f"watch:      colloquy interview watch {wf_id}", soft_wrap=True)
     console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
 
@@ -907,3 +912,21 @@ def continue_cmd(
         _print_started(handle.id, settings(address, namespace))
 
     _guard(_run)
+
+
+@app.command("link")
+def link_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_SERVE_URL",
+                                        help="Where `colloquy serve` is reached (default http://127.0.0.1:"
+                                        "COLLOQUY_SERVE_PORT, else 8234)."),
+) -> None:
+    """Print the browser links of an interview: the interviewee room (send it to them: its key opens this session
+    only, no sign-in) and the interviewer console (sign in with the serve token). Served by `colloquy serve`;
+    keys come from its secret (COLLOQUY_ROOM_SECRET, else .data/room-secret), so run this where it runs."""
+    from client.room import load_secret, room_path
+    from core.codec import serve_port
+
+    base = (base_url or f"http://127.0.0.1:{serve_port()}").rstrip("/")
+    console.print(f"interviewee: {base}{room_path(load_secret(), workflow_id)}", soft_wrap=True, highlight=False)
+    console.print(f"console:     {base}/console/{workflow_id}", soft_wrap=True, highlight=False)

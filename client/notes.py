@@ -6,7 +6,7 @@
     colloquy notes context                              the global context the Observer keeps
     colloquy notes answer WORKFLOW_ID                   answer a clarifying question later
 
-Clarifying questions are asked in the terminal and sent with the `clarify` update. Closing the terminal does not
+Clarifying questions are asked in the terminal and sent with the `clarify` update (models.query.UPDATE_CLARIFY). Closing the terminal does not
 lose anything: the workflow keeps waiting in Temporal (until its clarification timeout), and `answer` resumes it.
 Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `make up`).
 """
@@ -36,6 +36,18 @@ from client.common import (
     settings,
 )
 from core.settings import TASK_QUEUE
+from models.query import (
+    IMPORT_WORKFLOW_TYPE,
+    QUERY_IMPORT_PROGRESS,
+    QUERY_PENDING_CLARIFICATION,
+    UPDATE_CLARIFY,
+    WORKFLOW_TYPE,
+    ClarifyAck,
+    ImportProgress,
+    ImportResult,
+    PendingClarification,
+    QueryResult,
+)
 from rules.text import workflow_id
 
 
@@ -59,6 +71,10 @@ NotesDirOpt = typer.Option(None, "--notes-dir", help="Notes root (default: the w
                            "else .data/notes).")
 QueueOpt = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
 TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demos on old notes).")
+TzOpt = typer.Option(None, "--tz", envvar="COLLOQUY_TZ", help="Your time zone (IANA name like Asia/Seoul, or "
+                     "+09:00); default: this terminal's.")
+MaxEntriesOpt = typer.Option(None, "--max-entries", min=1, help="Most entries one search reads (default 2000); "
+                             "a larger scope is answered partially and says how much was read.")
 
 
 # ============================================================================================ library
@@ -77,24 +93,43 @@ def workflow_id_for(app_id: str, text: str) -> str:
 Asker = Callable[[object], Awaitable[object | None]]
 
 
+# The workflow's contract, by name (models/query.py): the client never imports workflows/.
+async def start_query(client, req, wf_id: str, task_queue: str):  # noqa: ANN001, ANN201
+    """Start a QueryWorkflow; the handle's result() is a QueryResult."""
+    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult,
+                                       static_summary=f"Notes: {' '.join(req.text.split())[:120]}")
+
+
+def query_handle(client, wf_id: str):  # noqa: ANN001, ANN201
+    """A handle on an existing QueryWorkflow (its result() is a QueryResult)."""
+    return client.get_workflow_handle(wf_id, result_type=QueryResult)
+
+
+async def pending_clarification(handle) -> PendingClarification | None:  # noqa: ANN001
+    return await handle.query(QUERY_PENDING_CLARIFICATION,
+                              result_type=PendingClarification | None)  # type: ignore[arg-type]
+
+
+async def send_clarification(handle, answer) -> ClarifyAck:  # noqa: ANN001
+    return await handle.execute_update(UPDATE_CLARIFY, answer, result_type=ClarifyAck)
+
+
 async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001, ANN201
     """Drive a running QueryWorkflow to its result: whenever a clarification is pending, `ask` gets it and
     returns a ClarifyAnswer (None = leave it pending: the workflow keeps waiting). Returns the QueryResult,
     or None when the user chose to leave it waiting."""
     from temporalio.client import WorkflowUpdateFailedError
 
-    from workflows.query import QueryWorkflow
-
     result_task = asyncio.ensure_future(handle.result())
     try:
         while not result_task.done():
-            pending = await handle.query(QueryWorkflow.pending_clarification)
+            pending = await pending_clarification(handle)
             if pending is not None:
                 reply = await ask(pending)
                 if reply is None:
                     return None
                 try:
-                    await handle.execute_update(QueryWorkflow.clarify, reply)
+                    await send_clarification(handle, reply)
                 except WorkflowUpdateFailedError as err:
                     err_console.print(f"[red]not accepted:[/red] {getattr(err.cause, 'message', err.cause)}")
                 continue
@@ -105,10 +140,18 @@ async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001
             result_task.cancel()
 
 
+def question_prompt(q):  # noqa: ANN001, ANN201
+    """One clarifying question as a rich Prompt (no default shown: an empty default used to print "():")."""
+    from rich.markup import escape
+    from rich.prompt import Prompt
+
+    hint = f" [{' / '.join(q.options)}]" if q.options else ""
+    return Prompt(escape(f"{q.id}. {q.question}{hint}"), console=console, show_default=False)
+
+
 async def terminal_ask(pending) -> object | None:  # noqa: ANN001
     """Ask the pending questions on the terminal. Empty answer to all = decline; Ctrl-C/Ctrl-D = leave pending."""
     from rich.markup import escape
-    from rich.prompt import Prompt
 
     from models.query import ClarifyAnswer
 
@@ -118,9 +161,8 @@ async def terminal_ask(pending) -> object | None:  # noqa: ANN001
     answers: dict[str, str] = {}
     try:
         for q in pending.questions:
-            hint = f" [{' / '.join(q.options)}]" if q.options else ""
-            text = await asyncio.to_thread(Prompt.ask, escape(f"{q.id}. {q.question}{hint}"), default="",
-                                           console=console)
+            prompt = question_prompt(q)
+            text: str = await asyncio.to_thread(prompt, default="")
             if text.strip():
                 answers[q.id] = text.strip()
     except (KeyboardInterrupt, EOFError):
@@ -132,21 +174,23 @@ async def terminal_ask(pending) -> object | None:  # noqa: ANN001
 
 async def run_import(client, directory: Path, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
                      batch_size: int = 50, on_progress: Callable[[object], None] | None = None,
-                     poll_s: float = 0.25):  # noqa: ANN201
+                     poll_s: float = 0.25, undated: str = "skip", today: date | None = None):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
-    from models.query import ImportRequest
-    from workflows.query import ImportNotesWorkflow
+    from models.query import (
+        ImportRequest,
+    )
 
     wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:6], 24)
     handle = await client.start_workflow(
-        ImportNotesWorkflow.run, ImportRequest(directory=str(directory.resolve()), app_id=app_id,
-                                               notes_dir=notes_dir, batch_size=batch_size),
-        id=wf_id, task_queue=task_queue)
+        IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
+            "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
+            "batch_size": batch_size, "undated": undated, "today": today}),
+        id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
     result_task = asyncio.ensure_future(handle.result())
-    latest = client.get_workflow_handle(wf_id)  # follows continue-as-new: queries go to the current run
+    latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
     while not result_task.done():
         try:
-            progress = await latest.query(ImportNotesWorkflow.import_progress)
+            progress = await latest.query(QUERY_IMPORT_PROGRESS, result_type=ImportProgress)
             if on_progress:
                 on_progress(progress)
         except Exception:  # noqa: BLE001 — between runs (continue-as-new) a query can miss; the next one lands
@@ -155,13 +199,42 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
     return wf_id, result_task.result()
 
 
+def import_summary(result) -> str:  # noqa: ANN001
+    """'3 new, 1 updated, 7 unchanged' (+ skipped / failed counts) for an ImportResult."""
+    text = f"{result.new} new, {result.updated} updated, {result.unchanged} unchanged"
+    if result.failed:
+        text += f", {len(result.failed)} not imported"
+    return text
+
+
+async def read_global_context(client, task_queue: str, notes_dir: str | None) -> str:  # noqa: ANN001
+    """The global context as the worker's store holds it (NotesContextWorkflow), not the client's folder."""
+    from models.query import CONTEXT_WORKFLOW_TYPE, ContextRequest
+
+    return await client.execute_workflow(
+        CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
+        task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
+
+
+async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN201
+    """`colloquy notes answer ID`: (result, already_finished). A run that already finished is not resumed:
+    the caller says so instead of silently reprinting the old answer."""
+    from temporalio.client import WorkflowExecutionStatus
+
+    handle = query_handle(client, wf_id)
+    desc = await handle.describe()
+    if desc.status != WorkflowExecutionStatus.RUNNING:
+        return await handle.result(), True
+    return await follow_query(handle, ask), False
+
+
 def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
     from rich.markup import escape
 
     style = "yellow" if result.partial else "green"
     console.print(f"\n[{style}]{escape(result.response)}[/{style}]")
     if result.evidence_cited:
-        console.print(f"[dim]evidence: {', '.join(result.evidence_cited)}[/dim]")
+        console.print(f"[dim]evidence: {', '.join(dict.fromkeys(result.evidence_cited))}[/dim]")
     for w in result.warnings:
         console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
     if show_usage:
@@ -176,14 +249,12 @@ API_MAX_BODY = 64 * 1024
 
 async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict:  # noqa: ANN001
     """Wait up to wait_s for the query's result or a pending clarification; say which (JSON-ready)."""
-    from workflows.query import QueryWorkflow
-
     result_task = asyncio.ensure_future(handle.result())
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait_s
     try:
         while not result_task.done() and loop.time() < deadline:
-            pending = await handle.query(QueryWorkflow.pending_clarification)
+            pending = await pending_clarification(handle)
             if pending is not None:
                 return {"workflow_id": handle.id, "status": "waiting_user", "pending": pending.model_dump(mode="json")}
             await asyncio.wait([result_task], timeout=poll_s)
@@ -197,8 +268,10 @@ async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict: 
 
 
 def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
-    """The seed's two endpoints (§16.3) plus what a clarifying question needs:
-    POST /input {"text", "session_context"?, "today"?}  → 200 completed | 202 waiting_user/running
+    """The seed's two endpoints (§16.3) plus what a clarifying question needs (`client`: a Temporal client, or an
+    async function returning one — `colloquy serve` connects on the first request):
+    POST /input {"text", "session_context"?, "today"?, "time_zone"? | "utc_offset_minutes"?}
+                                                        → 200 completed | 202 waiting_user/running
     POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
     GET  /input/{workflow_id} → the same shapes, without starting anything
     GET  /context → the global context (text/markdown)."""
@@ -207,13 +280,16 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     from temporalio.client import WorkflowFailureError, WorkflowUpdateFailedError
     from temporalio.service import RPCError
 
-    from activities.query.storage import StorageError, StorageRepository
-    from activities.query.storage import notes_dir as resolve
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
-    from workflows.query import QueryWorkflow
+    from rules.query.clock import utc_offset_minutes
 
     def error(status: int, message: str) -> web.Response:
         return web.json_response({"error": message}, status=status)
+
+    given = client
+
+    async def temporal():  # noqa: ANN202
+        return await given() if callable(given) else given
 
     async def body_json(request: web.Request) -> dict | web.Response:
         try:
@@ -243,12 +319,17 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         if len(text) > MAX_INPUT_CHARS:
             return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
         try:
+            offset = data.get("utc_offset_minutes")
+            if data.get("time_zone") is not None:
+                offset = utc_offset_minutes(str(data["time_zone"]))
             req = QueryRequest(text=text, app_id=data.get("app_id", app_id), notes_dir=notes_dir,
-                               session_context=data.get("session_context"), today=data.get("today"))
+                               session_context=data.get("session_context"), today=data.get("today"),
+                               utc_offset_minutes=offset or 0)
         except ValidationError as exc:
             return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
-        handle = await client.start_workflow(QueryWorkflow.run, req, id=workflow_id_for(req.app_id, text),
-                                             task_queue=task_queue)
+        except ValueError as exc:
+            return error(400, f"invalid input: {exc}")
+        handle = await start_query(await temporal(), req, workflow_id_for(req.app_id, text), task_queue)
         return await guarded(handle)
 
     async def post_clarify(request: web.Request) -> web.Response:
@@ -259,9 +340,9 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             answer = ClarifyAnswer.model_validate(data)
         except ValidationError as exc:
             return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         try:
-            await handle.execute_update(QueryWorkflow.clarify, answer)
+            await send_clarification(handle, answer)
         except WorkflowUpdateFailedError as exc:
             return error(409, str(getattr(exc.cause, "message", exc.cause)))
         except RPCError as exc:
@@ -269,14 +350,14 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await guarded(handle)
 
     async def get_input(request: web.Request) -> web.Response:
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         return await guarded(handle)
 
     async def get_context(request: web.Request) -> web.Response:
-        try:
-            text = StorageRepository(resolve(notes_dir)).get_global_context()
-        except StorageError as exc:
-            return error(500, str(exc))
+        try:  # through the worker: the notes live where it runs, not necessarily beside this server
+            text = await read_global_context(await temporal(), task_queue, notes_dir)
+        except WorkflowFailureError as exc:
+            return error(500, str(getattr(exc.cause, "message", exc.cause)))
         return web.Response(text=text, content_type="text/markdown")
 
     api = web.Application(client_max_size=API_MAX_BODY)
@@ -293,14 +374,18 @@ def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
 
 
 async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
-                    today: str | None, session_context: str | None = None):  # noqa: ANN202
+                    today: str | None, session_context: str | None = None, tz: str | None = None,
+                    max_entries: int | None = None):  # noqa: ANN202
     from models.query import QueryRequest
-    from workflows.query import QueryWorkflow
+    from rules.query.clock import utc_offset_minutes
 
     wf_id = workflow_id_for(app_id, text)
     req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
-                       today=date.fromisoformat(today) if today else None, utc_offset_minutes=local_offset())
-    handle = await client.start_workflow(QueryWorkflow.run, req, id=wf_id, task_queue=task_queue)
+                       today=date.fromisoformat(today) if today else None,
+                       utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset())
+    if max_entries:
+        req.max_entries = max_entries
+    handle = await start_query(client, req, wf_id, task_queue)
     with console.status("thinking…") as status:
         async def ask(pending):  # noqa: ANN001, ANN202
             status.stop()
@@ -330,13 +415,16 @@ def _report_failure(exc: Exception) -> None:
 @app.command("ask")
 def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a correction."),
             app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
-            today: str | None = TodayOpt, address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
+            today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
+            address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
+    _check_tz(tz)
+
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
         try:
-            await _ask_once(client, text, app_id, notes_dir, task_queue, today)
+            await _ask_once(client, text, app_id, notes_dir, task_queue, today, tz=tz, max_entries=max_entries)
         except Exception as exc:  # noqa: BLE001
             _report_failure(exc)
 
@@ -345,10 +433,13 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
 
 @app.command("repl")
 def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
-             today: str | None = TodayOpt, address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
+             today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
+             address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
              tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
     from rich.prompt import Prompt
+
+    _check_tz(tz)
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
@@ -365,7 +456,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
                 continue
             try:
                 result = await _ask_once(client, line, app_id, notes_dir, task_queue, today,
-                                         "\n".join(history[-6:]) or None)
+                                         "\n".join(history[-6:]) or None, tz=tz, max_entries=max_entries)
             except Exception as exc:  # noqa: BLE001
                 from temporalio.client import WorkflowFailureError
 
@@ -384,16 +475,15 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
-    from workflows.query import QueryWorkflow
-
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
-        handle = client.get_workflow_handle_for(QueryWorkflow.run, workflow_id)
         try:
-            result = await follow_query(handle, terminal_ask)
+            result, finished = await answer_workflow(client, workflow_id, terminal_ask)
         except Exception as exc:  # noqa: BLE001
             _report_failure(exc)
             return
+        if finished:
+            console.print(f"[yellow]Nothing to answer:[/yellow] {workflow_id} had already finished; its answer was:")
         if result is not None:
             print_result(result, workflow_id)
 
@@ -405,13 +495,19 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                                                  "each file one LOG dated by its YYYY-MM-DD file name."),
                app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                batch_size: int = typer.Option(50, help="Files per Parser batch."),
+               undated: str = typer.Option("skip", "--undated", help="A file with no date in its headings, front "
+                                           "matter or name: skip (warned), today, or mtime (modification time)."),
                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Batch import with a progress bar (ImportNotesWorkflow: durable, resumable, continue-as-new)."""
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if not directory.is_dir():
         err_console.print(f"[red]error:[/red] {directory} is not a directory")
+        raise typer.Exit(2)
+    if undated not in ("skip", "today", "mtime"):
+        err_console.print(f"[red]error:[/red] --undated must be skip, today or mtime (not {undated!r})")
         raise typer.Exit(2)
 
     async def _run() -> None:
@@ -424,14 +520,17 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                 bar.update(task, total=p.total or None, completed=p.done, current=p.current)
 
             try:
-                wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show)
+                wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show,
+                                                 undated=undated, today=date.today())
             except Exception as exc:  # noqa: BLE001
                 _report_failure(exc)
                 return
             bar.update(task, total=result.total, completed=result.total)
-        console.print(f"Imported {result.imported} of {result.total} notes (workflow {wf_id}).")
+        console.print(f"{import_summary(result)} of {result.total} files (workflow {wf_id}).")
         for f in result.failed[:20]:
-            console.print(f"[yellow]skipped[/yellow] {f}")
+            console.print(f"[yellow]not imported[/yellow] {escape(f)}")
+        for w in result.warnings[:20]:
+            console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
 
     run(_run())
 
@@ -442,7 +541,10 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
               wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
-    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes."""
+    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes.
+
+    The same API is served by `colloquy serve` under /notes (behind its token, beside the interview pages); this
+    standalone form stays for scripts that use it without a token on its own port."""
     from aiohttp import web
 
     async def _run() -> None:
@@ -463,20 +565,33 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
 
 
 @app.command("context")
-def context_cmd(notes_dir: str | None = NotesDirOpt) -> None:
-    """Print the global context (the Observer's markdown) from the notes root."""
-    from activities.query.storage import StorageError, StorageRepository
-    from activities.query.storage import notes_dir as resolve
+def context_cmd(notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt, address: str | None = AddressOpt,
+                namespace: str | None = NamespaceOpt, tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt,
+                tls_key: str | None = TlsKeyOpt) -> None:
+    """Print the global context (the Observer's markdown), read by the worker from its notes store."""
+    async def _run() -> str:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        try:
+            return await read_global_context(client, task_queue, notes_dir)
+        except Exception as exc:  # noqa: BLE001
+            _report_failure(exc)
+            return ""
 
-    root = resolve(notes_dir)
-    try:
-        text = StorageRepository(root).get_global_context()
-    except StorageError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(1) from None
+    text = run(_run())
     if not text.strip():
-        console.print(f"[dim]No global context yet in {root}.[/dim]")
+        console.print(f"[dim]No global context yet in {notes_dir or 'the worker’s notes folder'}.[/dim]")
         return
     from rich.markdown import Markdown
 
     console.print(Markdown(text))
+
+
+def _check_tz(tz: str | None) -> None:
+    if tz:
+        from rules.query.clock import utc_offset_minutes
+
+        try:
+            utc_offset_minutes(tz)
+        except ValueError as exc:
+            err_console.print(f"[red]error:[/red] {exc}")
+            raise typer.Exit(2) from None

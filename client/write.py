@@ -40,10 +40,15 @@ from client.common import (
     run,
     settings,
 )
+from core.settings import TASK_QUEUE
 from models.writing import (
     COMPLETE_STATUSES,
     MAX_MODELS,
     MAX_STORY_CHARS,
+    QUERY_OUTPUTS,
+    QUERY_RUN_STATUS,
+    UPDATE_SUBMIT_APPROVAL,
+    WORKFLOW_TYPE,
     ApprovalInput,
     ApprovalReceipt,
     OutputsView,
@@ -58,7 +63,6 @@ from rules.writing.config import ConfigError, validate_config
 from rules.writing.outcome import status_line
 from rules.writing.transitions import normalise_approval
 
-WORKFLOW_TYPE = "WritingWorkflow"
 POLL_SECONDS = 0.5
 
 
@@ -170,7 +174,7 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
     async def poll() -> StatusView | None:
         nonlocal seen_events
         try:
-            s: StatusView | None = await handle.query("run_status", result_type=StatusView)
+            s: StatusView | None = await handle.query(QUERY_RUN_STATUS, result_type=StatusView)
         except RPCError:
             return None
         assert s is not None
@@ -212,8 +216,8 @@ async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
             continue
         wire = {"approved": "approve"}.get(decision, decision)
         try:
-            await handle.execute_update("submit_approval", ApprovalInput(decision=wire, feedback=feedback,
-                                                                         request_id=p.request_id))
+            await handle.execute_update(UPDATE_SUBMIT_APPROVAL, ApprovalInput(
+                decision=wire, feedback=feedback, request_id=p.request_id), result_type=ApprovalReceipt)
             return
         except WorkflowUpdateFailedError as exc:
             err_console.print(f"[red]refused:[/red] {exc.cause}")
@@ -232,7 +236,7 @@ def start(
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the run until it ends."),
     ask: bool | None = typer.Option(None, "--ask/--no-ask", help="Answer approval requests here (default: when "
                                     "stdin is a terminal). approve | abort | any other text = feedback."),
-    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
+    task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
@@ -268,7 +272,9 @@ def start(
 
         client = await connect(tsettings)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=WritingResult)
+                                             result_type=WritingResult,
+                                             static_summary=f"Writing: {name} ({len(model_ids)} model(s), "
+                                                            f"config {cfg.name})")
         console.print(f"Started [bold]{wid}[/bold]: {len(model_ids)} model(s), config {cfg.name!r}, "
                       f"story {name!r}", soft_wrap=True)
         if not wait:
@@ -327,7 +333,7 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
 
         client = await connect(tsettings)
         handle = client.get_workflow_handle(workflow_id)
-        s = await _query(handle, "run_status", StatusView)
+        s = await _query(handle, QUERY_RUN_STATUS, StatusView)
         if s is None:
             return 2
         if s.pending_approval is None:
@@ -336,7 +342,7 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
             return 2
         show_pending(s.pending_approval)
         try:
-            receipt = await handle.execute_update("submit_approval", ApprovalInput(
+            receipt = await handle.execute_update(UPDATE_SUBMIT_APPROVAL, ApprovalInput(
                 decision=decision, feedback=feedback, request_id=request_id or s.pending_approval.request_id),
                 result_type=ApprovalReceipt)
         except WorkflowUpdateFailedError as exc:
@@ -435,7 +441,7 @@ def status(
 
         client = await connect(tsettings)
         handle = client.get_workflow_handle(workflow_id)
-        s = await _query(handle, "run_status", StatusView)
+        s = await _query(handle, QUERY_RUN_STATUS, StatusView)
         if s is None:
             return 2
         s = await _agree_with_server(handle, s)
@@ -465,7 +471,7 @@ def outputs(
         from core.temporal import connect
 
         client = await connect(tsettings)
-        view = await _query(client.get_workflow_handle(workflow_id), "outputs", OutputsView)
+        view = await _query(client.get_workflow_handle(workflow_id), QUERY_OUTPUTS, OutputsView)
         if view is None:
             return 2
         table = Table("state", "model", "words", "artifact", "preview")

@@ -9,13 +9,14 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any, TextIO
+from collections.abc import MutableMapping
+from typing import Any, TextIO, cast
 
 import structlog
 from temporalio import activity
 
 
-def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _temporal_context(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     try:
         info = activity.info()
     except RuntimeError:
@@ -27,6 +28,85 @@ def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     if info.task_queue.endswith("-llm"):  # agent activities are named after their agent
         event.setdefault("agent", info.activity_type)
     return event
+
+
+class ExpectedFailureFilter(logging.Filter):
+    """One line, no traceback, for an activity attempt that failed with a classified (expected) error.
+
+    The SDK logs every failed attempt as "Completing activity as failed" with the whole traceback (~25 lines,
+    twice with the chained cause). An `ApplicationError` is an error the code classified on purpose (rate limit,
+    outage, invalid output, not found …): the person reading the log needs the agent, the attempt, the error
+    class, the message and what happens next — not a stack. Anything else keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from temporalio.exceptions import ApplicationError
+
+        if getattr(record, "__temporal_error_identifier", None) != "ActivityFailure" or not record.exc_info:
+            return True
+        err = record.exc_info[1]
+        if not isinstance(err, ApplicationError):
+            return True
+        if getattr(err, LOGGED_MARK, False):
+            return False  # already logged as one line where it was classified (llm.failed, with its next step)
+        info = getattr(record, "activity_info", None)
+        details = getattr(record, "temporal_activity", None) or {}
+        name = details.get("activity_type", "activity")
+        attempt = details.get("attempt", "?")
+        record.msg = (f"{name} attempt {attempt} failed: {err.type or 'ApplicationError'}: "
+                      f"{str(err.message)[:300]} — {next_step(err, info)}")
+        record.args = ()
+        record.exc_info = None
+        record.exc_text = None
+        return True
+
+
+LOGGED_MARK = "_colloquy_logged"
+
+
+def mark_logged(err: BaseException) -> None:
+    """Say that `err` was already logged as one line where it was classified: the SDK's own record of the failed
+    attempt is then dropped, so an expected retry is exactly one line."""
+    setattr(err, LOGGED_MARK, True)
+
+
+def next_step(err: Any, info: Any) -> str:
+    """What Temporal does after this attempt, from the activity's retry policy ("retry in 2s", "not retried")."""
+    policy = getattr(info, "retry_policy", None)
+    attempt = getattr(info, "attempt", 1) or 1
+    if err.non_retryable or (policy and err.type in (policy.non_retryable_error_types or [])):
+        return "not retried (non-retryable)"
+    if policy is None:
+        return "retried per the activity's retry policy"
+    if policy.maximum_attempts and attempt >= policy.maximum_attempts:
+        return f"not retried (attempt {attempt} of {policy.maximum_attempts})"
+    if err.next_retry_delay is not None:
+        delay = err.next_retry_delay.total_seconds()
+    else:
+        delay = policy.initial_interval.total_seconds() * policy.backoff_coefficient ** (attempt - 1)
+        if policy.maximum_interval is not None:
+            delay = min(delay, policy.maximum_interval.total_seconds())
+    of = f" of {policy.maximum_attempts}" if policy.maximum_attempts else ""
+    return f"retry {attempt + 1}{of} in {delay:g}s"
+
+
+def quiet_expected_activity_failures() -> None:
+    """Install the filter on the SDK's activity logger (idempotent)."""
+    activity.logger.full_activity_info_on_extra = True
+    base = activity.logger.logger
+    if not any(isinstance(f, ExpectedFailureFilter) for f in base.filters):
+        base.addFilter(ExpectedFailureFilter())
+
+
+class _CurrentStderr:
+    """Whatever `sys.stderr` is at write time (a test runner or CLI runner may swap and close the one that was
+    current when logging was configured)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
 
 
 def configure_logging(fmt: str | None = None, level: str | None = None, stream: TextIO | None = None) -> None:
@@ -44,10 +124,11 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or sys.stderr),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    quiet_expected_activity_failures()
     for noisy in ("LiteLLM", "litellm", "httpx", "httpcore"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -2,7 +2,9 @@
 
     temporal server start-dev --db-filename .data/temporal.db --ip 127.0.0.1 ... (see `dev_server_args`)
 
-State lives in the SQLite file and survives a SIGKILL of the server.
+State lives in the SQLite file and survives a SIGKILL of the server. The data dir is 0700 and the server runs
+with umask 077 (its SQLite files are 0600). With payload encryption on (COLLOQUY_CODEC_KEYS_FILE) the Web UI is
+started with `--ui-codec-endpoint` pointing at `colloquy serve`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.private import PRIVATE_UMASK, private_dir, private_file
 from core.settings import SEARCH_ATTRIBUTES, UI_PORT, data_dir
 
 TUNED_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]
@@ -36,11 +39,13 @@ def temporal_binary() -> str:
 
 
 def dev_server_args(db_file: Path | None, port: int = 7233, ui_port: int = UI_PORT, ip: str = "127.0.0.1",
-                    ui: bool = True) -> list[str]:
+                    ui: bool = True, codec_endpoint: str | None = None) -> list[str]:
     """Arguments after `temporal server start-dev` (also used by the test fixtures)."""
     args = ["--ip", ip, "--port", str(port), "--log-level", "warn", "--ui-disable-news-fetch" if ui else "--headless"]
     if ui:
         args += ["--ui-port", str(ui_port)]
+        if codec_endpoint:
+            args += ["--ui-codec-endpoint", codec_endpoint]
     if db_file is not None:
         args += ["--db-filename", str(db_file)]
     for value in TUNED_DYNAMIC_CONFIG:
@@ -73,13 +78,30 @@ class ServerStatus:
 
 class DevServer:
     def __init__(self, directory: Path | None = None, port: int = 7233, ui_port: int = UI_PORT,
-                 ip: str = "127.0.0.1") -> None:
+                 ip: str = "127.0.0.1", codec_endpoint: str | None = None) -> None:
+        from core.codec import ui_codec_endpoint
+
         self.dir = (directory or data_dir()).resolve()
         self.port, self.ui_port, self.ip = port, ui_port, ip
+        self.codec_endpoint = codec_endpoint or ui_codec_endpoint()  # `colloquy serve` when encryption is on
         self.db_file = self.dir / "temporal.db"
         self.pid_file = self.dir / "temporal.pid"
         self.state_file = self.dir / "temporal.json"  # pid + ports of the server we started
         self.log_file = self.dir / "temporal.log"
+
+    @classmethod
+    def remembered(cls, directory: Path | None = None, port: int | None = None) -> DevServer:
+        """The server `colloquy server start` last started from this data dir (its ports are kept in
+        temporal.json), so `status`/`stop`/`demo` without `--port` find it; an explicit `port` wins; else the
+        defaults (7233, UI 8233)."""
+        server = cls(directory)
+        if port is not None:
+            return cls(directory, port=port, ui_port=port + 1000)
+        try:
+            state = json.loads(server.state_file.read_text())
+            return cls(directory, port=int(state["port"]), ui_port=int(state["ui_port"]), ip=str(state["ip"]))
+        except (FileNotFoundError, ValueError, KeyError, TypeError):
+            return server
 
     @property
     def address(self) -> str:
@@ -132,7 +154,7 @@ class DevServer:
         with one server and one pid file."""
         import fcntl
 
-        self.dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.dir)
         with open(self.dir / "temporal.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             return self._start_locked(timeout)
@@ -150,10 +172,14 @@ class DevServer:
             raise RuntimeError(
                 f"a Temporal server started from {self.dir} is still running (pid {running}) but not on port "
                 f"{self.port}: one SQLite file cannot serve two servers. Stop it first (`colloquy server stop`).")
-        cmd = [temporal_binary(), "server", "start-dev", *dev_server_args(self.db_file, self.port, self.ui_port, self.ip)]
+        cmd = [temporal_binary(), "server", "start-dev",
+               *dev_server_args(self.db_file, self.port, self.ui_port, self.ip, codec_endpoint=self.codec_endpoint)]
+        for path in (self.db_file, *(self.db_file.with_name(self.db_file.name + s) for s in ("-wal", "-shm"))):
+            private_file(path)  # a database made before (0644) is tightened too
         with open(self.log_file, "ab") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True)
+                                    start_new_session=True, umask=PRIVATE_UMASK)
+        private_file(self.log_file)
         self.pid_file.write_text(str(proc.pid))
         self.state_file.write_text(json.dumps({"pid": proc.pid, "ip": self.ip, "port": self.port,
                                                "ui_port": self.ui_port}))

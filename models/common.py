@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Generic, TypeVar
 
@@ -31,34 +32,46 @@ class LLMUsage(BaseModel):
         return self.input_tokens + self.output_tokens
 
 
-class UsageTotals(BaseModel):
-    """Running totals kept in workflow state (small: one row per agent)."""
+class TokenTotals(BaseModel):
+    """Calls, tokens and cost summed: the one accumulator (a workflow's UsageTotals and its rows per agent, the
+    writing pipeline's totals per model and state). Cost is kept rounded to 8 decimals."""
 
     calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def count(self, input_tokens: int, output_tokens: int, cost_usd: float) -> None:
+        """One more call with these tokens and cost."""
+        self.calls += 1
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.cost_usd = round(self.cost_usd + cost_usd, 8)
+
+
+class AgentTotals(TokenTotals):
+    latency_ms: float = 0.0
+
+
+class UsageTotals(TokenTotals):
+    """Running totals kept in workflow state (small: one row per agent). `add(result.usage)` after each call."""
+
     by_agent: dict[str, AgentTotals] = Field(default_factory=dict)
 
     def add(self, usage: LLMUsage) -> None:
-        self.calls += 1
-        self.input_tokens += usage.input_tokens
-        self.output_tokens += usage.output_tokens
-        self.cost_usd = round(self.cost_usd + usage.cost_usd, 8)
+        self.count(usage.input_tokens, usage.output_tokens, usage.cost_usd)
         row = self.by_agent.setdefault(usage.agent, AgentTotals())
-        row.calls += 1
-        row.input_tokens += usage.input_tokens
-        row.output_tokens += usage.output_tokens
-        row.cost_usd = round(row.cost_usd + usage.cost_usd, 8)
+        row.count(usage.input_tokens, usage.output_tokens, usage.cost_usd)
         row.latency_ms += usage.latency_ms
 
-
-class AgentTotals(BaseModel):
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
-    latency_ms: float = 0.0
+    def add_all(self, usages: Iterable[LLMUsage]) -> UsageTotals:
+        for usage in usages:
+            self.add(usage)
+        return self
 
 
 class AgentResult(BaseModel, Generic[T]):

@@ -14,6 +14,12 @@ from pydantic import BaseModel, Field
 
 from models.common import ArtifactRef, UsageTotals
 
+# ------------------------------------------------------------------------------------------- public names
+# The workflow's contract: clients start it and talk to it by these names. Never change a value (running
+# workflows and recorded histories depend on them).
+WORKFLOW_TYPE = "DiscussionWorkflow"                       # DiscussionInput -> DiscussionResult
+QUERY_PROGRESS = "progress"                                # -> DiscussionProgress
+
 # The roles of the seed's team. The UI Creator's job (the HTML report) is done by a deterministic renderer.
 ROLES = ("leader", "researcher", "ideation", "critic", "implementer", "moderator")
 REQUIRED_ROLES = ("leader", "ideation")

@@ -26,9 +26,11 @@ QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) ->
 QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
 QUERY_NOTES = "notes"                             # -> NotesState
 QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
+UPDATE_HEARTBEAT = "heartbeat"                    # presence: Heartbeat -> SessionState (pages, `join`)
 
 DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
+DEFAULT_PRESENCE_TIMEOUT_SECONDS = 20.0           # no interviewee heartbeat this long -> PAUSED (disconnect)
 MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
 
 Mode = Literal["adaptive", "structured"]
@@ -125,7 +127,11 @@ class InterviewInput(BaseModel):
     max_entry_chars: int = MAX_ENTRY_CHARS
     continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
     essay_on_termination: bool = False
-    carried: CarriedState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+    presence_timeout_seconds: float = Field(
+        default=DEFAULT_PRESENCE_TIMEOUT_SECONDS, ge=0,
+        description="No interviewee heartbeat for this long while IN_PROGRESS -> PAUSED (0 = presence off). "
+                    "Presence starts with the first heartbeat: clients that never heartbeat are never paused")
+    carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     @classmethod
     def for_follow_up(cls, previous_session_id: str, follow_up_topic: str, **fields: Any) -> InterviewInput:
@@ -167,6 +173,14 @@ class SessionControl(BaseModel):
     action: str = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
     reason: str | None = None
     client_timestamp: datetime | None = None
+
+
+class Heartbeat(BaseModel):
+    """Presence (update `heartbeat`): a client that shows the session says it is still there."""
+
+    client_id: str = Field(min_length=1, max_length=200, description="One id per open page / terminal")
+    role: Literal["interviewee", "interviewer"] = "interviewee"
+    seq: int = Field(default=0, ge=0, description="The client's heartbeat counter (for logs)")
 
 
 class AssistantQuery(BaseModel):
@@ -403,6 +417,11 @@ class SessionState(BaseModel):
     asked_question_ids: list[str] = Field(default_factory=list)
     decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    question_event_id: int = Field(default=0, description="Event that put next_question in force: a client "
+                                   "records the question it shows once per id (entry id from it)")
+    paused_reason: str | None = Field(default=None, description="pause (a person) | disconnect (presence/client)")
+    presence_timeout_seconds: float = Field(default=0.0, description="0: presence off for this session")
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat")
 
 
 class InterviewResult(BaseModel):
@@ -448,36 +467,49 @@ class SectionRuntime(BaseModel):
     summary: SectionSummary | None = None
 
 
-class CarriedState(BaseModel):
-    plan: PlanSnapshot
-    started_at: datetime
-    ends_at: datetime
-    status: str
-    phase: str
-    sections: list[SectionRuntime]
-    current_index: int
-    notes: NotesState
-    research: list[ResearchItem]
-    researched_at: dict[str, datetime]
-    asked_question_ids: list[str]
-    decision: DecisionRecord | None
-    event_seq: int
-    events_tail: list[InterviewEvent]
-    event_segments: list[ArtifactRef]
-    transcript_tail: list[TranscriptEntry]
-    transcript_segments: list[ArtifactRef]
-    transcript_count: int
-    seen_entry_ids: list[str]
+class InterviewState(BaseModel):
+    """The whole durable state of one interview session: held by `rules.interview.session.Session` while the
+    run lives, and carried as this one model across continue-as-new. The field names are the wire format of
+    `InterviewInput.carried` (formerly `CarriedState`): add fields with defaults, never rename."""
+
+    plan: PlanSnapshot | None = None
+    started_at: datetime | None = None
+    ends_at: datetime | None = None
+    status: str = "NOT_STARTED"
+    phase: str = "opening"
+    sections: list[SectionRuntime] = Field(default_factory=list)
+    current_index: int = -1
+    notes: NotesState = Field(default_factory=NotesState)
+    research: list[ResearchItem] = Field(default_factory=list)
+    researched_at: dict[str, datetime] = Field(default_factory=dict)
+    asked_question_ids: list[str] = Field(default_factory=list)
+    decision: DecisionRecord | None = None
+    event_seq: int = Field(default=0, description="Id of the last event (written when carried)")
+    events_tail: list[InterviewEvent] = Field(default_factory=list, description="Events kept in memory when carried")
+    event_segments: list[ArtifactRef] = Field(default_factory=list)
+    transcript_tail: list[TranscriptEntry] = Field(default_factory=list)
+    transcript_segments: list[ArtifactRef] = Field(default_factory=list)
+    transcript_count: int = 0
+    seen_entry_ids: list[str] = Field(default_factory=list)
     assistant_answers: dict[str, AssistantAnswer] = Field(default_factory=dict)
     processed_seq: int = 0
     paused_since: datetime | None = None
-    usage: UsageTotals
+    usage: UsageTotals = Field(default_factory=UsageTotals)
     previous_transcript: list[TranscriptEntry] = Field(default_factory=list)
     activity_log: list[str] = Field(default_factory=list)
     activity_log_segments: list[ArtifactRef] = Field(default_factory=list)
     grace_until: datetime | None = None
     exit_reason: str | None = None
     continued: int = 0
+    question_event_id: int = Field(default=0, description="Event that put the decision's question in force")
+    paused_reason: str | None = None
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat: "
+                                                 "presence is on once set")
+    interviewee_client: str | None = None
+    presence_from: datetime | None = Field(default=None, description="Absence counts from here (a resume)")
+
+
+CarriedState = InterviewState   # the old name of the same model
 
 
 # ------------------------------------------------------------------------------------- activity inputs

@@ -6,6 +6,11 @@ from pydantic import BaseModel, Field
 
 from models.common import LLMUsage, UsageTotals
 
+# ------------------------------------------------------------------------------------------- public names
+# The model check's contract (`colloquy models --check`). Never change a value (recorded histories use them).
+MODEL_CHECK_WORKFLOW_TYPE = "ModelCheckWorkflow"           # ModelCheckRequest -> ModelCheckReport
+QUERY_MODEL_CHECK_ROWS = "rows"                            # -> list[ModelCheckRow] (rows finished so far)
+
 
 class ModelCheckRequest(BaseModel):
     agents: list[str] = Field(default_factory=lambda: ["model_check"], description="Agents whose models to check")

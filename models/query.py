@@ -15,8 +15,21 @@ from pydantic import BaseModel, Field, field_validator
 from models.common import ArtifactRef, LLMUsage, UsageTotals
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
+
+# ------------------------------------------------------------------------------------------- public names
+# The workflows' contract: clients start them and talk to them by these names. Never change a value (running
+# workflows and recorded histories depend on them).
+WORKFLOW_TYPE = "QueryWorkflow"                            # QueryRequest -> QueryResult
+UPDATE_CLARIFY = "clarify"                                 # ClarifyAnswer -> ClarifyAck (validated)
+QUERY_PENDING_CLARIFICATION = "pending_clarification"      # -> PendingClarification | None
+QUERY_SESSION_STATE = "session_state"                      # -> SessionStateView
+IMPORT_WORKFLOW_TYPE = "ImportNotesWorkflow"               # ImportRequest -> ImportResult (continue-as-new)
+QUERY_IMPORT_PROGRESS = "import_progress"                  # -> ImportProgress
+CONTEXT_WORKFLOW_TYPE = "NotesContextWorkflow"             # ContextRequest -> the worker's global context
+
 MAX_INPUT_CHARS = 20_000
 MAX_ANSWER_CHARS = 4_000
+OFFLINE_ANSWER_LABEL = "[offline test double]"  # = activities.llm.offline.OFFLINE_LABEL (a test checks)
 
 
 # ------------------------------------------------------------------------------------------------ enums
@@ -130,6 +143,7 @@ class Entry(BaseModel):
     corrections: list[str] = Field(default_factory=list)
     source_file: str = ""
     source_key: str | None = Field(default=None, description="Idempotency key (workflow id, import file)")
+    timed: bool = Field(default=True, description="False: the note states no time (stored as `## --:--`)")
 
 
 class RetrievalAttempt(BaseModel):
@@ -448,6 +462,7 @@ class StoreEntryInput(BaseModel):
     parsed: ParserOutput | None = None
     correction: ParserOutput | None = None
     source_key: str | None = Field(default=None, description="A retried store with the same key writes once")
+    tags: list[str] = Field(default_factory=list, description="Extra tags, e.g. needs-parsing (Router failed)")
 
 
 class StoreEntryResult(BaseModel):
@@ -493,7 +508,8 @@ class QueryRequest(BaseModel):
     utc_offset_minutes: int = Field(default=0, ge=-14 * 60, le=14 * 60,
                                     description="The user's clock: notes are dated and timed in local time")
     clarification_timeout_s: float = 24 * 3600
-    max_entries: int = 100
+    max_entries: int = Field(default=2000, ge=1, description="Most entries one retrieval reads; a scope over it is "
+                             "answered partially and says how much was read")
     analysis_chunk_size: int = Field(default=120, ge=1, description="Above this many entries, analyzers read "
                                      "chunks in parallel and one more call combines them (seed §7.1)")
     max_global_context_tokens: int = 2000
@@ -561,6 +577,8 @@ class QueryResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     entries_read: int = 0
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    offline: bool = Field(default=False, description="An agent answer came from the offline test double")
+    entries_in_scope: int = Field(default=0, description="Entries the searches found (read: entries_read)")
 
 
 # ------------------------------------------------------------------------------------------------ import
@@ -569,6 +587,14 @@ class ImportRequest(BaseModel):
     app_id: str = "general"
     notes_dir: str | None = None
     batch_size: int = 50
+    undated: Literal["skip", "today", "mtime"] = Field(
+        default="skip", description="A file with no date in its headings, front matter or name: skip it "
+        "(with a warning), or date it today / by its modification time")
+    today: date | None = Field(default=None, description="--undated today: the user's date (None: UTC today)")
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    warnings: list[str] = Field(default_factory=list)
     files: list[str] | None = Field(default=None, description="Set on continue-as-new: files still to import")
     done: int = 0
     total: int = 0
@@ -590,6 +616,8 @@ class ImportBatchInput(BaseModel):
     domain_schemas: dict[str, dict[str, LogField]]
     vocabulary: dict[str, str] = Field(default_factory=dict)
     notes_dir: str | None = None
+    undated: Literal["skip", "today", "mtime"] = "skip"
+    today: date | None = None
 
 
 class ImportedNote(BaseModel):
@@ -597,12 +625,19 @@ class ImportedNote(BaseModel):
     raw: str
     timestamp: datetime
     parsed: ParserOutput
+    timed: bool = Field(default=True, description="False: the file states no time for this entry")
+    source_hash: str | None = Field(default=None, description="sha256 of the source file's bytes")
+    part: int = Field(default=0, description="Which dated part of the file (0-based)")
 
 
 class ImportBatchResult(BaseModel):
     notes: list[ImportedNote] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list, description="'file: reason'")
     usage: list[LLMUsage] = Field(default_factory=list)
+    unchanged: list[str] = Field(default_factory=list, description="Files imported before with this content")
+    skipped: list[str] = Field(default_factory=list, description="Undated files skipped (--undated skip)")
+    warnings: list[str] = Field(default_factory=list)
+    hashes: dict[str, str] = Field(default_factory=dict, description="file → content hash, parsed files")
 
 
 class ListImportInput(BaseModel):
@@ -612,11 +647,16 @@ class ListImportInput(BaseModel):
 class StoreBatchInput(BaseModel):
     notes_dir: str | None = None
     notes: list[ImportedNote]
+    directory: str | None = Field(default=None, description="Import folder: sources are keyed by full path")
+    hashes: dict[str, str] = Field(default_factory=dict, description="file → content hash (edit-aware import)")
 
 
 class StoreBatchResult(BaseModel):
     stored: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
+    new: list[str] = Field(default_factory=list, description="Files imported for the first time")
+    updated: list[str] = Field(default_factory=list, description="Edited files: their earlier import replaced")
+    unchanged: list[str] = Field(default_factory=list)
 
 
 class ImportResult(BaseModel):
@@ -624,6 +664,16 @@ class ImportResult(BaseModel):
     imported: int
     failed: list[str] = Field(default_factory=list)
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    new: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    warnings: list[str] = Field(default_factory=list)
+
+
+class ContextRequest(BaseModel):
+    """NotesContextWorkflow input: read the global context where the worker keeps the notes."""
+
+    notes_dir: str | None = None
 
 
 LogField.model_rebuild()

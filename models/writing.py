@@ -18,6 +18,16 @@ RunStatus = Literal["running", "waiting_approval", "complete", "complete_below_f
 # Statuses of a run that ended with a post it may use (the floor status says the score was below the floor).
 COMPLETE_STATUSES = ("complete", "complete_below_floor")
 
+# ------------------------------------------------------------------------------------------- public names
+# The workflow's contract: clients start it and talk to it by these names. Never change a value (running
+# workflows and recorded histories depend on them).
+WORKFLOW_TYPE = "WritingWorkflow"                          # WritingInput -> WritingResult
+SIGNAL_APPROVAL = "approval"                               # ApprovalInput (fire and forget)
+UPDATE_SUBMIT_APPROVAL = "submit_approval"                 # ApprovalInput -> ApprovalReceipt (validated)
+UPDATE_AWAIT_APPROVAL_REQUEST = "await_approval_request"   # -> PendingApproval | None (None: the run ended)
+QUERY_RUN_STATUS = "run_status"                            # -> StatusView
+QUERY_OUTPUTS = "outputs"                                  # -> OutputsView
+
 MAX_STORY_CHARS = 200_000
 MAX_FEEDBACK_CHARS = 4_000
 MAX_MODELS = 8

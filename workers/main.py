@@ -45,9 +45,11 @@ def _interceptors(client: Client) -> list[TracingInterceptor]:
 def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
                   max_concurrent_activities: int = 100,
                   graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN) -> list[Worker]:
-    """The Worker objects for a role (not yet running)."""
+    """The Worker objects for a role (not yet running). Raises ConfigError when the LLM config names an agent
+    that does not exist."""
     if role not in ("all", "workflows", "llm"):
         raise ValueError(f"unknown worker role {role!r}: use all, workflows or llm")
+    registry.check_agent_config()
     interceptors = _interceptors(client)
     workers: list[Worker] = []
     if role in ("all", "workflows"):
@@ -98,8 +100,8 @@ async def running_workers(client: Client, task_queue: str | None = None, role: R
     Without a queue name a fresh `test-xxxxxxxx` queue is used, so concurrent users never share pollers.
     """
     queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
-    kwargs = {} if graceful_shutdown_timeout is None else {"graceful_shutdown_timeout": graceful_shutdown_timeout}
-    workers = build_workers(client, queue, role, **kwargs)
+    workers = build_workers(client, queue, role,
+                            graceful_shutdown_timeout=graceful_shutdown_timeout or GRACEFUL_SHUTDOWN)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     try:
         yield queue

@@ -29,6 +29,29 @@ def llm_activities() -> list[Any]:
     return found
 
 
+def agent_names() -> list[str]:
+    """Every declared agent (importing every agent module declares them)."""
+    from activities.llm.config import AGENT_REGISTRY
+
+    llm_activities()
+    return sorted(AGENT_REGISTRY)
+
+
+def check_agent_config() -> None:
+    """At worker start-up: every agent the LLM config names (`llm.agents` in colloquy.yaml or the ConfigMap,
+    `COLLOQUY_MODEL_<AGENT>`) must exist — a misspelt key would otherwise be ignored silently. Raises
+    `activities.llm.config.ConfigError` listing the known agents. Other config mistakes keep surfacing where
+    they did (per call, as a non-retryable ConfigError; `colloquy models`)."""
+    from activities.llm.config import ConfigError, check_agent_names, current_config
+
+    known = set(agent_names())
+    try:
+        cfg = current_config()
+    except ConfigError:
+        return
+    check_agent_names(cfg, known)
+
+
 def other_activities() -> list[Any]:
     found: list[Any] = list(ARTIFACT_ACTIVITIES)
     for module in _pipeline_modules("activities"):

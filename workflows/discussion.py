@@ -33,6 +33,8 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import ArtifactRef, UsageTotals
     from models.discussion import (
+        QUERY_PROGRESS,
+        WORKFLOW_TYPE,
         DiscussionEvent,
         DiscussionInput,
         DiscussionProgress,
@@ -44,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptInput,
         TurnInput,
     )
+    from models.status import CANCELLED, COMPLETED, FAILED, FINAL, PHASE_DONE, RUNNING
     from rules.discussion.ideas import merge_ideas
     from rules.discussion.inputs import normalized_team, topic_keyword, validate_input
     from rules.discussion.levels import LEVELS, rules_for
@@ -52,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.discussion.selection import Outcome, select_idea
     from rules.errors import error_message
     from workflows.calls import call_activity, call_agent
+    from workflows.inputs import check_start_input, fail_start
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
              "implementation", "leader": "synthesis", "moderator": "scoring"}
@@ -64,14 +68,16 @@ def _unless_cancelled(err: ActivityError) -> None:
 
 
 
-@workflow.defn(name="DiscussionWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class DiscussionWorkflow:
     @workflow.init
-    def __init__(self, inp: DiscussionInput) -> None:
+    def __init__(self, raw: Any = None) -> None:
+        parsed, self._input_error = check_start_input(DiscussionInput, raw, WORKFLOW_TYPE)
+        inp = parsed or DiscussionInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self._inp = inp
         self._team = normalized_team(inp.team)
         self._rules = LEVELS.get(inp.level, LEVELS["standard"])
-        self._status = "running"
+        self._status = RUNNING
         self._phase = "kickoff"
         self._round = 0
         self._step = ""
@@ -83,7 +89,7 @@ class DiscussionWorkflow:
         self._selected_id: str | None = None
 
     # ------------------------------------------------------------------------------------------- queries
-    @workflow.query(name="progress")
+    @workflow.query(name=QUERY_PROGRESS)
     def progress(self) -> DiscussionProgress:
         return DiscussionProgress(
             discussion_id=workflow.info().workflow_id, topic=self._inp.topic, level=self._inp.level,
@@ -93,24 +99,28 @@ class DiscussionWorkflow:
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
-    async def run(self, inp: DiscussionInput) -> DiscussionResult:
+    async def run(self, raw: Any = None) -> DiscussionResult:
+        if self._input_error is not None:
+            self._status, self._phase = FAILED, PHASE_DONE
+            fail_start("discussion", self._input_error)
         try:
-            return await self._discuss(inp)
+            return await self._discuss(self._inp)
         except BaseException as exc:
             if is_cancelled_exception(exc):
-                self._set_status("cancelled")
+                self._set_status(CANCELLED)
+            elif isinstance(exc, (ActivityError, ApplicationError)) and self._status not in FINAL:
+                self._set_status(FAILED)
             raise
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set("discussion"),
-                                           sa.TOPIC.value_set(topic_keyword(inp.topic) or "(empty)")])
+        sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
         errors = validate_input(inp)
         if errors:
-            self._set_status("invalid")
+            self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
                                    non_retryable=True)
         self._rules = rules_for(inp.level)
-        self._set_status("running")
+        self._set_status(RUNNING)
 
         await self._kickoff()
         round_transcripts: list[ArtifactRef] = []
@@ -125,7 +135,7 @@ class DiscussionWorkflow:
             # seed 002: "Final validation fails if no ideas were generated" — the run fails, with its transcript
             transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
             self._set_phase("validation", "failed: no ideas to validate")
-            self._set_status("failed")
+            self._set_status(FAILED)
             raise ApplicationError(
                 f"final validation failed: no ideas were generated in {self._rules.max_rounds} round(s) — nothing "
                 "to score or select (see the events for failed or skipped agents)"
@@ -145,17 +155,17 @@ class DiscussionWorkflow:
             result.report = await self._visualize(result)
             result.events = self._events
         self._set_phase("done", f"{outcome.kind}: {outcome.detail}")
-        self._set_status("completed")
+        self._set_status(COMPLETED)
         return result
 
     # ---------------------------------------------------------------------------------------- phase 1
     async def _kickoff(self) -> None:
         self._set_phase("kickoff", "the Team Leader frames the discussion")
         try:
-            await self._turn(discussion_kickoff, "leader", 0, step="kickoff", kind="agent")
+            await self._turn(discussion_kickoff, "leader", 0, step="kickoff")
         except ActivityError as err:
             _unless_cancelled(err)
-            self._set_status("failed")
+            self._set_status(FAILED)
             raise ApplicationError(
                 f"kickoff failed: the team leader could not frame the discussion ({error_message(err)}); "
                 "no discussion without a kickoff", type="KickoffFailed", non_retryable=True) from err
@@ -196,7 +206,7 @@ class DiscussionWorkflow:
                 self._event("agent_skipped", "exploration", round_no, role, f"{step} skipped: {decision.reason}")
             return None
         try:
-            return await self._turn(activity, role, round_no, step=step, mode=mode, kind="agent")
+            return await self._turn(activity, role, round_no, step=step, mode=mode)
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("agent_failed", "exploration", round_no, role,
@@ -218,7 +228,7 @@ class DiscussionWorkflow:
         if "moderator" not in self._team:
             return "there is no moderator in the team"
         try:
-            scoring = await self._turn(discussion_score, "moderator", 0, step="scoring", kind="agent")
+            scoring = await self._turn(discussion_score, "moderator", 0, step="scoring")
         except ActivityError as err:
             _unless_cancelled(err)
             self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {error_message(err)}")
@@ -237,7 +247,7 @@ class DiscussionWorkflow:
                           and workflow.patched("discussion-select-without-moderator"))
         if any(i.overall is not None for i in self._ideas) or leader_decides:
             try:
-                turn = await self._turn(discussion_select, "leader", 0, step="selection", kind="fast_agent")
+                turn = await self._turn(discussion_select, "leader", 0, step="selection")
                 preference, comment = turn.preferred_idea_id, turn.explanation_excerpt
             except ActivityError as err:
                 _unless_cancelled(err)
@@ -264,8 +274,7 @@ class DiscussionWorkflow:
             return None
 
     # ------------------------------------------------------------------------------------------ helpers
-    async def _turn(self, activity: Any, role: str, round_no: int, *, step: str, kind: str,
-                    mode: str = "generate") -> Any:
+    async def _turn(self, activity: Any, role: str, round_no: int, *, step: str, mode: str = "generate") -> Any:
         """Run one agent turn with the discussion so far (by reference) and record its message."""
         self._seq += 1
         label = step.replace(" ", "-")
@@ -278,7 +287,7 @@ class DiscussionWorkflow:
         where = f"round {round_no} · " if round_no else ""
         self._step = f"{where}{step} ({role})"
         workflow.set_current_details(self._details())
-        result = await call_agent(activity, turn, kind=kind,
+        result = await call_agent(activity, turn,
                                   summary=f"{where}{step} by {role}{f' [{model}]' if model else ''}")
         self._usage.add(result.usage)
         self._messages.append(result.output.message.model_copy(update={"at": workflow.now()}))
@@ -307,12 +316,15 @@ class DiscussionWorkflow:
     def _set_phase(self, phase: str, detail: str) -> None:
         self._phase = phase
         self._step = detail
-        workflow.upsert_search_attributes([sa.PHASE.value_set(phase)])
+        sa.upsert(phase=phase)
         workflow.set_current_details(f"{phase}: {detail}")
 
     def _set_status(self, status: str) -> None:
+        """One upsert; a final status ends the phase too (ColloquyPhase="done")."""
         self._status = status
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        if status in FINAL:
+            self._phase = PHASE_DONE
+        sa.upsert(phase=PHASE_DONE if status in FINAL else None, status=status)
 
 
 WORKFLOWS: list[type] = [DiscussionWorkflow]

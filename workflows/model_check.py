@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -14,38 +15,46 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_check import ModelCheckInput, model_check
     from core import search_attributes as sa
     from models.common import UsageTotals
-    from models.platform import ModelCheckReport, ModelCheckRequest, ModelCheckRow
+    from models.platform import (
+        MODEL_CHECK_WORKFLOW_TYPE,
+        QUERY_MODEL_CHECK_ROWS,
+        ModelCheckReport,
+        ModelCheckRequest,
+        ModelCheckRow,
+    )
+    from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from workflows.calls import call_agent
+    from workflows.inputs import start_input
+
+PIPELINE = "model_check"
 
 
-@workflow.defn(name="ModelCheckWorkflow")
+@workflow.defn(name=MODEL_CHECK_WORKFLOW_TYPE)
 class ModelCheckWorkflow:
     def __init__(self) -> None:
         self._rows: list[ModelCheckRow] = []
 
     @workflow.run
-    async def run(self, request: ModelCheckRequest) -> ModelCheckReport:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set("model_check"), sa.STATUS.value_set("running")])
+    async def run(self, raw: Any = None) -> ModelCheckReport:
+        request = start_input(ModelCheckRequest, raw, pipeline=PIPELINE, workflow_type=MODEL_CHECK_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, status=RUNNING)
         workflow.set_current_details(f"waiting for {len(request.agents)} model call(s): {', '.join(request.agents)}")
         rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
-        totals = UsageTotals()
-        for row in rows:
-            if row.usage:
-                totals.add(row.usage)
+        totals = UsageTotals().add_all(row.usage for row in rows if row.usage)
         failed = [r.agent for r in rows if not r.ok]
-        workflow.upsert_search_attributes([sa.STATUS.value_set("failed" if failed else "completed")])
+        sa.upsert(phase=PHASE_DONE, status=PARTIAL if failed else COMPLETED)
         workflow.set_current_details(f"done: {len(rows) - len(failed)}/{len(rows)} ok"
                                      + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)
 
-    @workflow.query
+    @workflow.query(name=QUERY_MODEL_CHECK_ROWS)
     def rows(self) -> list[ModelCheckRow]:
         """Rows finished so far."""
         return list(self._rows)
 
     async def _check(self, agent: str, word: str) -> ModelCheckRow:
         try:
-            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent), kind="fast_agent",
+            result = await call_agent(model_check, ModelCheckInput(word=word, agent=agent),
                                       summary=f"model check: {agent}")
         except ActivityError as err:
             cause = err.cause

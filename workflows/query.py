@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -44,8 +45,15 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import AgentResult, ArtifactRef, LLMUsage, UsageTotals
     from models.query import (
+        CONTEXT_WORKFLOW_TYPE,
+        IMPORT_WORKFLOW_TYPE,
         MAX_ANSWER_CHARS,
         MAX_INPUT_CHARS,
+        QUERY_IMPORT_PROGRESS,
+        QUERY_PENDING_CLARIFICATION,
+        QUERY_SESSION_STATE,
+        UPDATE_CLARIFY,
+        WORKFLOW_TYPE,
         ActiveDomainContext,
         AnalyzeInput,
         AnalyzerOutput,
@@ -55,6 +63,7 @@ with workflow.unsafe.imports_passed_through():
         ClarifyAck,
         ClarifyAnswer,
         ClarifyInput,
+        ContextRequest,
         DomainCatalog,
         Entry,
         EvaluateInput,
@@ -62,6 +71,7 @@ with workflow.unsafe.imports_passed_through():
         EvaluatorOutput,
         Finding,
         Gap,
+        GapType,
         ImportBatchInput,
         ImportBatchResult,
         ImportProgress,
@@ -98,14 +108,18 @@ with workflow.unsafe.imports_passed_through():
         SynthesizerOutput,
         Verdict,
     )
+    from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING
     from rules.errors import error_message
+    from rules.query.corrections import check_target, chosen_entry, option_label
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
     from rules.query.evaluation import (
+        accumulate_feedback,
         aggregate_verdict,
         feedback_from,
         missing_items,
         partial_response,
     )
+    from rules.query.imports import clean_text
     from rules.query.machine import (
         LoopCounters,
         LoopLimits,
@@ -128,14 +142,15 @@ with workflow.unsafe.imports_passed_through():
         merge_analyses,
         merge_gaps_status,
     )
-    from rules.query.summaries import describe_store, entries_summary
+    from rules.query.summaries import describe_store, entries_summary, label_offline, scope_note, unique
     from workflows.calls import call_activity, call_agent
+    from workflows.inputs import fail_start, invalid, start_input, update_input
 
 PIPELINE = "query"
 
 
 
-@workflow.defn(name="QueryWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class QueryWorkflow:
     def __init__(self) -> None:
         self.req: QueryRequest | None = None
@@ -178,21 +193,37 @@ class QueryWorkflow:
         self.warnings: list[str] = []
         self.global_context = ""
         self.response = ""
+        self.offline = False               # an agent answer came from the offline test double: say so
+        self.all_feedback: list[EvaluationFeedback] = []  # every evaluation's issues (the final partial lists all)
+        self.scope_notes: list[str] = []   # "only N of M entries in scope were read"
+        self.in_scope = 0
+        self.recent: list[Entry] = []      # correction: the entries it may be about
+        self.correction_options: list[Entry] = []
+        self.correction_target: str | None = None
+        self.reanalyze = False             # a clarification was answered: re-plan, then analyze again
+        self.unrouted = False              # the Router failed: the note was kept as written
 
     # ================================================================================== the state machine
     @workflow.run
-    async def run(self, req: QueryRequest) -> QueryResult:
+    async def run(self, raw: Any = None) -> QueryResult:
+        req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
         self.req = req
-        text = req.text.strip()
+        text = clean_text(req.text).strip()
         if not text:
-            raise ApplicationError("the input is empty: write a note or a question", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, "the input is empty: write a note or a question")
         if len(text) > MAX_INPUT_CHARS:
-            raise ApplicationError(f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
-                                   "into several notes (or use `colloquy notes import`)", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
+                       "into several notes (or use `colloquy notes import`)")
+        try:
+            return await self._run(req)
+        except ApplicationError as err:   # a step that cannot degrade failed: say so in the search attributes
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed in {self.state.value.lower()}: {err.message}")
+            raise
+
+    async def _run(self, req: QueryRequest) -> QueryResult:
         self.today = req.today or self._now().date()
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.STATUS.value_set("running")])
+        sa.upsert(pipeline=PIPELINE, status="running")
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
             State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
@@ -211,7 +242,7 @@ class QueryWorkflow:
                 degraded = True
         self._enter(State.COMPLETE, degraded=degraded)
         status = "partial" if self.partial or self.final_partial else "completed"
-        workflow.upsert_search_attributes([sa.STATUS.value_set(status)])
+        sa.upsert(status=status)
         workflow.set_current_details(f"{status}: {self.response[:200]}")
         return self._result()
 
@@ -222,7 +253,7 @@ class QueryWorkflow:
             raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
                                    non_retryable=True) from None
         self.state = state
-        workflow.upsert_search_attributes([sa.PHASE.value_set(state.value)])
+        sa.upsert(phase=PHASE_DONE if state == State.COMPLETE else state.value.lower())
 
     def _degrade(self, state: State, err: ActivityError) -> State:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
@@ -230,6 +261,17 @@ class QueryWorkflow:
         silently); a failed query agent yields a partial answer that says what went wrong."""
         message = error_message(err)
         storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
+        if (state == State.ROUTE and self.catalog is not None and not storage
+                and workflow.patched("router-failure-keeps-note")):
+            # Never lose the user's text: keep it as a note exactly as written, flagged for parsing later.
+            assert self.req is not None
+            self.input_type = InputType.LOG
+            self.log_text = clean_text(self.req.text).strip()
+            self.parsed = None
+            self.unrouted = True
+            self.warnings.append(f"the Router failed ({message}); your text was kept as a note exactly as "
+                                 "written, tagged needs-parsing (not classified, not answered)")
+            return State.STORE
         if state in (State.ROUTE, State.BUILD_CONTEXT, State.STORE) or storage:
             raise ApplicationError(f"{state.value} failed: {message}", type="QueryFailed", non_retryable=True)
         if state == State.PARSE:
@@ -259,7 +301,7 @@ class QueryWorkflow:
         result: AgentResult[RouterOutput] = await call_agent(
             route_input, RouteInput(raw_input=self.req.text, session_context=self.req.session_context,
                                     available_domains=available),
-            kind="fast_agent", summary="Router: classify input + select domains",
+            summary="Router: classify input + select domains",
             result_type=AgentResult[RouterOutput])
         self._count(result.usage)
         route = result.output
@@ -269,7 +311,7 @@ class QueryWorkflow:
             self.warnings.append(f"the Router named unknown domain(s) {', '.join(dropped)}; ignored")
         self.selected = kept
         self.input_type = route.input_type
-        text = self.req.text.strip()
+        text = clean_text(self.req.text).strip()
         if route.input_type == InputType.BOTH:
             log_part, query_part = route.log_portion, route.query_portion
             if not (log_part and query_part):
@@ -284,7 +326,7 @@ class QueryWorkflow:
             self.query_text = route.query_portion or text
         else:
             self.log_text = text
-        workflow.upsert_search_attributes([sa.TOPIC.value_set(self.input_type.value)])
+        sa.upsert(topic=self.input_type.value)
         return State.BUILD_CONTEXT
 
     async def _build_context(self) -> State:
@@ -300,21 +342,35 @@ class QueryWorkflow:
         assert self.req is not None and self.ctx is not None and self.catalog is not None
         correction = self.input_type == InputType.CORRECTION
         recent = []
-        if correction:
+        if correction and self.correction_target is not None:  # the user said which entry: parse against it
+            recent = [e for e in self.recent if e.id == self.correction_target]
+        elif correction:
             recent = await call_activity(notes_recent_entries,
                                          RecentEntriesInput(notes_dir=self.req.notes_dir, until=self.today),
                                          summary="recent entries (correction target)")
+            self.recent = [e if isinstance(e, Entry) else Entry.model_validate(e) for e in recent]
         workflow.set_current_details("parsing the correction" if correction else "parsing the note")
         result: AgentResult[ParserOutput] = await call_agent(
             parse_log, ParseInput(raw_input=self.log_text, timestamp=self._timestamp(),
                                   domain_schemas=domain_schemas(self.catalog, self._parse_domains(correction)),
                                   vocabulary=self.ctx.vocabulary, recent_entries=recent, correction_mode=correction,
-                                  correction_target=self.route.correction_target if self.route else None),
-            kind="agent", summary=f"Parser: {'correction' if correction else 'log'} → "
+                                  correction_target=self.correction_target or
+                                  (self.route.correction_target if self.route else None)),
+            summary=f"Parser: {'correction' if correction else 'log'} → "
                                   f"{', '.join(self.ctx.domains_loaded)}",
             result_type=AgentResult[ParserOutput])
         self._count(result.usage)
         self.parsed = result.output
+        if correction and self.correction_target is not None:
+            self.parsed = self.parsed.model_copy(update={"target_entry_id": self.correction_target})
+        elif correction:
+            check = check_target(self.log_text, self.parsed.target_entry_id, self.recent)
+            if (check.ambiguous and check.candidates and self.counters.left("clarification", self.limits) > 0
+                    and workflow.patched("confirm-ambiguous-correction")):
+                self.correction_options = check.candidates
+                self.gaps = [Gap(description=f"which entry the correction is for: {check.reason}",
+                                 gap_type=GapType.CLARIFICATION, searched=True)]
+                return State.CLARIFY
         return State.STORE
 
     async def _store(self) -> State:
@@ -324,7 +380,7 @@ class QueryWorkflow:
             notes_store_entry, StoreEntryInput(
                 notes_dir=self.req.notes_dir, raw_input=self.log_text, timestamp=self._timestamp(),
                 parsed=None if correction else self.parsed, correction=self.parsed if correction else None,
-                source_key=f"{workflow.info().workflow_id}:log"),
+                source_key=f"{workflow.info().workflow_id}:log", tags=["needs-parsing"] if self.unrouted else []),
             summary="store correction (append + upsert)" if correction else "store raw + parsed entry",
             result_type=StoreEntryResult)
         self.stored.append(result)
@@ -332,6 +388,9 @@ class QueryWorkflow:
         if result.note and result.note != "already stored":
             self.warnings.append(result.note)
         self.response = describe_store(result, self.parsed, correction=self.input_type == InputType.CORRECTION)
+        if self.unrouted:
+            self.response = (f"I could not classify your input right now, so I kept it as note {result.entry_id} "
+                             "exactly as written (tagged needs-parsing). Ask again later for an answer.")
         return State.PLAN if self.input_type == InputType.BOTH else State.OBSERVE
 
     # ------------------------------------------------------------------------------------ query flow
@@ -349,7 +408,7 @@ class QueryWorkflow:
                 evaluation_feedback=self.feedback, gaps_status=self.gaps_status, user_responses=self.user_responses,
                 global_context_summary=self.global_context or None,
                 clarification_allowed=self.counters.left("clarification", self.limits) > 0),
-            kind="agent", summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
+            summary=f"Planner: {self.query_text[:60]}", result_type=AgentResult[PlannerOutput])
         self._count(result.usage)
         plan = ensure_instructions(result.output, self.today)
         self.plan = plan
@@ -360,9 +419,15 @@ class QueryWorkflow:
             self.warnings.append("the Planner asked for domain(s) "
                                  f"{plan.domain_expansion_request or []} that are unknown or already loaded")
         self.planner_questions = list(plan.clarify_questions or [])
+        searched = True
+        if plan.next_action == "clarify" and not self.retrieval_history:
+            searched = not workflow.patched("search-before-clarify")  # always search before asking
         nxt = decide_after_plan(plan, counters=self.counters, limits=self.limits,
                                 expandable=self.pending_expansion, gaps=self.gaps,
-                                has_analysis=self.analysis is not None)
+                                has_analysis=self.analysis is not None, searched=searched)
+        if self.reanalyze and nxt == State.SYNTHESIZE:
+            nxt = State.RETRIEVE  # the user's answer has not been analyzed yet
+        self.reanalyze = False
         if nxt == State.SYNTHESIZE and self.analysis is not None and self.analysis.verdict != Verdict.SUFFICIENT:
             self.partial = True  # searched and not found: answer with what exists, gaps disclosed
         return nxt
@@ -403,6 +468,12 @@ class QueryWorkflow:
             mine = self.ids_by_sub.setdefault(sub.id, [])
             mine.extend(i for i in out.entry_ids if i not in mine)
             found += out.total_entries_found
+            self.in_scope = max(self.in_scope, out.total_entries_found)
+            if out.truncated:  # the scope was not read in full: the answer says so
+                self.partial = True
+                note = scope_note(len(out.entry_ids), out.total_entries_found)
+                if note not in self.scope_notes:
+                    self.scope_notes.append(note)
         self.gaps = mark_searched(self.gaps, self.gaps_status)
         return State.ANALYZE
 
@@ -458,18 +529,20 @@ class QueryWorkflow:
 
     async def _call_analyzer(self, inp: AnalyzeInput, summary: str) -> AnalyzerOutput:
         result: AgentResult[AnalyzerOutput] = await call_agent(
-            analyze_evidence, inp, kind="agent", summary=summary, result_type=AgentResult[AnalyzerOutput])
+            analyze_evidence, inp, summary=summary, result_type=AgentResult[AnalyzerOutput])
         self._count(result.usage)
         return result.output
 
     async def _clarify(self) -> State:
         assert self.ctx is not None
+        if self.correction_options:
+            return await self._clarify_correction()
         gaps = clarifiable_gaps(self.gaps)
         result: AgentResult[ClarifierOutput] = await call_agent(
             clarify_gaps, ClarifyInput(original_query=self.query_text, gaps=gaps,
                                        planner_questions=self.planner_questions, vocabulary=self.ctx.vocabulary,
                                        retrieval_history=self.retrieval_history, previous_clarifications=self.asked),
-            kind="agent", summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
+            summary=f"Clarifier: {len(gaps)} gap(s)", result_type=AgentResult[ClarifierOutput])
         self._count(result.usage)
         fresh = [q for q in result.output.questions if q.question not in self.asked]
         if not fresh:
@@ -486,31 +559,70 @@ class QueryWorkflow:
         self.asked += [q.question for q in fresh]
         return State.WAIT_USER
 
+    async def _clarify_correction(self) -> State:
+        """Ask which entry an ambiguous correction is for (the Clarifier words it; the options are the entries)."""
+        assert self.ctx is not None
+        question = "Which entry do you want to correct?"
+        result: AgentResult[ClarifierOutput] = await call_agent(
+            clarify_gaps, ClarifyInput(original_query=self.log_text, gaps=self.gaps, planner_questions=[question],
+                                       vocabulary=self.ctx.vocabulary, previous_clarifications=self.asked),
+            summary="Clarifier: which entry the correction is for",
+            result_type=AgentResult[ClarifierOutput])
+        self._count(result.usage)
+        out = result.output
+        if out.questions:
+            question = out.questions[0].question
+        self.clarify_round += 1
+        timeout = self.req.clarification_timeout_s if self.req else 0
+        self.pending = PendingClarification(
+            request_id=f"clarify-{self.clarify_round}",
+            questions=[PendingQuestion(id="q1", question=question, gap_addressed=self.gaps[0].description,
+                                       options=[option_label(e) for e in self.correction_options])],
+            context_explanation=out.context_explanation or self.gaps[0].description,
+            fallback_action="the correction is kept as a note of its own, flagged, and no entry is changed",
+            deadline=workflow.now() + timedelta(seconds=timeout))
+        self.asked.append(question)
+        return State.WAIT_USER
+
     async def _wait_user(self) -> State:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
         pending = self.pending
-        workflow.upsert_search_attributes([sa.STATUS.value_set("waiting_user")])
+        sa.upsert(status="waiting_user")
         workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
         self.answer = None
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=self.req.clarification_timeout_s))
+                                          timeout=timedelta(seconds=self.req.clarification_timeout_s),
+                                          timeout_summary=f"clarification {pending.request_id} timeout "
+                                                          f"({self.req.clarification_timeout_s:g}s)")
         except TimeoutError:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
         answer, self.answer, self.pending = self.answer, None, None
-        workflow.upsert_search_attributes([sa.STATUS.value_set("running")])
+        sa.upsert(status="running")
         answered = answer is not None and not answer.decline and bool(answer.answers)
+        if self.correction_options:
+            options, self.correction_options = self.correction_options, []
+            picked = chosen_entry(next(iter(answer.answers.values())), options) if answered and answer else None
+            if picked is not None:
+                self.correction_target = picked
+                return State.PARSE
+            self.warnings.append("no entry was chosen for the correction; nothing was changed")
+            if self.parsed is not None:
+                self.parsed = self.parsed.model_copy(update={"target_entry_id": None, "correction_delta": None})
+            return State.STORE
         if answered:
             assert answer is not None
             by_id = {q.id: q.question for q in pending.questions}
             for qid, text in answer.answers.items():
                 self.user_responses[by_id[qid]] = text.strip()
             await self._store_answers(pending, answer)
-        else:
-            self.declined += [q.question for q in pending.questions]
-            self.partial = True
+            replan = workflow.patched("clarify-answer-replans")
+            self.reanalyze = replan
+            return decide_after_wait(answered, replan=replan)
+        self.declined += [q.question for q in pending.questions]
+        self.partial = True
         return decide_after_wait(answered)
 
     async def _store_answers(self, pending: PendingClarification, answer: ClarifyAnswer) -> None:
@@ -529,8 +641,8 @@ class QueryWorkflow:
         analysis = self.analysis or AnalyzerOutput(query_intent=self.query_text, verdict=Verdict.INSUFFICIENT,
                                                    verdict_reasoning="no analysis was possible")
         partial = self.partial or self.final_partial
-        missing = missing_items(self.gaps, self.feedback if self.final_partial else [], self.declined) \
-            if partial else []
+        missing = missing_items(self.gaps, (self.all_feedback or self.feedback) if self.final_partial else [],
+                                self.declined) + self.scope_notes if partial else []
         workflow.set_current_details("writing the final partial answer" if self.final_partial else "writing the answer")
         result: AgentResult[SynthesizerOutput] = await call_agent(
             synthesize_answer, SynthesizeInput(
@@ -538,7 +650,7 @@ class QueryWorkflow:
                 analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
                 evaluation_feedback=self.feedback, user_responses=self.user_responses,
                 response_style=self.req.response_style),
-            kind="long_agent", summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
+            summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
             result_type=AgentResult[SynthesizerOutput])
         self._count(result.usage)
         draft = result.output
@@ -559,11 +671,12 @@ class QueryWorkflow:
                 entries_summary=entries_summary(self.retrieval_history, self.entry_ids),
                 evaluation_rules=self.ctx.evaluation_rules, attempt_number=self.evaluations,
                 previous_feedback=self.feedback),
-            kind="agent", summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
+            summary=f"Evaluator: attempt {self.evaluations}", result_type=AgentResult[EvaluatorOutput])
         self._count(result.usage)
         passed, reasons = aggregate_verdict(result.output)
         if not passed:
             self.feedback = feedback_from(result.output, reasons)
+            self.all_feedback = accumulate_feedback(self.all_feedback, self.feedback)
         suspected = [g.suspected_domain for g in self.gaps if g.outside_current_expertise and g.suspected_domain]
         self.pending_expansion = expansion_targets(suspected, self.selected, known_domains(self.catalog))
         nxt = decide_after_evaluate(passed, counters=self.counters, limits=self.limits,
@@ -574,6 +687,8 @@ class QueryWorkflow:
 
     # --------------------------------------------------------------------------------------- terminal
     async def _observe(self) -> State:
+        if self.unrouted:
+            return State.COMPLETE  # nothing was understood: nothing to learn
         assert self.req is not None and self.ctx is not None
         guidance = self.ctx.context_guidance
         if self.input_type == InputType.CORRECTION:
@@ -595,7 +710,7 @@ class QueryWorkflow:
             result_type=str)
         result: AgentResult[ObserverOutput] = await call_agent(
             observe_context, observe.model_copy(update={"current_global_context": current}),
-            kind="agent", summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
+            summary=f"Observer: {trigger}", result_type=AgentResult[ObserverOutput])
         self._count(result.usage)
         out = result.output
         if out.should_update and out.updates:
@@ -639,6 +754,7 @@ class QueryWorkflow:
 
     def _count(self, usage: LLMUsage) -> None:
         self.usage.add(usage)
+        self.offline = self.offline or usage.offline
 
     def _result(self) -> QueryResult:
         assert self.input_type is not None
@@ -649,26 +765,35 @@ class QueryWorkflow:
         if self.input_type == InputType.BOTH and self.stored:
             response = describe_store(self.stored[0], self.parsed, correction=False) + "\n\n" + self.response
         return QueryResult(
-            input_type=self.input_type, response=response, key_points=d.key_points if d and is_query else [],
-            evidence_cited=d.evidence_cited if d and is_query else [],
+            input_type=self.input_type, response=label_offline(response, self.offline),
+            key_points=d.key_points if d and is_query else [],
+            evidence_cited=unique(d.evidence_cited) if d and is_query else [],
             gaps_disclosed=d.gaps_disclosed if d and is_query else [],
             confidence=d.confidence if d and is_query else ("high" if self.stored else "low"),
             partial=self.partial or self.final_partial, stored_entries=self.stored, uncertain_fields=uncertain,
             domains_loaded=self.ctx.domains_loaded if self.ctx else [], path=list(self.counters.path),
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations}, warnings=self.warnings,
-            entries_read=len(self.entry_ids), usage=self.usage)
+            entries_read=len(self.entry_ids), usage=self.usage, offline=self.offline,
+            entries_in_scope=max(self.in_scope, len(self.entry_ids)))
 
     # ============================================================================ user input and state
-    @workflow.update
-    async def clarify(self, answer: ClarifyAnswer) -> ClarifyAck:
+    @workflow.update(name=UPDATE_CLARIFY)
+    async def clarify(self, raw: Any) -> ClarifyAck:
         """Answers to the pending clarifying questions (by question id), or decline=True."""
+        answer = update_input(ClarifyAnswer, raw, UPDATE_CLARIFY)
         assert self.pending is not None
         request_id = self.pending.request_id
         self.answer = answer
         return ClarifyAck(request_id=request_id, accepted=sorted(answer.answers), declined=answer.decline)
 
     @clarify.validator
-    def _validate_clarify(self, answer: ClarifyAnswer) -> None:
+    def _validate_clarify(self, raw: Any) -> None:
+        try:
+            self._check_clarify(update_input(ClarifyAnswer, raw, UPDATE_CLARIFY))
+        except ValueError as err:
+            raise invalid(str(err)) from None
+
+    def _check_clarify(self, answer: ClarifyAnswer) -> None:
         if self.pending is None or self.answer is not None:
             raise ValueError("no clarification is pending for this query (it was answered, timed out, or never "
                              "asked)")
@@ -693,11 +818,11 @@ class QueryWorkflow:
                 raise ValueError(f"the answer to {qid} is {len(text)} characters, over the {MAX_ANSWER_CHARS} "
                                  "limit")
 
-    @workflow.query
+    @workflow.query(name=QUERY_PENDING_CLARIFICATION)
     def pending_clarification(self) -> PendingClarification | None:
         return self.pending if self.answer is None else None
 
-    @workflow.query
+    @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionStateView:
         return SessionStateView(
             state=self.state.value, path=list(self.counters.path),
@@ -710,7 +835,7 @@ class QueryWorkflow:
 
 
 # ===================================================================================== batch import
-@workflow.defn(name="ImportNotesWorkflow")
+@workflow.defn(name=IMPORT_WORKFLOW_TYPE)
 class ImportNotesWorkflow:
     """Every file a LOG: parsed (Parser agent, several at a time) and stored in batches; `progress` query;
     continue-as-new every BATCHES_PER_RUN batches so 1,000s of notes never bloat one history."""
@@ -721,9 +846,18 @@ class ImportNotesWorkflow:
         self.progress = ImportProgress(total=0, done=0)
 
     @workflow.run
-    async def run(self, req: ImportRequest) -> ImportResult:
-        workflow.upsert_search_attributes([sa.PIPELINE.value_set(PIPELINE), sa.PHASE.value_set("import"),
-                                           sa.STATUS.value_set("running")])
+    async def run(self, raw: Any = None) -> ImportResult:
+        req = start_input(ImportRequest, raw, pipeline=PIPELINE, workflow_type=IMPORT_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, phase="import", status=RUNNING)
+        workflow.set_current_details(f"importing notes from {req.directory}")
+        try:
+            return await self._import(req)
+        except (ActivityError, ApplicationError) as err:
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed: {error_message(err)}")
+            raise
+
+    async def _import(self, req: ImportRequest) -> ImportResult:
         files = req.files
         if files is None:
             files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
@@ -736,6 +870,8 @@ class ImportNotesWorkflow:
         ctx = combine_domains(catalog, every)
         schemas = domain_schemas(catalog, ctx.domains_loaded)
         usage = req.usage
+        counts = {"new": req.new, "updated": req.updated, "unchanged": req.unchanged}
+        warnings = list(req.warnings)
         size = max(1, min(req.batch_size, 200))
         for n in range(self.BATCHES_PER_RUN):
             batch = files[n * size:(n + 1) * size]
@@ -745,28 +881,56 @@ class ImportNotesWorkflow:
             workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
-                                                  vocabulary=ctx.vocabulary, notes_dir=req.notes_dir),
-                kind="long_agent", summary=f"Parser: {len(batch)} notes from {batch[0]}",
+                                                  vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
+                                                  undated=req.undated, today=req.today),
+                summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
-            for u in parsed.usage:
-                usage.add(u)
+            usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
-                notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes),
+                notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes,
+                                                   directory=req.directory, hashes=parsed.hashes),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
             self.progress.done += len(batch)
             self.progress.failed += parsed.failed + stored.failed
+            counts["new"] += len(stored.new)
+            counts["updated"] += len(stored.updated)
+            counts["unchanged"] += len(parsed.unchanged) + len(stored.unchanged)
+            warnings += parsed.warnings
         remaining = files[self.BATCHES_PER_RUN * size:]
         if remaining:
             workflow.continue_as_new(req.model_copy(update={
-                "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage}))
+                "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
+                "warnings": warnings, **counts}))
         self.progress.finished = True
-        workflow.upsert_search_attributes([sa.STATUS.value_set("completed")])
-        return ImportResult(total=self.progress.total, imported=self.progress.done - len(self.progress.failed),
-                            failed=self.progress.failed, usage=usage)
+        sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
+        return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
+                            failed=self.progress.failed, usage=usage, warnings=warnings, **counts)
 
-    @workflow.query
+    @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:
         return self.progress
 
 
-WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow]
+# ===================================================================================== global context
+@workflow.defn(name=CONTEXT_WORKFLOW_TYPE)
+class NotesContextWorkflow:
+    """`colloquy notes context` / `GET /context`: the global context as the worker's store holds it (the notes
+    live where the worker runs; the client may have no such folder)."""
+
+    @workflow.run
+    async def run(self, raw: Any = None) -> str:
+        req = start_input(ContextRequest, raw, pipeline=PIPELINE, workflow_type=CONTEXT_WORKFLOW_TYPE)
+        workflow.set_current_details("reading the global context")
+        tagged = workflow.patched("context-search-attributes")
+        if tagged:
+            sa.upsert(pipeline=PIPELINE, phase="context", status=RUNNING)
+        text = await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
+                                   summary="read global context", result_type=str)
+        if tagged:
+            sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"read {len(text):,} characters of global context")
+        return text
+
+
+WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow, NotesContextWorkflow]

@@ -37,10 +37,17 @@ with workflow.unsafe.imports_passed_through():
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa
     from models.common import ArtifactRef
+    from models.status import COMPLETED, PARTIAL, PHASE_DONE, WAITING_USER
     from models.writing import (
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
         MAX_STORY_CHARS,
+        QUERY_OUTPUTS,
+        QUERY_RUN_STATUS,
+        SIGNAL_APPROVAL,
+        UPDATE_AWAIT_APPROVAL_REQUEST,
+        UPDATE_SUBMIT_APPROVAL,
+        WORKFLOW_TYPE,
         AgentOutput,
         ApprovalInput,
         ApprovalReceipt,
@@ -83,6 +90,14 @@ with workflow.unsafe.imports_passed_through():
         take_guidance,
     )
     from workflows.calls import call_activity, call_agent, load_artifact
+    from workflows.inputs import (
+        check_start_input,
+        fail_start,
+        invalid,
+        note_rejection,
+        signal_input,
+        update_input,
+    )
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
@@ -103,6 +118,8 @@ P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; re
 P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
 P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
 P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
+# RunStatus -> ColloquyStatus (models/status.py); a post below the score floor is a degraded result
+SEARCH_STATUS = {"complete": COMPLETED, "complete_below_floor": PARTIAL, "waiting_approval": WAITING_USER}
 
 
 class _Stop(Exception):
@@ -113,7 +130,7 @@ class _BudgetCancelled(Exception):
     """Internal: a fan-out branch cancelled because the run's hard budget was reached."""
 
 
-@workflow.defn(name="WritingWorkflow")
+@workflow.defn(name=WORKFLOW_TYPE)
 class WritingWorkflow:
     def __init__(self) -> None:
         self.s: RunState | None = None
@@ -128,7 +145,7 @@ class WritingWorkflow:
         self._ignored = 0
         self._flags: dict[str, bool] = {}
         self._budget_stop = False
-        self._early_failure: str | None = None
+        self._refused: str | None = None      # the input was refused: the run failed before its first state
 
     def _new(self, patch_id: str) -> bool:
         """workflow.patched, asked once per id (never from a query)."""
@@ -138,7 +155,11 @@ class WritingWorkflow:
 
     # ------------------------------------------------------------------------------------------ main loop
     @workflow.run
-    async def run(self, inp: WritingInput) -> WritingResult:
+    async def run(self, raw: Any = None) -> WritingResult:
+        inp, refused = check_start_input(WritingInput, raw, WORKFLOW_TYPE)
+        if inp is None:
+            self._refused = refused
+            fail_start("writing", refused or "invalid input")
         self._personas = dict(inp.personas)
         try:
             if inp.carry is not None:
@@ -150,14 +171,15 @@ class WritingWorkflow:
             else:
                 try:
                     await self._start(inp)
-                except ApplicationError as err:
-                    if self._new(P_STATUS):  # the run is FAILED: status and search attributes say so
-                        self._early_failure = str(err)
-                        if self.s is not None:
-                            self.s.status = "failed"
-                            self.s.reason = str(err)
-                        self._upsert(phase="prepare", status="failed")
-                    raise
+                except ApplicationError as err:   # refused before the first state: the run fails here
+                    # runs started on the writing branch recorded this marker here; the failed status, reason and
+                    # search attributes are set on every path now (fail_start), so the marker only keeps them
+                    # replaying
+                    self._new(P_STATUS)
+                    self._ended, self._refused = True, err.message
+                    if self.s is not None:
+                        self.s.status, self.s.reason = "failed", err.message
+                    fail_start("writing", err.message, topic=inp.story_name)
             s, cfg = self._run()
             while cfg.states[s.current].type != "terminal":
                 if self._should_continue_as_new(inp):
@@ -286,7 +308,7 @@ class WritingWorkflow:
             states=[n for n, st in cfg.states.items() if st.type not in ("initial", "terminal")])
         started = workflow.now()
         try:
-            result: ConsultResult = await call_agent(writing_orchestrator, consult, kind="agent",
+            result: ConsultResult = await call_agent(writing_orchestrator, consult,
                                                      summary=f"orchestrator: circuit break {brk.rule}")
         except ActivityError as err:
             self._record_failure("circuit-break", 1, "orchestrator", "writing_orchestrator",
@@ -481,9 +503,9 @@ class WritingWorkflow:
         started = workflow.now()
         inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{model_slug}.md")
         try:
-            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent",
+            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
                                                     summary=f"{name}: {model}", result_type=TaskResult), timeout,
-                                         stop)
+                                         f"{name}: {model} timeout ({timeout:g}s)", stop)
             return started, result, None
         except _BudgetCancelled as err:
             return started, None, err
@@ -509,8 +531,8 @@ class WritingWorkflow:
             started = workflow.now()
             try:
                 result: TaskResult = await _with_timeout(call_agent(
-                    TASK_ACTIVITIES[state.task or ""], inp, kind="long_agent", summary=f"{name}: {label}",
-                    result_type=TaskResult), timeout)
+                    TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
+                    result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)")
                 break
             except (TimeoutError, ActivityError) as err:
                 error = err if isinstance(err, ActivityError) else TimeoutError(
@@ -567,7 +589,8 @@ class WritingWorkflow:
         waited_from = workflow.now()
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None)
+                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
+                                          timeout_summary=f"approval {request_id} timeout ({state.timeout_s or 0:g}s)")
             decision, feedback = self.answer or ("timeout", None)
         except TimeoutError:
             decision, feedback = "timeout", None
@@ -673,7 +696,7 @@ class WritingWorkflow:
             s.final_score = round(sum(finals) / len(finals), 2) if finals else (float(gates[-1]) if gates else None)
         self._log("run_complete" if s.status in ("complete", "complete_below_floor") else "run_ended", s.current,
                   {"status": s.status, "reason": s.reason})
-        self._upsert(phase=s.current, status=s.status)
+        self._upsert(phase=PHASE_DONE, status=s.status)
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
@@ -706,30 +729,34 @@ class WritingWorkflow:
                              history_recorded=recorded)
 
     # ------------------------------------------------------------------------------------- user input
-    @workflow.signal(name="approval")
-    def approval(self, inp: ApprovalInput) -> None:
+    @workflow.signal(name=SIGNAL_APPROVAL)
+    def approval(self, raw: Any) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
         self._new(P_REJECT)
-        problem = self._approval_problem(inp)
-        if problem:
-            workflow.logger.warning("approval signal ignored: %s", problem)
+        inp, problem = signal_input(ApprovalInput, raw, SIGNAL_APPROVAL)
+        if inp is not None:
+            problem = self._approval_problem(inp) or ""
+            if problem:
+                note_rejection(f"{SIGNAL_APPROVAL!r} signal: {problem}")
+        if inp is None or problem:
             self._ignored += 1
             if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
                 self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
             return
         self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
 
-    @workflow.update(name="submit_approval")
-    def submit_approval(self, inp: ApprovalInput) -> ApprovalReceipt:
+    @workflow.update(name=UPDATE_SUBMIT_APPROVAL)
+    def submit_approval(self, raw: Any) -> ApprovalReceipt:
+        inp = update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL)
         self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
         assert self.pending is not None
         return ApprovalReceipt(request_id=self.pending.request_id, decision=self.answer[0])
 
     @submit_approval.validator
-    def _validate_approval(self, inp: ApprovalInput) -> None:
-        problem = self._approval_problem(inp)
+    def _validate_approval(self, raw: Any) -> None:
+        problem = self._approval_problem(update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL))
         if problem:
-            raise ValueError(problem)
+            raise invalid(problem)
 
     def _approval_problem(self, inp: ApprovalInput) -> str | None:
         if self.pending is None:
@@ -746,21 +773,20 @@ class WritingWorkflow:
             return str(exc)
         return None
 
-    @workflow.update(name="await_approval_request")
+    @workflow.update(name=UPDATE_AWAIT_APPROVAL_REQUEST)
     async def await_approval_request(self) -> PendingApproval | None:
         """Wait until the run asks for approval (returns the request, post included) or ends (returns None)."""
         await workflow.wait_condition(lambda: self.pending is not None or self._ended)
         return self.pending
 
-    @workflow.query(name="run_status")
+    @workflow.query(name=QUERY_RUN_STATUS)
     def run_status(self) -> StatusView:
         s = self.s
         if s is None:
-            failed = self._early_failure is not None
             return StatusView(run_id=workflow.info().workflow_id, story="", state="prepare",
-                              status="failed" if failed else "running", models=[], visits={}, transitions=[],
-                              transition_count=0, cost_usd=0.0, tokens=0, invocations=0,
-                              reason=self._early_failure)
+                              status="failed" if self._refused else "running", reason=self._refused,
+                              models=[], visits={}, transitions=[], transition_count=0, cost_usd=0.0, tokens=0,
+                              invocations=0)
         totals = run_totals(s.invocations)
         return StatusView(run_id=s.run_id, story=s.story_name, state=s.current, status=s.status, models=s.models,
                           visits=dict(s.breaker.state_visits), transitions=list(s.breaker.transition_history),
@@ -769,7 +795,7 @@ class WritingWorkflow:
                           last_event=s.state_log[-1] if s.state_log else None, reason=s.reason,
                           event_count=len(s.state_log), recent_events=s.state_log[-20:])
 
-    @workflow.query(name="outputs")
+    @workflow.query(name=QUERY_OUTPUTS)
     def outputs(self) -> OutputsView:
         s = self.s
         if s is None:
@@ -793,26 +819,20 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        updates = [sa.PIPELINE.value_set("writing")]
-        if phase:
-            updates.append(sa.PHASE.value_set(phase))
-        if status:
-            updates.append(sa.STATUS.value_set(status))
-        if topic:
-            updates.append(sa.TOPIC.value_set(topic[:200]))
-        workflow.upsert_search_attributes(updates)
+        sa.upsert(pipeline="writing", phase=phase, status=SEARCH_STATUS.get(status or "", status), topic=topic)
 
 
-async def _with_timeout(call: Any, seconds: float, stop: Any = None) -> Any:
-    """The per-agent timeout (§3): a workflow timer races the activity; on expiry only this activity is
-    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is). `stop` (a
-    predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
+async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:
+    """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
+    only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is).
+    `stop` (a predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
     task = asyncio.ensure_future(call)
     try:
         if stop is None:
-            await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds))
+            await workflow.wait_condition(task.done, timeout=timedelta(seconds=seconds), timeout_summary=summary)
         else:
-            await workflow.wait_condition(lambda: task.done() or stop(), timeout=timedelta(seconds=seconds))
+            await workflow.wait_condition(lambda: task.done() or stop(), timeout=timedelta(seconds=seconds),
+                                          timeout_summary=summary)
             if not task.done():
                 task.cancel()
                 try:

@@ -1,33 +1,56 @@
-"""One agent = a spec (name, prompt file, output model, tier) + one call through the gateway.
+"""One agent = one declaration: name, prompt file, output model, tier, policy kind, token budget, heartbeat.
 
-    NOTE_TAKER = AgentSpec("note_taker", "interview/note_taker.md", NotesUpdate, tier="low")
+    NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",
+                           policy="live_agent", description="Interview: extracts ideas ... live")
 
-    @activity.defn(name="note_taker")
-    async def note_taker(inp: NoteTakerInput) -> AgentResult[NotesUpdate]:
+    @NOTE_TAKER.activity                      # the Temporal activity, named NOTE_TAKER.name
+    async def interview_note_taker(inp: NoteTakerInput) -> AgentResult[NotesState]:
         return await NOTE_TAKER.run({"window": ..., "notes": ...}, offline_context={...})
 
-Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part.
+    @NOTE_TAKER.offline                       # the offline test double's default answer, under the same name
+    def _offline_notes(req: offline.OfflineRequest) -> NotesState: ...
+
+The name is the activity type, the config key (`llm.agents.<name>`, `COLLOQUY_MODEL_<NAME>`) and the offline
+responder's key; the policy kind (a key of rules/policies.py POLICIES) is what `workflows.calls.call_agent`
+schedules the activity with, on the `<queue>-llm` task queue. Every call goes through `gateway.complete()` and
+keeps heartbeating while the model works, so an activity the workflow cancelled stops its LLM call.
+
+Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part, loaded from the
+`prompts` package (package data, through importlib: core/resources.py).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
 
 import jinja2
 from pydantic import BaseModel
-from temporalio import activity
+from temporalio import activity as temporal_activity
+from temporalio.exceptions import ApplicationError
 
-from activities.llm import gateway
-from activities.llm.config import Tier, register_agent
-from core.settings import PROMPTS_DIR
-from models.common import AgentResult
+from activities.llm import gateway, offline
+from activities.llm.config import Tier, config_for_call, register_agent
+from models.common import AgentResult, LLMUsage
+from rules.policies import POLICIES
 
 Out = TypeVar("Out", bound=BaseModel)
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: While a model works, the activity heartbeats this often (a cancelled activity learns of it from a heartbeat).
+HEARTBEAT_EVERY_S = 5.0
+#: The messages the latest agent call of this activity (its task's context) sent; writing saves them beside its
+#: output (agent logs with prompt refs).
+LAST_PROMPT: ContextVar[list[dict[str, str]] | None] = ContextVar("colloquy_last_prompt", default=None)
+#: The attribute an agent activity carries: the AgentActivity that `call_agent` schedules it with.
+AGENT_ATTR = "__colloquy_agent__"
 
 _env = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)), undefined=jinja2.StrictUndefined,
+    loader=jinja2.PackageLoader("prompts", "."), undefined=jinja2.StrictUndefined,
     trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False,
 )
 
@@ -55,40 +78,132 @@ def render_prompt(template: str, variables: dict[str, Any]) -> list[dict[str, st
     return messages
 
 
+def heartbeat(detail: str) -> None:
+    """Heartbeat from inside an activity; a no-op outside one (unit tests call agents directly)."""
+    try:
+        temporal_activity.heartbeat(detail)
+    except RuntimeError:
+        pass
+
+
+#: Every declared agent by name (filled at import, like the config's AGENT_REGISTRY).
+AGENTS: dict[str, AgentSpec[Any]] = {}
+
+
+@dataclass(frozen=True)
+class AgentActivity:
+    """What an agent activity is scheduled with: its agent and policy kind (LLM task queue)."""
+
+    spec: AgentSpec[Any]
+    policy: str
+
+
 @dataclass(frozen=True)
 class AgentSpec(Generic[Out]):
+    """The one declaration of an agent. See the module docstring for the shape."""
+
     name: str
     prompt: str
     output_model: type[Out]
     tier: Tier = "medium"
     role: str = "writer"
+    #: rules/policies.py kind the workflow schedules it with: live_agent | fast_agent | agent | long_agent
+    policy: str = "agent"
+    #: max_tokens of each call (None: the provider's default)
+    max_tokens: int | None = None
+    #: heartbeat this often while the model works (None: once, before the call)
+    heartbeat_every_s: float | None = HEARTBEAT_EVERY_S
     description: str = ""
+    _activity_fn: list[Callable[..., Any]] = field(default_factory=list, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.policy not in POLICIES or not self.policy.endswith("agent"):
+            raise ValueError(f"agent {self.name}: policy {self.policy!r} is not an agent kind of rules/policies.py "
+                             f"({', '.join(k for k in POLICIES if k.endswith('agent'))})")
         register_agent(self.name, tier=self.tier, role=self.role, description=self.description)
+        AGENTS[self.name] = self
 
+    # ------------------------------------------------------------------------------------ declaration
+    def activity(self, fn: F | None = None, *, name: str | None = None,
+                 policy: str | None = None) -> Any:
+        """Decorator: `fn` becomes the Temporal activity named after the agent (`@SPEC.activity`).
+
+        `@SPEC.activity(name="parse_log_batch", policy="long_agent")` declares a further activity that calls
+        this agent several times (its own activity name and policy kind)."""
+        kind = policy or self.policy
+        if kind not in POLICIES:
+            raise ValueError(f"agent {self.name}: unknown policy kind {kind!r}")
+
+        def wrap(f: F) -> F:
+            defined = temporal_activity.defn(name=name or self.name)(f)
+            setattr(defined, AGENT_ATTR, AgentActivity(self, kind))
+            if name is None or name == self.name:
+                self._activity_fn[:] = [defined]
+            return defined
+
+        return wrap(fn) if fn is not None else wrap
+
+    def offline(self, responder: Callable[[offline.OfflineRequest], Any]) -> Callable[[offline.OfflineRequest], Any]:
+        """Decorator: the offline test double's deterministic default answer for this agent."""
+        offline.register_responder(self.name, responder)
+        return responder
+
+    @property
+    def activity_fn(self) -> Callable[..., Any]:
+        if not self._activity_fn:
+            raise LookupError(f"agent {self.name} has no activity: decorate one with @{self.name.upper()}.activity")
+        return self._activity_fn[0]
+
+    # ------------------------------------------------------------------------------------------ calls
     async def run(self, variables: dict[str, Any], *, offline_context: dict[str, Any] | None = None,
-                  temperature: float | None = None, max_tokens: int | None = None) -> AgentResult[Out]:
-        messages = render_prompt(self.prompt, variables)
-        heartbeat(f"{self.name}: calling model")
-        output, usage = await gateway.complete(self.name, messages, self.output_model,
-                                               offline_context=offline_context, temperature=temperature,
-                                               max_tokens=max_tokens)
+                  model: str | None = None, temperature: float | None = None) -> AgentResult[Out]:
+        """Structured call: the validated output model plus usage."""
+        output, usage = await self.complete(variables, self.output_model, offline_context=offline_context,
+                                            model=model, temperature=temperature)
         assert isinstance(output, self.output_model)
         return AgentResult[self.output_model](output=output, usage=usage)  # type: ignore[name-defined]
 
     async def run_text(self, variables: dict[str, Any], *, offline_context: dict[str, Any] | None = None,
-                       temperature: float | None = None, max_tokens: int | None = None):
-        """For free-text agents (essays, drafts): returns (text, usage)."""
+                       model: str | None = None, temperature: float | None = None,
+                       require_text: bool = False) -> tuple[str, LLMUsage]:
+        """Free-text call (essays, drafts, discussion turns): (text, usage). `require_text`: an empty answer is
+        a retryable InvalidLLMOutput."""
+        text, usage = await self.complete(variables, None, offline_context=offline_context, model=model,
+                                          temperature=temperature)
+        if require_text and not str(text).strip():
+            raise ApplicationError(f"{self.name}: model {usage.model} returned an empty answer",
+                                   type=gateway.INVALID_OUTPUT)
+        return str(text), usage
+
+    async def complete(self, variables: dict[str, Any], output_model: type[BaseModel] | None, *,
+                       offline_context: dict[str, Any] | None = None, model: str | None = None,
+                       model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
+        """The one agent call path: render the prompt, force the per-call `model` if any (with this agent's
+        role), call the gateway and heartbeat until it answers. `model_of`: use another agent's model."""
         messages = render_prompt(self.prompt, variables)
-        heartbeat(f"{self.name}: calling model")
-        return await gateway.complete(self.name, messages, None, offline_context=offline_context,
-                                      temperature=temperature, max_tokens=max_tokens)
+        LAST_PROMPT.set(messages)
+        detail = f"{self.name}: calling {model or 'the configured model'}"
+        config = config_for_call(self.name, model, role=self.role) if model else None
+        heartbeat(detail)
+        call = asyncio.ensure_future(gateway.complete(
+            self.name, messages, output_model, offline_context=offline_context, temperature=temperature,
+            max_tokens=self.max_tokens, config=config, model_of=model_of))
+        try:
+            # keep heartbeating while the model works: an activity the workflow cancelled (a timed-out branch)
+            # learns of its cancellation from a heartbeat response and stops paying for tokens
+            while not call.done():
+                await asyncio.wait({call}, timeout=self.heartbeat_every_s)
+                if self.heartbeat_every_s is not None:
+                    heartbeat(detail)
+            return call.result()
+        finally:
+            if not call.done():
+                call.cancel()
 
 
-def heartbeat(detail: str) -> None:
-    """Heartbeat from inside an activity; a no-op outside one (unit tests call agents directly)."""
-    try:
-        activity.heartbeat(detail)
-    except RuntimeError:
-        pass
+def agent_activity(fn: Any) -> AgentActivity | None:
+    """The agent declaration an activity function (or an AgentSpec) is scheduled with, if it is an agent."""
+    if isinstance(fn, AgentSpec):
+        return AgentActivity(fn, fn.policy)
+    found = getattr(fn, AGENT_ATTR, None)
+    return found if isinstance(found, AgentActivity) else None

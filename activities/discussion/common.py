@@ -1,47 +1,21 @@
-"""What every discussion agent shares: per-role model choice, the seed's BuildContext from message artifacts,
-one LLM call through the gateway, and saving the agent's contribution as a message artifact."""
+"""What every discussion agent shares: the seed's BuildContext from message artifacts, the offline hints, and
+saving the agent's contribution as a message artifact. Each role's model is forced per call with
+`SPEC.run(..., model=inp.model)` (the platform's `config_for_call`)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, TypeVar
+from typing import Any
 
-from pydantic import BaseModel
-from temporalio.exceptions import ApplicationError
-
-from activities.agents.base import AgentSpec, heartbeat, render_prompt
 from activities.artifacts import store
 from activities.discussion.context import ContextMessage, build_context, format_ideas
-from activities.llm import gateway, offline
-from activities.llm.config import AgentConfig, LLMConfig, current_config
+from activities.llm import offline
 from models.common import LLMUsage
 from models.discussion import MessageRef, MessageType, TurnInput
-
-T = TypeVar("T", bound=BaseModel)
 
 ROLE_TITLES = {"leader": "Team Leader", "researcher": "Researcher", "ideation": "Ideation Specialist",
                "critic": "Critic", "implementer": "Implementer", "moderator": "Moderator"}
 EXCERPT_CHARS = 280
-
-
-def config_for(agent: str, model: str | None) -> LLMConfig | None:
-    """The LLM config with this agent pinned to the role's model id (None: use the configured model).
-
-    A full litellm id picks the provider by its prefix ("anthropic/claude-…" → anthropic); a bare name goes to
-    the default provider. Under the offline profile the offline test double answers for any id (it records
-    the id, so tests can check that each role reached the model it asked for).
-    """
-    if not model:
-        return None
-    cfg = current_config().model_copy(deep=True)
-    provider = cfg.default_provider
-    if provider != "offline":
-        default = cfg.providers[provider]
-        if not model.startswith(default.prefix):
-            provider = next((name for name, p in cfg.providers.items() if model.startswith(p.prefix)), provider)
-    base = cfg.agents.get(agent, AgentConfig())
-    cfg.agents[agent] = base.model_copy(update={"provider": provider, "model": model})
-    return cfg
 
 
 def load_context(inp: TurnInput) -> str:
@@ -68,20 +42,6 @@ def base_variables(inp: TurnInput) -> dict[str, Any]:
     return {"topic": inp.topic, "context": load_context(inp), "round": inp.round, "max_rounds": inp.max_rounds,
             "final_round": inp.round >= inp.max_rounds, "team": team_members(inp), "team_size": len(inp.team),
             "ideas": format_ideas(inp.ideas), "min_ideas": inp.min_ideas}
-
-
-async def ask(spec: AgentSpec[Any], inp: TurnInput, variables: dict[str, Any], output_model: type[T] | None,
-              **hints: Any) -> tuple[Any, LLMUsage]:
-    """One call through the gateway with the role's model; free-text answers must not be empty."""
-    messages = render_prompt(spec.prompt, variables)
-    heartbeat(f"{spec.name}: round {inp.round}, calling {inp.model or 'the configured model'}")
-    out, usage = await gateway.complete(spec.name, messages, output_model,
-                                        offline_context=offline_context(inp, **hints),
-                                        config=config_for(spec.name, inp.model))
-    if output_model is None and not str(out).strip():
-        raise ApplicationError(f"{spec.name}: model {usage.model} returned an empty answer",
-                               type=gateway.INVALID_OUTPUT)
-    return out, usage
 
 
 def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:

@@ -2,30 +2,29 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
-from activities.discussion.common import ask, base_variables, save_message
+from activities.discussion.common import base_variables, offline_context, save_message
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
 CRITIQUE = AgentSpec("discussion_critique", "discussion/critic.md", TurnOutput, tier="medium", role="auditor",
+                     policy="agent",
                      description="Critic: stress-tests the ideas of a discussion round (seed 002 step 3)")
 
 
-@activity.defn(name="discussion_critique")
+@CRITIQUE.activity
 async def discussion_critique(inp: TurnInput) -> AgentResult[TurnOutput]:
-    text, usage = await ask(CRITIQUE, inp, base_variables(inp), None)
+    text, usage = await CRITIQUE.run_text(base_variables(inp), offline_context=offline_context(inp), model=inp.model,
+                                          require_text=True)
     message = save_message(inp, "critic", text, usage)
     return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
+@CRITIQUE.offline
 def _offline_critique(req: offline.OfflineRequest) -> str:
     lines = ["What could go wrong:"]
     for idea in req.context.get("ideas", []):
         lines.append(f"- {idea['id']} {idea['title']}: assumes people will adopt it without incentives.")
     return "\n".join(lines)
 
-
-offline.register_responder(CRITIQUE.name, _offline_critique)

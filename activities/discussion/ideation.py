@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
-from activities.discussion.common import ask, base_variables, save_message, topic_words
+from activities.discussion.common import base_variables, offline_context, save_message, topic_words
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import IdeationOutput, IdeationTurn, TurnInput
@@ -13,6 +11,7 @@ from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
 from rules.discussion.rounds import ideation_instruction
 
 IDEATE = AgentSpec("discussion_ideate", "discussion/ideation.md", IdeationOutput, tier="medium", role="writer",
+                   policy="agent",
                    description="Ideation Specialist: generates and refines 3-5 JSON ideas (seed 002 step 2)")
 
 
@@ -26,13 +25,15 @@ def render_ideas(out: IdeationOutput) -> str:
     return "\n".join(lines) if lines else "(no ideas)"
 
 
-@activity.defn(name="discussion_ideate")
+@IDEATE.activity
 async def discussion_ideate(inp: TurnInput) -> AgentResult[IdeationTurn]:
     needed = max(inp.min_ideas - len(inp.ideas), 1) if inp.mode == "topup" else inp.min_ideas
     variables = base_variables(inp) | {"instruction": ideation_instruction(inp.round, inp.mode, needed),
                                        "needed": needed, "mode": inp.mode,
                                        "at_least": min(max(needed, 1), MAX_IDEAS_PER_ANSWER)}
-    out, usage = await ask(IDEATE, inp, variables, IdeationOutput, needed=needed)
+    result = await IDEATE.run(variables, offline_context=offline_context(inp, needed=needed),
+                              model=inp.model)
+    out, usage = result.output, result.usage
     message = save_message(inp, "ideation", render_ideas(out), usage)
     return AgentResult[IdeationTurn](output=IdeationTurn(message=message, ideas=out.ideas), usage=usage)
 
@@ -44,6 +45,7 @@ _ANGLES = ["Pilot program", "Community platform", "Automation toolkit", "Partner
            "Living lab"]
 
 
+@IDEATE.offline
 def _offline_ideate(req: offline.OfflineRequest) -> dict[str, object]:
     ctx = req.context
     topic = topic_words(str(ctx.get("topic", "")), 5)
@@ -60,5 +62,3 @@ def _offline_ideate(req: offline.OfflineRequest) -> dict[str, object]:
               "rationale": "Cheap to try and easy to measure."} for k in range(min(max(count, 3), 5))]
     return {"commentary": f"Round {ctx.get('round')} ideas.", "ideas": ideas}
 
-
-offline.register_responder(IDEATE.name, _offline_ideate)

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import hashlib
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
-from activities.discussion.common import ask, base_variables, save_message
+from activities.discussion.common import base_variables, offline_context, save_message
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import ScoringOutput, ScoringTurn, TurnInput
 from rules.discussion.scoring import CRITERIA
 
 SCORE = AgentSpec("discussion_score", "discussion/moderator.md", ScoringOutput, tier="medium", role="auditor",
+                  policy="agent",
                   description="Moderator: final validation, five 0-10 criteria per idea (seed 002 phase 3)")
 
 
@@ -29,13 +28,16 @@ def render_scores(out: ScoringOutput) -> str:
     return "\n".join(lines)
 
 
-@activity.defn(name="discussion_score")
+@SCORE.activity
 async def discussion_score(inp: TurnInput) -> AgentResult[ScoringTurn]:
-    out, usage = await ask(SCORE, inp, base_variables(inp), ScoringOutput)
+    result = await SCORE.run(base_variables(inp), offline_context=offline_context(inp),
+                             model=inp.model)
+    out, usage = result.output, result.usage
     message = save_message(inp, "validation", render_scores(out), usage)
     return AgentResult[ScoringTurn](output=ScoringTurn(message=message, evaluations=out.evaluations), usage=usage)
 
 
+@SCORE.offline
 def _offline_score(req: offline.OfflineRequest) -> dict[str, object]:
     evaluations = []
     for idea in req.context.get("ideas", []):
@@ -45,5 +47,3 @@ def _offline_score(req: offline.OfflineRequest) -> dict[str, object]:
                             "cons": ["needs an owner"], "feedback": "Pilot it first.", **scores})
     return {"summary": f"{len(evaluations)} idea(s) evaluated.", "evaluations": evaluations}
 
-
-offline.register_responder(SCORE.name, _offline_score)

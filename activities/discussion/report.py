@@ -9,6 +9,8 @@ scores. A failure here never fails the discussion (the workflow records it as an
 
 from __future__ import annotations
 
+import asyncio
+
 import jinja2
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -95,11 +97,15 @@ def render_report(inp: ReportInput, texts: list[str]) -> str:
                             messages=list(zip(inp.messages, texts, strict=True)))
 
 
-@activity.defn(name="discussion_report")
-async def discussion_report(inp: ReportInput) -> ArtifactRef:
+def _discussion_report(inp: ReportInput) -> ArtifactRef:
     artifacts = store()
     html = render_report(inp, [artifacts.get(m.ref) for m in inp.messages])
     if len(html.encode("utf-8")) > MAX_REPORT_BYTES:
         raise ApplicationError(f"the HTML report would be {len(html.encode())} bytes, over {MAX_REPORT_BYTES}",
                                type="ArtifactError", non_retryable=True)
     return artifacts.put(inp.discussion_id, "report.html", html, "text/html")
+
+
+@activity.defn(name="discussion_report")
+async def discussion_report(inp: ReportInput) -> ArtifactRef:
+    return await asyncio.to_thread(_discussion_report, inp)

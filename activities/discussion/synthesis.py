@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
-from activities.discussion.common import ask, base_variables, save_message
+from activities.discussion.common import base_variables, offline_context, save_message
 from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
 SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesis.md", TurnOutput, tier="medium",
-                       role="writer", description="Team Leader: synthesizes each round (seed 002 step 5)")
+                       role="writer", policy="agent",
+                       description="Team Leader: synthesizes each round (seed 002 step 5)")
 
 
-@activity.defn(name="discussion_synthesize")
+@SYNTHESIZE.activity
 async def discussion_synthesize(inp: TurnInput) -> AgentResult[TurnOutput]:
-    text, usage = await ask(SYNTHESIZE, inp, base_variables(inp), None)
+    text, usage = await SYNTHESIZE.run_text(base_variables(inp), offline_context=offline_context(inp), model=inp.model,
+                                            require_text=True)
     message = save_message(inp, "synthesis", text, usage)
     return AgentResult[TurnOutput](output=TurnOutput(message=message), usage=usage)
 
 
+@SYNTHESIZE.offline
 def _offline_synthesize(req: offline.OfflineRequest) -> str:
     ideas = req.context.get("ideas", [])
     final = req.context.get("round", 0) >= req.context.get("max_rounds", 1)
@@ -28,5 +29,3 @@ def _offline_synthesize(req: offline.OfflineRequest) -> str:
     nxt = "These are the strongest ideas." if final else "Next round: sharpen them against the critique."
     return f"Round {req.context.get('round')} synthesis: {listed}. {nxt}"
 
-
-offline.register_responder(SYNTHESIZE.name, _offline_synthesize)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from temporalio import activity
 
 from activities.artifacts import store
@@ -19,8 +21,12 @@ def render_transcript(title: str, messages: list[tuple[MessageRef, str]]) -> str
     return "\n".join(parts)
 
 
-@activity.defn(name="discussion_transcript")
-async def discussion_transcript(inp: TranscriptInput) -> ArtifactRef:
+def _discussion_transcript(inp: TranscriptInput) -> ArtifactRef:
     artifacts = store()
     text = render_transcript(inp.title, [(m, artifacts.get(m.ref)) for m in inp.messages])
     return artifacts.put(inp.discussion_id, inp.name, text, "text/markdown")
+
+
+@activity.defn(name="discussion_transcript")
+async def discussion_transcript(inp: TranscriptInput) -> ArtifactRef:
+    return await asyncio.to_thread(_discussion_transcript, inp)

@@ -3,8 +3,6 @@ Quotes that are not the transcript's exact words are dropped here, so the Writer
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
@@ -14,10 +12,11 @@ from rules.interview.entries import dedupe_quotes, quote_in_transcript, sentence
 from rules.interview.notes import summary_text
 
 ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
+                     policy="agent",
                      description="Interview: extracts essay-ready claims, themes, tensions, quotes and a title")
 
 
-@activity.defn(name="interview_analysis")
+@ANALYSIS.activity
 async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]:
     entries = load_transcript(inp.transcript)
     result = await ANALYSIS.run(
@@ -33,6 +32,7 @@ async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]
     return result
 
 
+@ANALYSIS.offline
 def _offline_analysis(req: offline.OfflineRequest):
     said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
     if not said:
@@ -44,5 +44,3 @@ def _offline_analysis(req: offline.OfflineRequest):
         quotes=[QuoteItem(text=s) for s in by_len[:4]],
         suggested_title=req.context.get("topic", "").strip())
 
-
-offline.register_responder("interview_analysis", _offline_analysis)

@@ -4,10 +4,8 @@ length. It never touches section state (the workflow only logs ASSISTANT_QUERY /
 from __future__ import annotations
 
 from pydantic import BaseModel
-from temporalio import activity
 
 from activities.agents.base import AgentSpec
-from activities.llm import offline
 from models.common import AgentResult
 from models.interview import AssistantAnswer, AssistantInput
 
@@ -19,6 +17,7 @@ class _Text(BaseModel):
 
 
 ASSISTANT = AgentSpec("interview_assistant", "interview/assistant.md", _Text, tier="low",
+                      policy="fast_agent",
                       description="Interview: bounded assistant for the interviewee (003 §8)")
 
 
@@ -32,7 +31,7 @@ def police(text: str) -> tuple[str, bool, str | None]:
     return text, False, None
 
 
-@activity.defn(name="interview_assistant")
+@ASSISTANT.activity
 async def interview_assistant(inp: AssistantInput) -> AgentResult[AssistantAnswer]:
     text, usage = await ASSISTANT.run_text(
         {"topic": inp.topic, "section_title": inp.section_title, "section_goal": inp.section_goal,
@@ -43,6 +42,5 @@ async def interview_assistant(inp: AssistantInput) -> AgentResult[AssistantAnswe
                                                                flagged=flagged, flag_reason=reason), usage=usage)
 
 
-offline.register_responder("interview_assistant",
-                           lambda req: f"A short conceptual hint about: {req.context.get('question', '')[:200]}"
-                           if "question" in req.context else None)
+ASSISTANT.offline(lambda req: f"A short conceptual hint about: {req.context.get('question', '')[:200]}"
+                  if "question" in req.context else None)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
@@ -12,10 +10,11 @@ from models.interview import FollowUpAnalysis, FollowUpInput, FollowUpTopic
 from rules.interview.notes import summary_text
 
 FOLLOW_UP = AgentSpec("interview_follow_up", "interview/follow_up.md", FollowUpAnalysis, tier="medium",
+                      policy="agent",
                       description="Interview: suggests threads for a 6-minute follow-up session")
 
 
-@activity.defn(name="interview_follow_up")
+@FOLLOW_UP.activity
 async def interview_follow_up(inp: FollowUpInput) -> AgentResult[FollowUpAnalysis]:
     entries = load_transcript(inp.transcript)
     result = await FOLLOW_UP.run(
@@ -28,6 +27,7 @@ async def interview_follow_up(inp: FollowUpInput) -> AgentResult[FollowUpAnalysi
     return result
 
 
+@FOLLOW_UP.offline
 def _offline_follow_up(req: offline.OfflineRequest):
     c = req.context
     if "topic" not in c:
@@ -43,5 +43,3 @@ def _offline_follow_up(req: offline.OfflineRequest):
     return FollowUpAnalysis(summary=summary, suggested_topics=topics, unexplored_gaps=c.get("gaps", [])[:3],
                             strengthen_areas=[t.title for t in topics[:2]])
 
-
-offline.register_responder("interview_follow_up", _offline_follow_up)

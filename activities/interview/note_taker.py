@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
@@ -15,10 +13,11 @@ from rules.interview.entries import sentences
 from rules.interview.notes import summary_text
 
 NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",
+                       policy="live_agent",
                        description="Interview: extracts ideas, stories, claims, gaps, contradictions, quotes live")
 
 
-@activity.defn(name="interview_note_taker")
+@NOTE_TAKER.activity
 async def interview_note_taker(inp: NoteTakerInput) -> AgentResult[NotesState]:
     return await NOTE_TAKER.run(
         {"topic": inp.topic, "research_goal": inp.research_goal, "angle": inp.angle, "sections": inp.sections,
@@ -27,6 +26,7 @@ async def interview_note_taker(inp: NoteTakerInput) -> AgentResult[NotesState]:
         offline_context={"window": entries_context(inp.window), "section_id": inp.current_section_id})
 
 
+@NOTE_TAKER.offline
 def _offline_notes(req: offline.OfflineRequest):
     """Deterministic notes lifted from the interviewee's own sentences (demo only)."""
     said = [e["text"] for e in req.context.get("window", []) if e["speaker"] == "interviewee"]
@@ -46,5 +46,3 @@ def _offline_notes(req: offline.OfflineRequest):
     return NotesState(key_ideas=ideas, quotable_lines=quotes, section_coverage=coverage,
                       possible_titles=[" ".join(longest.split()[:7]).rstrip(".,;")])
 
-
-offline.register_responder("interview_note_taker", _offline_notes)

@@ -3,8 +3,6 @@ In structured mode it is the 003 'interviewer AI' and also assesses the section'
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import transcript_text
 from activities.llm import offline
@@ -14,10 +12,11 @@ from rules.interview.notes import summary_text
 from rules.interview.phases import progress_percent
 
 ORCHESTRATOR = AgentSpec("interview_orchestrator", "interview/orchestrator.md", OrchestratorDecision, tier="medium",
+                         policy="live_agent",
                          description="Interview: decides the next question, its phase and how to ask it")
 
 
-@activity.defn(name="interview_orchestrator")
+@ORCHESTRATOR.activity
 async def interview_orchestrator(inp: OrchestratorInput) -> AgentResult[OrchestratorDecision]:
     return await ORCHESTRATOR.run(
         {"topic": inp.topic, "research_goal": inp.research_goal, "angle": inp.angle, "mode": inp.mode,
@@ -32,9 +31,8 @@ async def interview_orchestrator(inp: OrchestratorInput) -> AgentResult[Orchestr
                          "phase": inp.phase})
 
 
+@ORCHESTRATOR.offline
 def _offline_decision(req: offline.OfflineRequest):
     """The engine's own next unasked plan question (P1 > P2 > P3), in the current phase (demo only)."""
     return req.context.get("fallback")
 
-
-offline.register_responder("interview_orchestrator", _offline_decision)

@@ -3,8 +3,6 @@ In structured mode the plan is a 003 schema (required dimensions and follow-up p
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
@@ -12,10 +10,11 @@ from models.interview import PlannerInput, PlanSnapshot
 from rules.interview.plan import default_plan
 
 PLANNER = AgentSpec("interview_planner", "interview/planner.md", PlanSnapshot, tier="medium",
+                    policy="agent",
                     description="Interview: designs the rubric (research goal, angle, sections, questions)")
 
 
-@activity.defn(name="interview_planner")
+@PLANNER.activity
 async def interview_planner(inp: PlannerInput) -> AgentResult[PlanSnapshot]:
     return await PLANNER.run(
         {"topic": inp.topic, "context": inp.context, "duration_minutes": round(inp.duration_seconds / 60, 1),
@@ -24,11 +23,10 @@ async def interview_planner(inp: PlannerInput) -> AgentResult[PlanSnapshot]:
                          "duration_seconds": inp.duration_seconds})
 
 
+@PLANNER.offline
 def _offline_plan(req: offline.OfflineRequest):
     c = req.context
     if "topic" not in c:
         return None
     return default_plan(c["topic"], c.get("context", ""), c.get("mode", "adaptive"), int(c.get("duration_seconds", 840)))
 
-
-offline.register_responder("interview_planner", _offline_plan)

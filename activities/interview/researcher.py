@@ -3,8 +3,6 @@ Topic freshness (300 s) is the workflow's: it passes recent topics and drops rep
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
@@ -12,10 +10,11 @@ from models.common import AgentResult
 from models.interview import ResearcherInput, ResearchItem, ResearchOutput
 
 RESEARCHER = AgentSpec("interview_researcher", "interview/researcher.md", ResearchOutput, tier="low",
+                       policy="live_agent",
                        description="Interview: fact-checks claims and finds context and counterpoints")
 
 
-@activity.defn(name="interview_researcher")
+@RESEARCHER.activity
 async def interview_researcher(inp: ResearcherInput) -> AgentResult[ResearchOutput]:
     return await RESEARCHER.run(
         {"topic": inp.topic, "existing_topics": inp.existing_topics, "recent_topics": inp.recent_topics,
@@ -24,6 +23,7 @@ async def interview_researcher(inp: ResearcherInput) -> AgentResult[ResearchOutp
                          "existing": inp.existing_topics})
 
 
+@RESEARCHER.offline
 def _offline_research(req: offline.OfflineRequest):
     """One item about the longest capitalised term the interviewee used (demo only; labelled offline)."""
     import re
@@ -40,5 +40,3 @@ def _offline_research(req: offline.OfflineRequest):
         summary=f"The interviewee brought up {term}; no external source was consulted (offline test double).",
         how_to_use_in_question=f"Ask what {term} looked like in practice.")])
 
-
-offline.register_responder("interview_researcher", _offline_research)

@@ -3,8 +3,6 @@ transcript — quotes must be exact, and key points whose words are mostly not i
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
@@ -14,6 +12,7 @@ from rules.interview.entries import quote_in_transcript, sentences
 from rules.interview.similarity import words
 
 SECTION_SUMMARY = AgentSpec("interview_section_summary", "interview/section_summary.md", SectionSummary, tier="low",
+                            policy="agent",
                             description="Interview: bounded context summary of one section (003 §7)")
 STOPWORDS = {"the", "a", "an", "and", "or", "of", "to", "in", "on", "for", "with", "is", "was", "it", "that",
              "this", "they", "their", "about", "how", "what", "why", "be", "are", "were", "as", "at", "by"}
@@ -28,7 +27,7 @@ def grounded(point: str, entries: list[TranscriptEntry], min_share: float = 0.6)
     return len(content & said) / len(content) >= min_share
 
 
-@activity.defn(name="interview_section_summary")
+@SECTION_SUMMARY.activity
 async def interview_section_summary(inp: SectionSummaryInput) -> AgentResult[SectionSummary]:
     result = await SECTION_SUMMARY.run(
         {"section_id": inp.section_id, "title": inp.title, "goal": inp.goal,
@@ -43,9 +42,8 @@ async def interview_section_summary(inp: SectionSummaryInput) -> AgentResult[Sec
     return result
 
 
+@SECTION_SUMMARY.offline
 def _offline_summary(req: offline.OfflineRequest):
     said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
     return SectionSummary(section_id=req.context.get("section_id", ""), key_points=said[:3], quotes=said[:1])
 
-
-offline.register_responder("interview_section_summary", _offline_summary)

@@ -4,6 +4,7 @@ workflow's history keeps only the refs. Writes are content-addressed, so a retri
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from temporalio import activity
@@ -37,15 +38,17 @@ def _read_events(ref: ArtifactRef) -> list[InterviewEvent]:
     return [InterviewEvent.model_validate_json(line) for line in store().get(ref).splitlines() if line.strip()]
 
 
-@activity.defn(name="interview_archive_lines")
-async def interview_archive_lines(inp: ArchiveInput) -> ArtifactRef:
-    """Move old transcript entries / events / log lines out of workflow state (before continue-as-new)."""
+def _interview_archive_lines(inp: ArchiveInput) -> ArtifactRef:
     return store().put(inp.workflow_id, inp.name, "".join(line + "\n" for line in inp.lines), "application/jsonl")
 
 
-@activity.defn(name="interview_save_transcript")
-async def interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
-    """The full transcript: a follow-up's previous session first, then archived segments, then the tail."""
+@activity.defn(name="interview_archive_lines")
+async def interview_archive_lines(inp: ArchiveInput) -> ArtifactRef:
+    """Move old transcript entries / events / log lines out of workflow state (before continue-as-new)."""
+    return await asyncio.to_thread(_interview_archive_lines, inp)
+
+
+def _interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
     current: list[TranscriptEntry] = []
     for ref in inp.segments:
         current.extend(_read_entries(ref))
@@ -58,9 +61,13 @@ async def interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
     return TranscriptRefs(json_ref=json_ref, markdown_ref=md_ref, entries=len(entries))
 
 
-@activity.defn(name="interview_load_session")
-async def interview_load_session(inp: LoadSessionInput) -> SessionRecord:
-    """The record an earlier interview left (for a follow-up session)."""
+@activity.defn(name="interview_save_transcript")
+async def interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
+    """The full transcript: a follow-up's previous session first, then archived segments, then the tail."""
+    return await asyncio.to_thread(_interview_save_transcript, inp)
+
+
+def _interview_load_session(inp: LoadSessionInput) -> SessionRecord:
     s = store()
     path = s.path_for(inp.workflow_id, "session.json")
     if not path.is_file():
@@ -70,10 +77,13 @@ async def interview_load_session(inp: LoadSessionInput) -> SessionRecord:
     return SessionRecord.model_validate_json(path.read_text(encoding="utf-8"))
 
 
-@activity.defn(name="interview_export_bundles")
-async def interview_export_bundles(inp: ExportInput) -> ExportRefs:
-    """003 §2.2 / §15: the event log (JSON lines), the evaluation input bundle, the ops replay bundle
-    (timeline + transcript + code history), section summaries, notes, the activity log, the session record."""
+@activity.defn(name="interview_load_session")
+async def interview_load_session(inp: LoadSessionInput) -> SessionRecord:
+    """The record an earlier interview left (for a follow-up session)."""
+    return await asyncio.to_thread(_interview_load_session, inp)
+
+
+def _interview_export_bundles(inp: ExportInput) -> ExportRefs:
     s = store()
     events: list[InterviewEvent] = []
     for ref in inp.event_segments:
@@ -113,3 +123,10 @@ async def interview_export_bundles(inp: ExportInput) -> ExportRefs:
     return ExportRefs(event_log=event_ref, evaluation_bundle=eval_ref, replay_bundle=replay_ref,
                       section_summaries=summaries_ref, notes=notes_ref, activity_log=log_ref,
                       session_record=record_ref)
+
+
+@activity.defn(name="interview_export_bundles")
+async def interview_export_bundles(inp: ExportInput) -> ExportRefs:
+    """003 §2.2 / §15: the event log (JSON lines), the evaluation input bundle, the ops replay bundle
+    (timeline + transcript + code history), section summaries, notes, the activity log, the session record."""
+    return await asyncio.to_thread(_interview_export_bundles, inp)

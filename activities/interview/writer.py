@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import re
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.artifacts import store
 from activities.interview.common import entries_context, load_transcript, transcript_text
@@ -15,7 +13,8 @@ from models.common import AgentResult
 from models.interview import WriterInput, WriterOutput
 from rules.interview.entries import quote_in_transcript, sentences
 
-WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput,  # free text: run_text tier="high",
+WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput, tier="high",  # free text: run_text
+                   policy="long_agent",
                    description="Interview: first-person essay in the interviewee's voice (3 styles)")
 _LABEL = "[offline test double] "
 
@@ -31,7 +30,7 @@ def quoted_spans(text: str) -> list[str]:
     return [q for q in re.findall(r"[\"“]([^\"”]{12,})[\"”]", text)]
 
 
-@activity.defn(name="interview_writer")
+@WRITER.activity
 async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
     entries = load_transcript(inp.transcript)
     text, usage = await WRITER.run_text(
@@ -48,6 +47,7 @@ async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
                                                          quotes_unverified=unverified), usage=usage)
 
 
+@WRITER.offline
 def _offline_essay(req: offline.OfflineRequest) -> str | None:
     """An essay stitched from the interviewee's own sentences, in order (demo only; labelled offline)."""
     said = [s for e in req.context.get("window", []) if e["speaker"] == "interviewee" for s in sentences(e["text"])]
@@ -63,5 +63,3 @@ def _offline_essay(req: offline.OfflineRequest) -> str | None:
     body = "\n\n".join(paragraphs)
     return f"# {title}\n\n{body}\n\n> \"{best}\"\n"
 
-
-offline.register_responder("interview_writer", _offline_essay)

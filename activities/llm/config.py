@@ -214,6 +214,59 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
     return cfg
 
 
+def unknown_agents(cfg: LLMConfig, known: set[str] | None = None) -> list[str]:
+    """Agent keys of the config (`llm.agents` in the file, `COLLOQUY_MODEL_<AGENT>` overrides) that name no agent."""
+    names = set(AGENT_REGISTRY) if known is None else known
+    return sorted(name for name in cfg.agents if name not in names)
+
+
+def check_agent_names(cfg: LLMConfig, known: set[str] | None = None) -> None:
+    """A misspelt agent key would be silently ignored: refuse it, naming the agents that exist.
+    Call this once every agent module is imported (the worker does it at start-up)."""
+    unknown = unknown_agents(cfg, known)
+    if unknown:
+        names = sorted(AGENT_REGISTRY) if known is None else sorted(known)
+        raise ConfigError(f"unknown agent(s) {', '.join(unknown)} in the LLM config "
+                          f"(llm.agents or COLLOQUY_MODEL_<AGENT>); known agents: {', '.join(names)}")
+
+
+def provider_for(model: str, cfg: LLMConfig) -> str:
+    """The configured provider whose litellm prefix starts `model` (the default provider preferred)."""
+    names = [cfg.default_provider] + [n for n in cfg.providers if n != cfg.default_provider]
+    for name in names:
+        prov = cfg.providers.get(name)
+        if prov and model.startswith(prov.prefix):
+            return name
+    return cfg.default_provider
+
+
+def config_for_call(agent: str, model: str | None = None, *, role: str | None = None,
+                    cfg: LLMConfig | None = None) -> LLMConfig:
+    """The config one call of `agent` uses: the effective config, with the agent forced to `model` when a call
+    names one (writing's per-call fan-out models, discussion's per-role models); `role` then picks the GPU tier.
+
+    - a provider name (`local`, `ollama`, `offline`), in any profile: that provider, its model chosen by tier;
+    - profile `offline`: the offline test double answers for every other id (kept as the label, so usage and
+      tests show which "model" answered);
+    - a full litellm id (`anthropic/claude-…`): the provider whose prefix matches (the default provider
+      preferred when prefixes are shared); a bare name goes to the default provider.
+    Without a model the effective config is returned as it is.
+    """
+    cfg = cfg or current_config()
+    if not model:
+        return cfg
+    override = (cfg.agents.get(agent) or AgentConfig()).model_copy()
+    if role:
+        override.role = role
+    if model in cfg.providers:  # an explicit provider name wins in any profile
+        override = override.model_copy(update={"provider": model, "model": None})
+    elif cfg.default_provider == "offline":
+        override = override.model_copy(update={"provider": "offline", "model": model})
+    else:
+        override = override.model_copy(update={"provider": provider_for(model, cfg), "model": model})
+    return cfg.model_copy(update={"agents": {**cfg.agents, agent: override}})
+
+
 def _full_model(provider: str, prov: ProviderConfig, model: str) -> str:
     if "/" in model and model.split("/", 1)[0] + "/" == prov.prefix:
         return model

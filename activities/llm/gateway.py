@@ -39,6 +39,7 @@ from activities.llm.config import (
     current_config,
     resolve_model,
 )
+from core.logging import mark_logged, next_step
 from models.common import LLMUsage
 
 log = structlog.get_logger("colloquy.llm")
@@ -65,7 +66,9 @@ def _register_providers() -> None:
     global _registered
     if _registered:
         return
-    handlers = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
+    from litellm.types.llms.custom_llm import CustomLLMItem
+
+    handlers: list[CustomLLMItem] = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
     from activities.llm import local  # light import; llama.cpp loads only on first use
 
     handlers.append({"provider": LOCAL_PROVIDER, "custom_handler": local.LocalLLM()})
@@ -364,7 +367,9 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
             if fallback is None or fallback.provider == primary.provider or primary_err.type == CONTEXT_WINDOW:
                 span.set_attribute("colloquy.error", primary_err.type or "")
                 log.warning("llm.failed", model=primary.litellm_model, error=str(primary_err)[:300],
-                            error_type=primary_err.type, retryable=not primary_err.non_retryable)
+                            error_type=primary_err.type, retryable=not primary_err.non_retryable,
+                            next=_next_step(primary_err))
+                mark_logged(primary_err)
                 raise
             log.warning("llm.fallback", primary=primary.litellm_model, to=fallback.litellm_model,
                         error=str(primary_err)[:300])
@@ -388,6 +393,14 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
                  tokens_out=usage.output_tokens, cost_usd=usage.cost_usd, latency_ms=usage.latency_ms,
                  reasks=usage.reasks, fallback=usage.fallback_used, offline=usage.offline)
         return out, usage
+
+
+def _next_step(err: ApplicationError) -> str:
+    try:
+        info = activity.info()
+    except RuntimeError:
+        return "not in an activity"
+    return next_step(err, info)
 
 
 def _combined_failure(primary: ApplicationError, fallback: ApplicationError) -> ApplicationError:

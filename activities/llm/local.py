@@ -13,7 +13,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import litellm
 from litellm import CustomLLM
@@ -84,7 +84,7 @@ class _Engine:
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": _cap_schema(schema)}
         with self.lock:
-            return self.llm.create_chat_completion(**kwargs)
+            return cast(dict[str, Any], self.llm.create_chat_completion(**kwargs))  # not streamed: one response
 
 
 class LocalLLM(CustomLLM):

@@ -7,8 +7,8 @@ next unasked question of the plan"), and every answer is labelled as produced of
 Tests script exact responses per agent, and inject faults:
 
     from activities.llm import offline
-    offline.script("orchestrate", {"next_question": "..."}, offline.Fault(kind="rate_limit", retry_after_s=2))
-    offline.script("note_taker", offline.Fault(kind="invalid_json"))
+    offline.script("interview_orchestrator", {"next_question": "..."}, offline.Fault(kind="rate_limit", retry_after_s=2))
+    offline.script("interview_note_taker", offline.Fault(kind="invalid_json"))
 
 Scripted items are consumed first-in first-out; when an agent's script is empty its responder (or the generic
 schema filler) answers. Another process (a worker started by `colloquy worker`) reads a script from the JSON
@@ -201,7 +201,7 @@ def _raise_fault(fault: Fault, model: str) -> None:
     msg = fault.message or f"offline fault injected: {fault.kind}"
     req = httpx.Request("POST", "http://offline.invalid/v1/chat/completions")
     headers = {"retry-after": str(fault.retry_after_s)} if fault.retry_after_s is not None else {}
-    kw = {"llm_provider": PROVIDER, "model": model}
+    kw: dict[str, Any] = {"llm_provider": PROVIDER, "model": model}
     if fault.kind == "rate_limit":
         raise litellm.RateLimitError(message=msg, response=httpx.Response(429, headers=headers, request=req), **kw)
     if fault.kind == "server_error":

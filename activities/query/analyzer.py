@@ -3,8 +3,6 @@ Entries are read from the artifact store (the workflow only holds their refs).""
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import content_words, dump, render_entries
@@ -13,10 +11,11 @@ from models.common import AgentResult
 from models.query import AnalyzeInput, AnalyzerOutput, Finding, Gap, GapType, Verdict
 
 ANALYZER = AgentSpec("analyze_evidence", "query/analyze_evidence.md", AnalyzerOutput, tier="high", role="auditor",
+                     policy="agent",
                      description="Query pipeline Analyzer: findings, patterns, gaps, sufficiency verdict last")
 
 
-@activity.defn(name="analyze_evidence")
+@ANALYZER.activity
 async def analyze_evidence(inp: AnalyzeInput) -> AgentResult[AnalyzerOutput]:
     entries = load_entries(inp.entries_refs, inp.entry_ids) if not inp.chunk_analyses else []
     ctx = inp.domain_context
@@ -35,6 +34,7 @@ async def analyze_evidence(inp: AnalyzeInput) -> AgentResult[AnalyzerOutput]:
     )
 
 
+@ANALYZER.offline
 def _offline_analyzer(req: offline.OfflineRequest) -> AnalyzerOutput:
     """Keyless default: entries mentioning the query's words become findings citing their ids."""
     query = str(req.context.get("query", ""))
@@ -48,7 +48,8 @@ def _offline_analyzer(req: offline.OfflineRequest) -> AnalyzerOutput:
                               verdict_reasoning=f"combined {len(parts)} chunk analyses")
     entries = req.context.get("entries", [])
     words = content_words(query)
-    relevant = [e for e in entries if any(w in e["text"].lower() for w in words)] or entries
+    # Only entries that mention the question's words: an unrelated question finds nothing, and says so.
+    relevant = [e for e in entries if any(w in e["text"].lower() for w in words)]
     findings = [Finding(claim=f"{e['date']}: {e['text'][:120]}", evidence=[e["id"]], confidence="medium")
                 for e in relevant[-5:]]
     for q, a in (req.context.get("user_responses") or {}).items():
@@ -63,5 +64,3 @@ def _offline_analyzer(req: offline.OfflineRequest) -> AnalyzerOutput:
                              gap_type=GapType.TOPICAL, severity="critical", searched=True)],
         verdict=Verdict.INSUFFICIENT, verdict_reasoning="no entries in scope")
 
-
-offline.register_responder("analyze_evidence", _offline_analyzer)

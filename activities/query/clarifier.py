@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
@@ -11,10 +9,11 @@ from models.common import AgentResult
 from models.query import ClarificationQuestion, ClarifierOutput, ClarifyInput
 
 CLARIFIER = AgentSpec("clarify_gaps", "query/clarify_gaps.md", ClarifierOutput, tier="medium", role="writer",
+                      policy="agent",
                       description="Query pipeline Clarifier: questions for non-retrievable gaps")
 
 
-@activity.defn(name="clarify_gaps")
+@CLARIFIER.activity
 async def clarify_gaps(inp: ClarifyInput) -> AgentResult[ClarifierOutput]:
     return await CLARIFIER.run(
         {"vocabulary": dump(inp.vocabulary), "query": inp.original_query, "gaps": dump(inp.gaps),
@@ -24,6 +23,7 @@ async def clarify_gaps(inp: ClarifyInput) -> AgentResult[ClarifierOutput]:
     )
 
 
+@CLARIFIER.offline
 def _offline_clarifier(req: offline.OfflineRequest) -> ClarifierOutput:
     asks = list(req.context.get("planner_questions") or [])
     asks += [f"Can you tell me about this: {g}?" for g in req.context.get("gaps", [])]
@@ -33,5 +33,3 @@ def _offline_clarifier(req: offline.OfflineRequest) -> ClarifierOutput:
         context_explanation="Your notes do not cover this, so only you can tell me.",
         fallback_action="I will answer with what your notes contain.")
 
-
-offline.register_responder("clarify_gaps", _offline_clarifier)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
@@ -12,10 +10,11 @@ from models.query import EvaluateInput, EvaluationDimension, EvaluatorOutput, Ve
 from rules.query.evaluation import DIMENSIONS
 
 EVALUATOR = AgentSpec("evaluate_answer", "query/evaluate_answer.md", EvaluatorOutput, tier="high", role="auditor",
+                      policy="agent",
                       description="Query pipeline Evaluator: four dimensions, domain rules, retry feedback")
 
 
-@activity.defn(name="evaluate_answer")
+@EVALUATOR.activity
 async def evaluate_answer(inp: EvaluateInput) -> AgentResult[EvaluatorOutput]:
     return await EVALUATOR.run(
         {"rules": "\n".join(f"- {r}" for r in inp.evaluation_rules) or "(none)", "query": inp.query,
@@ -25,11 +24,10 @@ async def evaluate_answer(inp: EvaluateInput) -> AgentResult[EvaluatorOutput]:
     )
 
 
+@EVALUATOR.offline
 def _offline_evaluator(req: offline.OfflineRequest) -> EvaluatorOutput:
     return EvaluatorOutput(
         dimensions=[EvaluationDimension(dimension=d, verdict=Verdict.PASS, reasoning="offline: not judged")
                     for d in DIMENSIONS],
         overall_verdict=Verdict.PASS, feedback=[], recommendation="accept")
 
-
-offline.register_responder("evaluate_answer", _offline_evaluator)

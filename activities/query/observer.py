@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
@@ -11,11 +9,12 @@ from models.common import AgentResult
 from models.query import ObserveInput, ObserverOutput
 
 OBSERVER = AgentSpec("observe_context", "query/observe_context.md", ObserverOutput, tier="medium", role="writer",
+                     policy="agent",
                      description="Query pipeline Observer: global context updates with categories and confidence")
 MAX_TOKENS_HINT = 2000
 
 
-@activity.defn(name="observe_context")
+@OBSERVER.activity
 async def observe_context(inp: ObserveInput) -> AgentResult[ObserverOutput]:
     session: dict[str, object] = {}
     if inp.trigger == "post_query":
@@ -32,9 +31,8 @@ async def observe_context(inp: ObserveInput) -> AgentResult[ObserverOutput]:
     )
 
 
+@OBSERVER.offline
 def _offline_observer(req: offline.OfflineRequest) -> ObserverOutput:
     """Keyless default: the most conservative observer — it learns nothing it was not told."""
     return ObserverOutput(should_update=False, updates=[], insights_captured=[])
 
-
-offline.register_responder("observe_context", _offline_observer)

@@ -26,9 +26,11 @@ from models.query import (
     ParseInput,
     ParserOutput,
 )
+from rules.query.imports import clean_text, content_hash, split_dated, undated_message, undated_part
 from rules.query.parsing import check_schema, drop_invented
 
 PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium", role="writer",
+                   policy="agent",
                    description="Query pipeline Parser: structured extraction per domain schema, corrections")
 IMPORT_CONCURRENCY = 8
 MAX_IMPORT_FILE_BYTES = 200_000
@@ -86,33 +88,23 @@ async def _parse(inp: ParseInput) -> AgentResult[ParserOutput]:
     return AgentResult[ParserOutput](output=checked(result.output, inp), usage=result.usage)
 
 
-@activity.defn(name="parse_log")
+@PARSER.activity
 async def parse_log(inp: ParseInput) -> AgentResult[ParserOutput]:
     return await _parse(inp)
 
 
-_DATE_IN_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})")
-
-
-def note_timestamp(path: Path) -> tuple[datetime, str | None]:
-    """An imported note's date: from its file name (YYYY-MM-DD), else the file's modification time."""
-    m = _DATE_IN_NAME.search(path.name)
-    if m:
-        try:
-            return datetime(int(m[1]), int(m[2]), int(m[3]), tzinfo=UTC), None
-        except ValueError:
-            pass
-    mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
-    return (datetime.combine(mtime.date(), time(0, 0), tzinfo=UTC),
-            f"no valid YYYY-MM-DD in the file name; dated by modification time {mtime.date()}")
-
-
-@activity.defn(name="parse_log_batch")
+@PARSER.activity(name="parse_log_batch", policy="long_agent")
 async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
-    """Import: parse a batch of note files (each file one LOG), several at a time."""
+    """Import: split each file into dated entries (rules/query/imports.py) and parse them, several at a time.
+    A file whose content hash matches its earlier import is reported unchanged and costs no LLM call."""
+    from activities.query.storage import StorageRepository, notes_dir
+
     root = Path(inp.directory)
     sem = asyncio.Semaphore(IMPORT_CONCURRENCY)
     result = ImportBatchResult()
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    known = (await asyncio.to_thread(repo.read_manifest))["sources"]
+    parsed_notes: list[ImportedNote] = []
 
     async def one(rel: str) -> None:
         path = root / rel
@@ -120,35 +112,64 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
             if path.stat().st_size > MAX_IMPORT_FILE_BYTES:
                 result.failed.append(f"{rel}: larger than {MAX_IMPORT_FILE_BYTES} bytes; split it")
                 return
-            raw = path.read_text(encoding="utf-8").strip()
-            ts, note = note_timestamp(path)
+            data = path.read_bytes()
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             result.failed.append(f"{rel}: not UTF-8 text")
             return
         except OSError as exc:
             result.failed.append(f"{rel}: cannot read ({exc.strerror or exc})")
             return
-        if not raw:
+        if not clean_text(text).strip():
             result.failed.append(f"{rel}: empty")
             return
-        async with sem:
-            try:
-                parsed = await _parse(ParseInput(raw_input=raw, timestamp=ts, domain_schemas=inp.domain_schemas,
-                                                 vocabulary=inp.vocabulary))
-            except ApplicationError as err:
-                if err.non_retryable:
-                    result.failed.append(f"{rel}: {err.message}")
-                    return
-                raise
-        out = parsed.output
-        if note:
-            out = out.model_copy(update={"extraction_notes": [*out.extraction_notes, note]})
-        result.notes.append(ImportedNote(file=rel, raw=raw, timestamp=ts, parsed=out))
-        result.usage.append(parsed.usage)
+        digest = content_hash(data)
+        if (known.get(str(path.resolve())) or {}).get("hash") == digest:
+            result.unchanged.append(rel)
+            return
+        split = split_dated(text, path.name)
+        if split.errors:
+            result.failed.append(f"{rel}: " + "; ".join(split.errors[:3]) + " — fix the date and import again")
+            return
+        parts = split.parts
+        if split.undated:
+            if inp.undated == "skip":
+                result.skipped.append(rel)
+                result.warnings.append(undated_message(rel, "skip"))
+                return
+            day = (inp.today or datetime.now(UTC).date()) if inp.undated == "today" else \
+                datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
+            parts = [undated_part(text, day, inp.undated)]
+            result.warnings.append(undated_message(rel, inp.undated, day))
+        result.warnings.extend(f"{rel}: {n}" for n in split.notes)
+        notes: list[ImportedNote] = []
+        for i, part in enumerate(parts):
+            ts = datetime.combine(part.day, part.at or time(0, 0), tzinfo=UTC)
+            async with sem:
+                try:
+                    parsed = await _parse(ParseInput(raw_input=part.text, timestamp=ts,
+                                                     domain_schemas=inp.domain_schemas, vocabulary=inp.vocabulary))
+                except ApplicationError as err:
+                    if err.non_retryable:
+                        result.failed.append(f"{rel}: {err.message}")
+                        return
+                    raise
+            out = parsed.output
+            where = f"imported from {rel}" + (f" (line {part.line})" if len(parts) > 1 else "")
+            out = out.model_copy(update={"extraction_notes": [*out.extraction_notes, where]})
+            notes.append(ImportedNote(file=rel, raw=part.text, timestamp=ts, parsed=out, timed=part.at is not None,
+                                      source_hash=digest, part=i))
+            result.usage.append(parsed.usage)
+        parsed_notes.extend(notes)  # all parts parsed: the file is stored as a whole, or not at all
+        result.hashes[rel] = digest
         activity.heartbeat(rel)
 
     await asyncio.gather(*(one(f) for f in inp.files))
-    result.notes.sort(key=lambda n: inp.files.index(n.file))
+    order = {f: i for i, f in enumerate(inp.files)}
+    result.notes = sorted(parsed_notes, key=lambda n: (order[n.file], n.part))
+    result.hashes = {f: result.hashes[f] for f in inp.files if f in result.hashes}
+    for name in ("unchanged", "skipped"):
+        getattr(result, name).sort(key=order.__getitem__)
     return result
 
 
@@ -161,6 +182,7 @@ _SLEEP = re.compile(r"slept\s+(\d+(?:\.\d+)?)\s*(?:hours|hrs|h)\b", re.I)
 _PROTEIN = re.compile(r"(\d+)\s*g\s+protein", re.I)
 
 
+@PARSER.offline
 def _offline_parser(req: offline.OfflineRequest) -> ParserOutput:
     """Keyless default: a few regexes for the example app's schemas; extracts only what is written."""
     c = req.context
@@ -212,5 +234,3 @@ def _offline_parser(req: offline.OfflineRequest) -> ParserOutput:
                 out.correction_delta = {"strength": {"exercises": [{"name": hit["name"], "weight": nums[0]}]}}
     return out
 
-
-offline.register_responder("parse_log", _offline_parser)

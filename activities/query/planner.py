@@ -6,8 +6,6 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Literal
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import content_words, dump
@@ -15,10 +13,11 @@ from models.common import AgentResult
 from models.query import DependencyType, PlanInput, PlannerOutput, QueryType, RetrievalInstruction, SubQuery
 
 PLANNER = AgentSpec("plan_query", "query/plan_query.md", PlannerOutput, tier="high", role="writer",
+                    policy="agent",
                     description="Query pipeline Planner: sub-queries, dependencies, retrieval strategy, next action")
 
 
-@activity.defn(name="plan_query")
+@PLANNER.activity
 async def plan_query(inp: PlanInput) -> AgentResult[PlannerOutput]:
     ctx = inp.domain_context
     available = "\n".join(f"- {d.name}: {d.description}" for d in ctx.available_domains) or "(none)"
@@ -50,6 +49,7 @@ def _window(query: str, today: date) -> tuple[date, date]:
     return today - timedelta(days=14), today
 
 
+@PLANNER.offline
 def _offline_planner(req: offline.OfflineRequest) -> PlannerOutput:
     """Keyless default: a date window from the wording (widened on re-plans), plus a keyword search for the
     query's content words; synthesize once two retrievals have been tried."""
@@ -75,5 +75,3 @@ def _offline_planner(req: offline.OfflineRequest) -> PlannerOutput:
         next_action=action, reasoning=f"offline heuristic: {start}..{end}",
     )
 
-
-offline.register_responder("plan_query", _offline_planner)

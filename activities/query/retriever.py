@@ -21,6 +21,7 @@ from models.query import (
     RetrieverOutput,
 )
 from rules.query.planning import expand_keywords
+from rules.query.summaries import describe_search
 
 
 @activity.defn(name="retrieve_notes")
@@ -44,7 +45,7 @@ def _retrieve(repo: StorageRepository, inp: RetrieveInput) -> RetrieverOutput:
         for e in new:
             seen[e.id] = e
         if not found:
-            warnings.append(f"no entries for {ins.tool} {json.dumps(params, default=str)}")
+            warnings.append(f"no entries found for {describe_search(ins.tool, params)}")
         attempts.append(RetrievalAttempt(
             attempt_number=inp.attempt_start + n, strategy=ins.tool, params=params, entries_found=len(found),
             summary=(f"{len(found)} entries ({len(new)} new)" + (f" for {ins.purpose}" if ins.purpose else ""))))

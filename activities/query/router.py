@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
@@ -14,10 +12,11 @@ from models.query import InputType, RouteInput, RouterOutput
 from rules.query.parsing import looks_like_question, split_both
 
 ROUTER = AgentSpec("route_input", "query/route_input.md", RouterOutput, tier="low", role="writer",
+                   policy="fast_agent",
                    description="Query pipeline Router: classify LOG/QUERY/BOTH/CORRECTION, select domains")
 
 
-@activity.defn(name="route_input")
+@ROUTER.activity
 async def route_input(inp: RouteInput) -> AgentResult[RouterOutput]:
     domains = "\n".join(f"- {d.name}: {d.description}" for d in inp.available_domains) or "(only the base domain)"
     return await ROUTER.run(
@@ -30,6 +29,7 @@ async def route_input(inp: RouteInput) -> AgentResult[RouterOutput]:
 _CORRECTION = re.compile(r"^\s*(actually|correction|i meant|that was wrong|oops|no,)", re.I)
 
 
+@ROUTER.offline
 def _offline_router(req: offline.OfflineRequest) -> RouterOutput:
     """Keyless default: the seed's signal rules and word overlap with domain descriptions."""
     text = str(req.context.get("text", req.last_user))
@@ -57,6 +57,4 @@ def _offline_router(req: offline.OfflineRequest) -> RouterOutput:
         reasoning=f"offline heuristic: {kind.value}",
     )
 
-
-offline.register_responder("route_input", _offline_router)
 __all__ = ["route_input", "dump"]

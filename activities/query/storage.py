@@ -34,7 +34,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store as artifact_store
 from activities.query.context import apply_updates
-from core.settings import ROOT, data_dir
+from core.resources import apps_dir, domains_dir
+from core.settings import data_dir
 from models.query import (
     ApplyContextInput,
     ApplyContextResult,
@@ -42,6 +43,7 @@ from models.query import (
     DomainCatalog,
     DomainModule,
     Entry,
+    ImportedNote,
     ListImportInput,
     LoadDomainsInput,
     NotesLocation,
@@ -52,11 +54,13 @@ from models.query import (
     StoreEntryInput,
     StoreEntryResult,
 )
+from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords
 
 STORAGE_ERROR = "StorageError"
-_SECTION = re.compile(r"^## (\d{2}:\d{2})(?: \[correction\](?: → (\S+))?)?\s*$")
+_SECTION = re.compile(r"^## (\d{2}:\d{2}|--:--)(?: \[correction\](?: → (\S+))?)?\s*$")
+UNTIMED = "--:--"  # the heading of an entry whose note states no time (imports), never a made-up 00:00
 _DAY_FILE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})\.md$")
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
@@ -219,6 +223,7 @@ class StorageRepository:
         entries: list[Entry] = []
         corrections: dict[str, list[str]] = {}
         n = 0
+        removed: set[str] = set()
         for hhmm, target, body in sections:
             if target is not None or hhmm.endswith("!"):
                 key = target or (entries[-1].id if entries else "")
@@ -227,12 +232,16 @@ class StorageRepository:
             n += 1
             entry_id = f"{day.isoformat()}#{n}"
             p = by_id.get(entry_id, {})
+            if p.get("removed"):  # its source file was re-imported without it: kept on disk, not read
+                removed.add(entry_id)
+                continue
             ts = _timestamp(day, hhmm)
             entries.append(Entry(id=entry_id, date=day, timestamp=ts, raw_content=body,
                                  domain_data=p.get("domain_data"), tags=p.get("tags", []),
                                  uncertain_fields=p.get("uncertain_fields", []),
                                  extraction_notes=p.get("extraction_notes", []),
-                                 source_file=str(raw_path.relative_to(self.base_path))))
+                                 source_file=str(raw_path.relative_to(self.base_path)),
+                                 source_key=p.get("source_key"), timed=not hhmm.startswith(UNTIMED)))
         for e in entries:
             e.corrections = corrections.get(e.id, [])
         return entries
@@ -278,7 +287,7 @@ class StorageRepository:
         raw_path = self.raw_path(day)
         existing = self._read_text(raw_path) or f"# {day.isoformat()}\n"
         section = (f"\n## {entry.timestamp:%H:%M} [correction] → {target_id}\n"
-                   f"{_escape(entry.raw_content.strip())}\n")
+                   f"{_escape(clean_text(entry.raw_content).strip())}\n")
         parsed = self._read_parsed(day) or {"date": day.isoformat(), "entries": []}
         record = next((p for p in parsed.setdefault("entries", []) if p.get("id") == target_id), None)
         if record is None:
@@ -293,7 +302,7 @@ class StorageRepository:
         delta = correction.correction_delta or {}
         record["domain_data"] = deep_merge(previous, delta) if delta else previous
         record.setdefault("corrections", []).append({
-            "at": entry.timestamp.isoformat(), "text": entry.raw_content.strip(), "delta": delta,
+            "at": entry.timestamp.isoformat(), "text": clean_text(entry.raw_content).strip(), "delta": delta,
             "previous": previous, "source_key": entry.source_key,
         })
         self._atomic_write(raw_path, existing.rstrip("\n") + "\n" + section)
@@ -316,7 +325,7 @@ class StorageRepository:
         existing = self._read_text(raw_path) or f"# {day.isoformat()}\n"
         n = sum(1 for s in _split_sections(existing) if s[1] is None and not s[0].endswith("!")) + 1
         entry_id = f"{day.isoformat()}#{n}"
-        section = f"\n## {entry.timestamp:%H:%M}\n{_escape(entry.raw_content.strip())}\n"
+        section = f"\n## {_heading_time(entry)}\n{_escape(clean_text(entry.raw_content).strip())}\n"
         parsed.setdefault("entries", []).append({
             "id": entry_id, "timestamp": entry.timestamp.isoformat(), "tags": entry.tags,
             "domain_data": entry.domain_data or {}, "uncertain_fields": entry.uncertain_fields,
@@ -326,6 +335,95 @@ class StorageRepository:
         self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
         return StoreEntryResult(entry_id=entry_id, raw_file=str(raw_path.relative_to(self.base_path)),
                                 parsed_file=str(self.parsed_path(day).relative_to(self.base_path)))
+
+    # ------------------------------------------------------------------------------ edit-aware import
+    @property
+    def manifest_file(self) -> Path:
+        return self.base_path / "imports.json"
+
+    def read_manifest(self) -> dict[str, Any]:
+        """{"sources": {full source path: {"hash", "entries": [ids], "imported_at", "history": [...]}}}."""
+        text = self._read_text(self.manifest_file)
+        try:
+            data = json.loads(text) if text else {}
+        except ValueError:
+            self._warn("imports.json is not valid JSON; every file is treated as new")
+            data = {}
+        return data if isinstance(data, dict) and isinstance(data.get("sources"), dict) else {"sources": {}}
+
+    def import_hash(self, source: str) -> str | None:
+        return (self.read_manifest()["sources"].get(source) or {}).get("hash")
+
+    def save_import(self, source: str, content_hash: str, entries: list[Entry], at: datetime) -> str:
+        """Store one source file's entries: "new" (first import), "unchanged" (same content hash: nothing
+        written) or "updated" (edited: its earlier entries are replaced in place — same ids where the day
+        still has an entry, the earlier text and data kept in the parsed record's `history` — and entries the
+        file no longer has are marked removed, never duplicated)."""
+        with self._locked():
+            manifest = self.read_manifest()
+            old = manifest["sources"].get(source)
+            if old and old.get("hash") == content_hash:
+                return "unchanged"
+            old_ids: list[str] = list((old or {}).get("entries", []))
+            by_day: dict[date, list[str]] = {}
+            for i in old_ids:
+                d = _day_of(i)
+                if d is not None:
+                    by_day.setdefault(d, []).append(i)
+            ids: list[str] = []
+            for e in entries:
+                reuse = by_day.get(e.date)
+                if reuse:
+                    ids.append(self._replace_unlocked(reuse.pop(0), e, at, content_hash))
+                else:
+                    ids.append(self._save_new_unlocked(e).entry_id)
+            for leftover in (i for rest in by_day.values() for i in rest):
+                self._mark_removed_unlocked(leftover, at, source)
+            history = list((old or {}).get("history", []))
+            if old:
+                history.append({"hash": old.get("hash"), "entries": old_ids, "imported_at": old.get("imported_at")})
+            manifest["sources"][source] = {"hash": content_hash, "entries": ids, "imported_at": at.isoformat(),
+                                           "history": history[-20:]}
+            self._atomic_write(self.manifest_file, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+            return "updated" if old else "new"
+
+    def _replace_unlocked(self, entry_id: str, entry: Entry, at: datetime, content_hash: str) -> str:
+        day = entry.date
+        raw_path = self.raw_path(day)
+        text = self._read_text(raw_path) or ""
+        n = int(entry_id.split("#")[1])
+        replaced = _replace_section(text, n, _heading_time(entry), _escape(clean_text(entry.raw_content).strip()))
+        if replaced is None:  # the day file changed under us: add it as a new entry instead
+            return self._save_new_unlocked(entry).entry_id
+        new_text, previous_raw = replaced
+        parsed = self._read_parsed(day) or {"date": day.isoformat(), "entries": []}
+        record = next((p for p in parsed.setdefault("entries", []) if p.get("id") == entry_id), None)
+        if record is None:
+            record = {"id": entry_id}
+            parsed["entries"].append(record)
+        history = list(record.get("history", []))
+        history.append({"replaced_at": at.isoformat(), "raw": previous_raw,
+                        "domain_data": record.get("domain_data") or {}, "source_key": record.get("source_key")})
+        record.update({"timestamp": entry.timestamp.isoformat(), "tags": entry.tags,
+                       "domain_data": entry.domain_data or {}, "uncertain_fields": entry.uncertain_fields,
+                       "extraction_notes": entry.extraction_notes, "source_key": entry.source_key,
+                       "history": history, "removed": False})
+        self._atomic_write(raw_path, new_text)
+        self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
+        return entry_id
+
+    def _mark_removed_unlocked(self, entry_id: str, at: datetime, source: str) -> None:
+        day = _day_of(entry_id)
+        if day is None:
+            return
+        parsed = self._read_parsed(day) or {"date": day.isoformat(), "entries": []}
+        record = next((p for p in parsed.setdefault("entries", []) if p.get("id") == entry_id), None)
+        if record is None:
+            record = {"id": entry_id}
+            parsed["entries"].append(record)
+        record.update({"removed": True, "removed_at": at.isoformat(),
+                       "removed_reason": f"no longer in {Path(source).name} when it was re-imported"})
+        self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
 
     # ---------------------------------------------------------------------------------- global context
     def get_global_context(self) -> str:
@@ -415,6 +513,30 @@ def _months(start: date, end: date) -> Iterator[tuple[int, int]]:
             y, m = y + 1, 1
 
 
+def _heading_time(entry: Entry) -> str:
+    return f"{entry.timestamp:%H:%M}" if entry.timed else UNTIMED
+
+
+def _replace_section(text: str, n: int, hhmm: str, body: str) -> tuple[str, str] | None:
+    """Replace the n-th (1-based) entry section (not a correction) of a day file: (new text, old body)."""
+    lines = text.split("\n")
+    count, start = 0, None
+    for i, line in enumerate(lines):
+        m = _SECTION.match(line)
+        if m and "[correction]" not in line:
+            count += 1
+            if count == n:
+                start = i
+                break
+    if start is None:
+        return None
+    end = next((j for j in range(start + 1, len(lines)) if _SECTION.match(lines[j])), len(lines))
+    old = _unescape(lines[start + 1:end])
+    tail = lines[end:]
+    new_lines = lines[:start] + [f"## {hhmm}", *body.split("\n"), ""] + tail
+    return "\n".join(new_lines).rstrip("\n") + "\n", old
+
+
 def _timestamp(day: date, hhmm: str) -> datetime:
     try:
         h, mi = (int(x) for x in hhmm.rstrip("!").split(":"))
@@ -486,15 +608,20 @@ async def notes_load_domains(inp: LoadDomainsInput) -> DomainCatalog:
     return await _in_thread(load_catalog, inp.app_id)
 
 
-def domains_root() -> Path:
-    return Path(os.environ.get("COLLOQUY_DOMAINS_ROOT", str(ROOT))).resolve()
+def domain_dirs() -> tuple[Path, Path]:
+    """(domains folder, apps folder): under COLLOQUY_DOMAINS_ROOT if set, else the shipped package data."""
+    root = os.environ.get("COLLOQUY_DOMAINS_ROOT")
+    if root:
+        base = Path(root).expanduser().resolve()
+        return base / "domains", base / "apps"
+    return domains_dir(), apps_dir()
 
 
 def load_catalog(app_id: str) -> DomainCatalog:
     import yaml
     from pydantic import ValidationError
 
-    root = domains_root()
+    domains_folder, apps_folder = domain_dirs()
 
     def load(path: Path) -> DomainModule:
         try:
@@ -505,13 +632,13 @@ def load_catalog(app_id: str) -> DomainCatalog:
         except (yaml.YAMLError, ValidationError) as exc:
             raise InvalidRequest(f"domain file {path} is invalid: {exc}") from None
 
-    general = load(root / "domains" / "base.yaml")
+    general = load(domains_folder / "base.yaml")
     if app_id in ("", "general"):
         return DomainCatalog(app_id="general", base=general, domains=[])
-    app_dir = root / "apps" / app_id
+    app_dir = apps_folder / app_id
     app_file = app_dir / "app.yaml"
     if not app_file.is_file():
-        known = sorted(p.name for p in (root / "apps").glob("*") if (p / "app.yaml").is_file())
+        known = sorted(p.name for p in apps_folder.glob("*") if (p / "app.yaml").is_file())
         raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
     spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
     base = load(app_dir / spec["base"]) if spec.get("base") else general
@@ -559,7 +686,7 @@ async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
     day = inp.timestamp.date()
     entry = Entry(id="", date=day, timestamp=inp.timestamp, raw_content=inp.raw_input,
                   domain_data=(inp.parsed.domain_data if inp.parsed else None),
-                  tags=(parsed.tags if parsed else []),
+                  tags=[*(parsed.tags if parsed else []), *inp.tags],
                   uncertain_fields=(parsed.uncertain_fields if parsed else []),
                   extraction_notes=(inp.parsed.extraction_notes if inp.parsed else []), source_key=inp.source_key)
     return await _in_thread(repo.save_entry, entry, inp.correction)
@@ -590,15 +717,27 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
     """Import: store parsed notes (idempotent per file, so a retried batch never duplicates entries)."""
     repo = StorageRepository(notes_dir(inp.notes_dir))
 
+    def entry_of(note: ImportedNote) -> Entry:
+        key = f"{note.file}\n{note.raw}" if note.source_hash is None else f"{note.file}#{note.part}:{note.source_hash}"
+        return Entry(id="", date=note.timestamp.date(), timestamp=note.timestamp, raw_content=note.raw,
+                     domain_data=note.parsed.domain_data, tags=note.parsed.tags,
+                     uncertain_fields=note.parsed.uncertain_fields, extraction_notes=note.parsed.extraction_notes,
+                     source_key="import:" + hashlib.sha1(key.encode()).hexdigest()[:16], timed=note.timed)
+
     def save_all() -> StoreBatchResult:
         out = StoreBatchResult()
-        for note in inp.notes:
-            entry = Entry(id="", date=note.timestamp.date(), timestamp=note.timestamp, raw_content=note.raw,
-                          domain_data=note.parsed.domain_data, tags=note.parsed.tags,
-                          uncertain_fields=note.parsed.uncertain_fields,
-                          extraction_notes=note.parsed.extraction_notes,
-                          source_key="import:" + hashlib.sha1(f"{note.file}\n{note.raw}".encode()).hexdigest()[:16])
-            out.stored.append(repo.save_entry(entry).entry_id)
+        if not inp.hashes:  # an import started before edit-aware import: one entry per note, as then
+            for note in inp.notes:
+                out.stored.append(repo.save_entry(entry_of(note)).entry_id)
+            return out
+        at = datetime.now(UTC)
+        root = Path(inp.directory or ".").expanduser().resolve()
+        for file, digest in inp.hashes.items():
+            mine = sorted((n for n in inp.notes if n.file == file), key=lambda n: n.part)
+            outcome = repo.save_import(str(root / file), digest, [entry_of(n) for n in mine], at)
+            getattr(out, outcome).append(file)
+            if outcome != "unchanged":
+                out.stored.extend(f"{file}#{n.part}" for n in mine)
         return out
 
     return await _in_thread(save_all)

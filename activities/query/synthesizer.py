@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
@@ -11,10 +9,11 @@ from models.common import AgentResult
 from models.query import SynthesizeInput, SynthesizerOutput
 
 SYNTHESIZER = AgentSpec("synthesize_answer", "query/synthesize_answer.md", SynthesizerOutput, tier="medium",
-                        role="writer", description="Query pipeline Synthesizer: user-facing answer with evidence")
+                        role="writer", policy="long_agent",
+                        description="Query pipeline Synthesizer: user-facing answer with evidence")
 
 
-@activity.defn(name="synthesize_answer")
+@SYNTHESIZER.activity
 async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutput]:
     return await SYNTHESIZER.run(
         {"vocabulary": dump(inp.vocabulary), "response_style": inp.response_style, "is_partial": inp.is_partial,
@@ -26,6 +25,7 @@ async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutp
     )
 
 
+@SYNTHESIZER.offline
 def _offline_synthesizer(req: offline.OfflineRequest) -> SynthesizerOutput:
     findings = req.context.get("findings", [])
     gaps = list(req.context.get("gaps", []))
@@ -41,5 +41,3 @@ def _offline_synthesizer(req: offline.OfflineRequest) -> SynthesizerOutput:
     return SynthesizerOutput(response=body, key_points=[f["claim"] for f in findings[:3]], evidence_cited=evidence,
                              gaps_disclosed=gaps, confidence="medium" if findings else "low")
 
-
-offline.register_responder("synthesize_answer", _offline_synthesizer)

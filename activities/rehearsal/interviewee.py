@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from pydantic import BaseModel, Field
-from temporalio import activity
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
@@ -61,17 +60,17 @@ class SimulatedAnswer(BaseModel):
 
 
 INTERVIEWEE = AgentSpec("rehearsal_interviewee", "rehearsal/interviewee.md", IntervieweeAnswer, tier="low",
-                        role="writer", description="simulated interviewee for rehearsals: answers in a persona's voice")
+                        role="writer", policy="live_agent", max_tokens=600,
+                        description="simulated interviewee for rehearsals: answers in a persona's voice")
 
 
-@activity.defn(name="rehearsal_interviewee")
+@INTERVIEWEE.activity
 async def rehearsal_interviewee(inp: IntervieweeInput) -> AgentResult[IntervieweeAnswer]:
     recent = inp.recent[-RECENT_WINDOW:]
     return await INTERVIEWEE.run(
         {"persona": inp.persona.model_dump(), "topic": inp.topic, "question": inp.question,
          "recent": [e.model_dump() for e in recent], "turn": inp.turn},
         offline_context={"persona": inp.persona.model_dump(), "question": inp.question, "turn": inp.turn},
-        max_tokens=600,
     )
 
 
@@ -88,6 +87,7 @@ _STOP = {"what", "that", "this", "with", "your", "have", "about", "when", "where
          "tell", "from", "they", "them", "were", "been", "into", "more", "most", "some", "does", "could", "should"}
 
 
+@INTERVIEWEE.offline
 def offline_answer(req: offline.OfflineRequest) -> dict | None:
     """Offline default (demo only): answer from the persona's material, echoing the question's key words."""
     persona = req.context.get("persona")
@@ -99,5 +99,3 @@ def offline_answer(req: offline.OfflineRequest) -> dict | None:
     lead = f"On {' and '.join(words[:2])}: " if words else ""
     return {"answer": (lead + fallback_answer(p, turn))[:MAX_ANSWER_CHARS]}
 
-
-offline.register_responder("rehearsal_interviewee", offline_answer)

@@ -3,19 +3,18 @@
 
 from __future__ import annotations
 
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
-from activities.writing.common import base_variables, complete, persona_text, save_output
+from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import match_target
-from models.writing import CrossAudit, FinalAudit, TaskResult, WritingTaskInput
+from models.writing import CrossAudit, FinalAudit, ReviewScores, TaskResult, WritingTaskInput
 
 AUDIT = AgentSpec("writing_audit", "writing/audit.md", CrossAudit, tier="medium", role="auditor",
-                  description="Cross-audit: one model scores every available draft")
+                  policy="long_agent", description="Cross-audit: one model scores every available draft")
 FINAL_AUDIT = AgentSpec("writing_final_audit", "writing/final_audit.md", FinalAudit, tier="medium", role="auditor",
-                        description="Final audit: one model scores the synthesized post")
+                        policy="long_agent", description="Final audit: one model scores the synthesized post")
 
 
 def render_cross_audit(model: str, audit: CrossAudit) -> str:
@@ -35,17 +34,18 @@ def render_final_audit(model: str, audit: FinalAudit) -> str:
     return "\n".join(lines) + "\n"
 
 
-@activity.defn(name="writing_audit")
+@AUDIT.activity
 async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)
     targets = [m for m, kind, _ in docs if kind == "draft"]
     if not targets:
         raise ApplicationError(f"{inp.state}: no drafts to audit", type="ValidationError", non_retryable=True)
-    audit, usage = await complete(AUDIT.name, AUDIT.prompt, variables, CrossAudit, model=inp.model, role="auditor",
-                                  offline_context={"model": inp.model, "targets": targets,
-                                                   "lengths": [len(t.split()) for m, k, t in docs if k == "draft"]})
-    reviews = []
+    result = await AUDIT.run(variables, model=inp.model,
+                             offline_context={"model": inp.model, "targets": targets,
+                                              "lengths": [len(t.split()) for m, k, t in docs if k == "draft"]})
+    audit, usage = result.output, result.usage
+    reviews: list[ReviewScores] = []
     for review in audit.reviews:  # never keep scores for a model that was not shown
         target = match_target(review.target, targets)
         if target is not None and target not in {r.target for r in reviews}:
@@ -57,23 +57,24 @@ async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     return save_output(inp, render_cross_audit(inp.model or "auditor", audit), "audit", usage, cross_audit=audit)
 
 
-@activity.defn(name="writing_final_audit")
+@FINAL_AUDIT.activity
 async def writing_final_audit(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)
     if not any(kind == "post" for _, kind, _ in docs):
         raise ApplicationError(f"{inp.state}: no final post to audit", type="ValidationError", non_retryable=True)
     post = next(t for _, k, t in docs if k == "post")
-    audit, usage = await complete(FINAL_AUDIT.name, FINAL_AUDIT.prompt, variables, FinalAudit, model=inp.model,
-                                  role="auditor", offline_context={"model": inp.model, "words": len(post.split())})
-    return save_output(inp, render_final_audit(inp.model or "auditor", audit), "final_audit", usage,
-                       final_audit=audit)
+    result = await FINAL_AUDIT.run(variables, model=inp.model,
+                                   offline_context={"model": inp.model, "words": len(post.split())})
+    return save_output(inp, render_final_audit(inp.model or "auditor", result.output), "final_audit", result.usage,
+                       final_audit=result.output)
 
 
 def _score(seed: str, base: int = 6) -> int:
     return base + sum(map(ord, seed)) % 4  # deterministic 6..9
 
 
+@AUDIT.offline
 def _offline_audit(req: offline.OfflineRequest) -> dict:
     targets = list(req.context.get("targets") or [])
     reviews = []
@@ -85,12 +86,10 @@ def _offline_audit(req: offline.OfflineRequest) -> dict:
     return {"reviews": reviews, "consensus": f"Reviewed {len(targets)} draft(s): {', '.join(targets)}."}
 
 
+@FINAL_AUDIT.offline
 def _offline_final_audit(req: offline.OfflineRequest) -> dict:
     s = _score(str(req.context.get("model")), 7)
     return {"strengths": ["concrete opening"], "issues": [], "feedback": "Ready with minor polish.",
             "hook_score": s, "specifics_score": s, "voice_score": s, "structure_score": s, "overall_score": s,
             "verdict": "ready"}
 
-
-offline.register_responder("writing_audit", _offline_audit)
-offline.register_responder("writing_final_audit", _offline_final_audit)

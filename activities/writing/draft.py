@@ -3,36 +3,36 @@
 from __future__ import annotations
 
 from pydantic import BaseModel
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
-from activities.writing.common import base_variables, complete, persona_text, save_output, story_context
+from activities.writing.common import base_variables, persona_text, save_output, story_context
 from activities.writing.prompts import preview
 from models.writing import TaskResult, WritingTaskInput
 
 
-class DraftText(BaseModel):  # free-text agent; the spec needs a model class for registration only
+class DraftText(BaseModel):  # free-text agent (run_text); the spec names a model class all the same
     text: str
 
 
 DRAFT = AgentSpec("writing_draft", "writing/draft.md", DraftText, tier="medium", role="writer",
-                  description="Writes one draft of the post from the story (one call per writer model)")
+                  policy="long_agent", description="Writes one draft of the post from the story (one call per writer model)")
 
 
-@activity.defn(name="writing_draft")
+@DRAFT.activity
 async def writing_draft(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, _ = base_variables(inp, persona)
-    text, usage = await complete(DRAFT.name, DRAFT.prompt, variables, None, model=inp.model, role="writer",
-                                 offline_context={"model": inp.model, "story": story_context(variables["story"]),
-                                                  "guidance": inp.guidance, "visit": inp.visit})
+    text, usage = await DRAFT.run_text(variables, model=inp.model,
+                                       offline_context={"model": inp.model, "story": story_context(variables["story"]),
+                                                        "guidance": inp.guidance, "visit": inp.visit})
     if not str(text).strip():
         raise ApplicationError(f"{inp.model} returned an empty draft", type="InvalidLLMOutput")
     return save_output(inp, str(text), "draft", usage)
 
 
+@DRAFT.offline
 def _offline_draft(req: offline.OfflineRequest) -> str:
     """Deterministic demo draft: the story's own sentences, re-ordered hook first, labelled by model."""
     story = str(req.context.get("story") or "")
@@ -42,5 +42,3 @@ def _offline_draft(req: offline.OfflineRequest) -> str:
     note = f" (revised: {preview(str(req.context['guidance']), 80)})" if req.context.get("guidance") else ""
     return f"{hook}.\n\n{body}.\n\nDraft {req.context.get('visit', 1)} by {req.context.get('model')}{note}."
 
-
-offline.register_responder("writing_draft", _offline_draft)

@@ -1,6 +1,7 @@
 """The history DB on PostgreSQL (`COLLOQUY_HISTORY_DB=postgresql://user:pass@host:port/db`), psycopg 3.
 
-Same tables and evaluation queries as the DuckDB file (activities/writing/history.py), in Postgres' dialect:
+Same tables and evaluation queries as the DuckDB file (activities/writing/history.py; both share
+activities/writing/history_base.py), in Postgres' dialect:
 DOUBLE PRECISION columns, ROUND over NUMERIC (cast back to DOUBLE PRECISION so both backends return floats),
 SUM(BIGINT) cast back to BIGINT, `%s` parameters, DuckDB's NULLS LAST ordering made explicit, and DuckDB's
 `strftime('%Y-%W')` week label (Monday-based week of the year, 00-53) computed the same way.
@@ -24,7 +25,7 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from activities.writing.history import (
+from activities.writing.history_base import (
     SCHEMA,
     HistoryStore,
     HistoryUnavailable,

@@ -3,19 +3,18 @@ retry_different / halt / dump_context. The workflow then applies the decision (h
 
 from __future__ import annotations
 
-from temporalio import activity
-
 from activities.agents.base import AgentSpec
 from activities.artifacts import store
 from activities.llm import offline
-from activities.writing.common import complete, persona_text
+from activities.writing.common import persona_text
 from models.writing import CircuitBreakerDecision, ConsultInput, ConsultResult
 
 ORCHESTRATOR = AgentSpec("writing_orchestrator", "writing/orchestrator.md", CircuitBreakerDecision, tier="high",
-                         role="auditor", description="Decides what to do when a circuit breaker rule fires")
+                         role="auditor", policy="agent",
+                         description="Decides what to do when a circuit breaker rule fires")
 
 
-@activity.defn(name="writing_orchestrator")
+@ORCHESTRATOR.activity
 async def writing_orchestrator(inp: ConsultInput) -> ConsultResult:
     persona = persona_text("orchestrator", inp.persona_file, inp.persona_text)
     ctx = inp.brk.context
@@ -26,17 +25,15 @@ async def writing_orchestrator(inp: ConsultInput) -> ConsultResult:
         "outputs": "\n".join(f"- {o}" for o in inp.outputs) or "(none)",
         "scores": "\n".join(f"- {s}" for s in inp.quality_scores) or "(none)", "states": ", ".join(inp.states),
     }
-    decision, usage = await complete(ORCHESTRATOR.name, ORCHESTRATOR.prompt, variables, CircuitBreakerDecision,
-                                     model=inp.model, role="auditor",
-                                     offline_context={"rule": inp.brk.rule, "outputs": len(inp.outputs)})
-    return ConsultResult(decision=decision, usage=usage)
+    result = await ORCHESTRATOR.run(variables, model=inp.model,
+                                    offline_context={"rule": inp.brk.rule, "outputs": len(inp.outputs)})
+    return ConsultResult(decision=result.output, usage=result.usage)
 
 
+@ORCHESTRATOR.offline
 def _offline_orchestrator(req: offline.OfflineRequest) -> dict:
     if req.context.get("outputs"):
         return {"reasoning": f"{req.context.get('rule')} fired; outputs exist, so finish with the best one.",
                 "decision": "force_complete"}
     return {"reasoning": f"{req.context.get('rule')} fired and nothing usable exists.", "decision": "halt"}
 
-
-offline.register_responder("writing_orchestrator", _offline_orchestrator)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import yaml
@@ -31,9 +32,7 @@ class PrepareResult(BaseModel):
     story_ref: ArtifactRef | None = None
 
 
-@activity.defn(name="writing_prepare_run")
-async def writing_prepare_run(inp: PrepareInput) -> PrepareResult:
-    """Load the named config (when none was given), check every persona file exists, store the story."""
+def _writing_prepare_run(inp: PrepareInput) -> PrepareResult:
     try:
         cfg = inp.config or load_named_config(inp.config_name)
     except ConfigError as exc:
@@ -57,13 +56,17 @@ async def writing_prepare_run(inp: PrepareInput) -> PrepareResult:
     return PrepareResult(config=cfg, story_ref=ref)
 
 
+@activity.defn(name="writing_prepare_run")
+async def writing_prepare_run(inp: PrepareInput) -> PrepareResult:
+    """Load the named config (when none was given), check every persona file exists, store the story."""
+    return await asyncio.to_thread(_writing_prepare_run, inp)
+
+
 class RunLogsInput(RunRecord):
     analysis_ref: ArtifactRef | None = None
 
 
-@activity.defn(name="writing_write_run_logs")
-async def writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
-    """§7: run_manifest.yaml, state_log.jsonl, token_usage.jsonl, agent_logs/*.jsonl, run_summary.md."""
+def _writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
     artifacts = store()
     scope = inp.state.run_id
     refs: dict[str, ArtifactRef] = {}
@@ -88,13 +91,23 @@ async def writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
     return RunArtifacts(refs=refs)
 
 
+@activity.defn(name="writing_write_run_logs")
+async def writing_write_run_logs(inp: RunLogsInput) -> RunArtifacts:
+    """§7: run_manifest.yaml, state_log.jsonl, token_usage.jsonl, agent_logs/*.jsonl, run_summary.md."""
+    return await asyncio.to_thread(_writing_write_run_logs, inp)
+
+
 class DumpInput(BaseModel):
     run_id: str
     context: dict
 
 
+def _writing_dump_context(inp: DumpInput) -> ArtifactRef:
+    return store().put(inp.run_id, "debug_dump.json", json.dumps(inp.context, indent=2, default=str),
+                       "application/json")
+
+
 @activity.defn(name="writing_dump_context")
 async def writing_dump_context(inp: DumpInput) -> ArtifactRef:
     """The orchestrator's dump_context decision: everything the run knows, as debug_dump.json."""
-    return store().put(inp.run_id, "debug_dump.json", json.dumps(inp.context, indent=2, default=str),
-                       "application/json")
+    return await asyncio.to_thread(_writing_dump_context, inp)

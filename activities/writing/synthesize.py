@@ -4,12 +4,11 @@ that exist (dynamic prompt, §3), plus retry guidance / human feedback and the p
 from __future__ import annotations
 
 from pydantic import BaseModel
-from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
-from activities.writing.common import base_variables, complete, persona_text, save_output
+from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import preview
 from models.writing import TaskResult, WritingTaskInput
 
@@ -19,10 +18,10 @@ class PostText(BaseModel):
 
 
 SYNTHESIZE = AgentSpec("writing_synthesize", "writing/synthesize.md", PostText, tier="high", role="writer",
-                       description="Synthesizes the final post from the available drafts and audits")
+                       policy="long_agent", description="Synthesizes the final post from the available drafts and audits")
 
 
-@activity.defn(name="writing_synthesize")
+@SYNTHESIZE.activity
 async def writing_synthesize(inp: WritingTaskInput) -> TaskResult:
     persona = persona_text(inp.persona, inp.persona_file, inp.persona_text)
     variables, docs = base_variables(inp, persona)
@@ -30,8 +29,7 @@ async def writing_synthesize(inp: WritingTaskInput) -> TaskResult:
     if not drafts:
         raise ApplicationError(f"{inp.state}: no drafts available to synthesize", type="ValidationError",
                                non_retryable=True)
-    text, usage = await complete(SYNTHESIZE.name, SYNTHESIZE.prompt, variables, None, model=inp.model,
-                                 role="writer", offline_context={
+    text, usage = await SYNTHESIZE.run_text(variables, model=inp.model, offline_context={
                                      "drafts": [m for m, _ in drafts], "openings": [preview(t, 90) for _, t in drafts],
                                      "guidance": inp.guidance, "visit": inp.visit})
     if not str(text).strip():
@@ -39,6 +37,7 @@ async def writing_synthesize(inp: WritingTaskInput) -> TaskResult:
     return save_output(inp, str(text), "post", usage)
 
 
+@SYNTHESIZE.offline
 def _offline_synthesis(req: offline.OfflineRequest) -> str:
     drafts = req.context.get("drafts") or []
     openings = req.context.get("openings") or []
@@ -48,5 +47,3 @@ def _offline_synthesis(req: offline.OfflineRequest) -> str:
         lines.append(f"Revised for: {preview(str(req.context['guidance']), 120)}")
     return "\n\n".join(lines)
 
-
-offline.register_responder("writing_synthesize", _offline_synthesis)

@@ -30,8 +30,47 @@ def feedback_from(evaluation: EvaluatorOutput, reasons: list[str]) -> list[Evalu
     return [EvaluationFeedback(issue=r, suggestion="address this with evidence from the notes") for r in reasons]
 
 
+PLAIN_DIMENSIONS = {
+    "accuracy": "every claim backed by an entry in your notes",
+    "relevance": "an answer to exactly what you asked",
+    "safety": "advice checked as safe for you",
+    "completeness": "a complete answer to every part of the question",
+}
+
+
+def plain_reason(reason: str) -> str:
+    """An evaluator reason in plain words: "completeness: not evaluated" → "a complete answer to every part of
+    the question (this could not be checked)"; "accuracy: <issue>" → the issue itself."""
+    text = reason.strip()
+    head, sep, rest = text.partition(":")
+    name = head.strip().lower()
+    if not sep or name not in PLAIN_DIMENSIONS and name != "overall":
+        return text
+    rest = rest.strip()
+    for prefix in (f"{name} issue:", f"{name}:"):
+        if rest.lower().startswith(prefix):
+            rest = rest[len(prefix):].strip()
+    if name == "overall":
+        return "an answer the final check accepts"
+    if rest in ("", "not evaluated"):
+        return f"{PLAIN_DIMENSIONS[name]} (this could not be checked)"
+    if rest == "failed":
+        return f"{PLAIN_DIMENSIONS[name]} (the check did not pass)"
+    return rest[0].upper() + rest[1:]
+
+
+def accumulate_feedback(seen: list[EvaluationFeedback], new: list[EvaluationFeedback]) -> list[EvaluationFeedback]:
+    """Every evaluation's feedback, in order, without repeats (the final partial answer lists them all)."""
+    out = list(seen)
+    for f in new:
+        if all(f.issue.strip() != x.issue.strip() for x in out):
+            out.append(f)
+    return out
+
+
 def missing_items(gaps: list[Gap], feedback: list[EvaluationFeedback], declined: list[str] | None = None) -> list[str]:
-    """Exactly what is missing, for the partial answer: critical gaps first, then evaluator issues."""
+    """Exactly what is missing, for the partial answer: critical gaps first, then evaluator issues (in plain
+    words)."""
     items: list[str] = []
     for g in sorted(gaps, key=lambda g: g.severity != "critical"):
         text = g.description.strip()
@@ -40,7 +79,7 @@ def missing_items(gaps: list[Gap], feedback: list[EvaluationFeedback], declined:
         if text and text not in items:
             items.append(text)
     for f in feedback:
-        text = f.issue.strip()
+        text = plain_reason(f.issue)
         if text and text not in items:
             items.append(text)
     for q in declined or []:

@@ -41,7 +41,9 @@ TRANSITIONS: set[tuple[State, State]] = {
     (S.EXPAND_DOMAIN, S.BUILD_CONTEXT),
     (S.CLARIFY, S.WAIT_USER), (S.CLARIFY, S.SYNTHESIZE),
     (S.WAIT_USER, S.ANALYZE), (S.WAIT_USER, S.SYNTHESIZE),
+    (S.WAIT_USER, S.PLAN),  # answered: re-plan with the answer (older runs went to ANALYZE)
     (S.PARSE, S.STORE),
+    (S.PARSE, S.CLARIFY), (S.WAIT_USER, S.PARSE), (S.WAIT_USER, S.STORE),  # which entry does a correction fix?
     (S.STORE, S.OBSERVE), (S.STORE, S.PLAN),  # BOTH: the log is stored first, then the query runs
     (S.OBSERVE, S.COMPLETE),
 }
@@ -51,7 +53,7 @@ TRANSITIONS: set[tuple[State, State]] = {
 DEGRADE_EDGES: set[tuple[State, State]] = {
     (s, S.OBSERVE) for s in (S.PLAN, S.RETRIEVE, S.ANALYZE, S.SYNTHESIZE, S.EVALUATE, S.CLARIFY, S.WAIT_USER,
                              S.EXPAND_DOMAIN)
-} | {(S.PARSE, S.STORE), (S.OBSERVE, S.COMPLETE)}
+} | {(S.PARSE, S.STORE), (S.OBSERVE, S.COMPLETE), (S.ROUTE, S.STORE)}  # Router failed: keep the note
 
 # The four cycles of seed §14.1 and the counter each one increments.
 CYCLES = {
@@ -138,16 +140,19 @@ def expansion_targets(requested: list[str], loaded: list[str], known: list[str])
 
 
 def decide_after_plan(plan: PlannerOutput, *, counters: LoopCounters, limits: LoopLimits,
-                      expandable: list[str], gaps: list[Gap], has_analysis: bool) -> State:
+                      expandable: list[str], gaps: list[Gap], has_analysis: bool, searched: bool = True) -> State:
     """PLAN → RETRIEVE | EXPAND_DOMAIN | CLARIFY | SYNTHESIZE, with the seed's rules enforced:
     expansion only if it adds a domain and the cycle has room; "always search before asking" (a clarify
-    decision with retrievable gaps never searched becomes a retrieval); synthesize needs some analysis."""
+    decision before any retrieval, or with retrievable gaps never searched, becomes a retrieval); synthesize
+    needs some analysis."""
     action = plan.next_action
     if action == "expand_domain":
         if expandable and counters.left("domain_expansion", limits) > 0:
             return State.EXPAND_DOMAIN
         action = "retrieve"
     if action == "clarify":
+        if not searched and plan.retrieval_instructions:
+            return State.RETRIEVE
         if unsearched_retrievable(gaps) and plan.retrieval_instructions:
             return State.RETRIEVE
         if counters.left("clarification", limits) > 0:
@@ -185,6 +190,9 @@ def decide_after_evaluate(passed: bool, *, counters: LoopCounters, limits: LoopL
     return State.SYNTHESIZE
 
 
-def decide_after_wait(answered: bool) -> State:
-    """WAIT_USER → ANALYZE (answers) | SYNTHESIZE (declined or timed out)."""
-    return State.ANALYZE if answered else State.SYNTHESIZE
+def decide_after_wait(answered: bool, replan: bool = False) -> State:
+    """WAIT_USER → PLAN with the answers (replan; older runs: ANALYZE) | SYNTHESIZE what was found (declined
+    or timed out)."""
+    if answered:
+        return State.PLAN if replan else State.ANALYZE
+    return State.SYNTHESIZE

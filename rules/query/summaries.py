@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from models.query import ParserOutput, RetrievalAttempt, StoreEntryResult
+from typing import Any
+
+from models.query import OFFLINE_ANSWER_LABEL, ParserOutput, RetrievalAttempt, StoreEntryResult
 
 
 def describe_store(result: StoreEntryResult, parsed: ParserOutput | None, correction: bool) -> str:
@@ -25,3 +27,37 @@ def entries_summary(history: list[RetrievalAttempt], entry_ids: list[str]) -> st
     dates = sorted({i.split("#")[0] for i in entry_ids})
     tools = "; ".join(f"{a.strategy} {a.params} → {a.entries_found}" for a in history[-6:])
     return f"{len(entry_ids)} entries read, {dates[0]} to {dates[-1]}: {', '.join(entry_ids[:40])}. Searches: {tools}"
+
+
+def describe_search(tool: str, params: dict[str, Any]) -> str:
+    """A search in plain words (warnings, summaries): "the words bench, heavy between 2026-01-02 and 2026-01-16"."""
+    when = ""
+    if params.get("start") and params.get("end"):
+        when = (f" on {params['start']}" if params["start"] == params["end"]
+                else f" between {params['start']} and {params['end']}")
+    if tool == "keyword":
+        words = ", ".join(str(k) for k in params.get("keywords", [])) or "(no words)"
+        joined = "all of the words" if params.get("match_all") else "the words"
+        return f"{joined} {words}{when}"
+    if tool == "topic":
+        return f"the topic {params.get('topic') or '(none)'}{when}"
+    if tool == "pattern":
+        return f"files matching {params.get('pattern') or '(none)'}"
+    return f"entries{when}" if when else "entries (no dates given)"
+
+
+def unique(items: list[str]) -> list[str]:
+    """In order, without repeats (an evidence list names each entry once)."""
+    return list(dict.fromkeys(i for i in items if i))
+
+
+def label_offline(response: str, offline: bool) -> str:
+    """Every answer the offline test double produced says so (README, docs/query.md)."""
+    if not offline or response.startswith(OFFLINE_ANSWER_LABEL):
+        return response
+    return f"{OFFLINE_ANSWER_LABEL} {response}"
+
+
+def scope_note(read: int, in_scope: int) -> str:
+    return (f"only {read} of the {in_scope} entries in scope were read (the max-entries limit); ask again with "
+            f"--max-entries {in_scope} to read them all")

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel
-
-from models.common import LLMUsage
+from models.common import LLMUsage, TokenTotals
 from models.writing import Invocation, WorkflowConfig
 
 # Context windows of a few well-known families, used only when the config does not say (seed agents.*).
@@ -68,25 +66,21 @@ def session_context(invocations: Iterable[Invocation], model: str) -> tuple[int,
     return used, window, round(100.0 * used / window, 2) if window else 0.0
 
 
-class Totals(BaseModel):
-    invocations: int = 0
+class Totals(TokenTotals):
+    """Totals over invocations (failed ones included, as calls): the platform's accumulator plus success,
+    duration and the fullest context window."""
+
     succeeded: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float = 0.0
     duration_s: float = 0.0
     max_context_pct: float = 0.0
 
     @property
-    def total_tokens(self) -> int:
-        return self.input_tokens + self.output_tokens
+    def invocations(self) -> int:
+        return self.calls
 
     def add(self, inv: Invocation) -> None:
-        self.invocations += 1
+        self.count(inv.input_tokens, inv.output_tokens, inv.cost_usd)
         self.succeeded += 1 if inv.success else 0
-        self.input_tokens += inv.input_tokens
-        self.output_tokens += inv.output_tokens
-        self.cost_usd = round(self.cost_usd + inv.cost_usd, 8)
         self.duration_s = round(self.duration_s + inv.duration_s, 3)
         self.max_context_pct = max(self.max_context_pct, inv.context_used_pct)
 

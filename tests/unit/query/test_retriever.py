@@ -73,7 +73,8 @@ def test_bad_instructions_are_reported_not_fatal(repo):
     assert "date range 2026-01-10..2026-01-08 was reversed" in text
     assert "a topic instruction without a topic was skipped" in text
     assert "pattern must stay inside the notes directory" in text
-    assert 'no entries for keyword {"keywords": ["swimming"]' in text
+    assert "no entries found for the words swimming" in text
+    assert not any("{" in w for w in out.warnings)  # plain words, not raw JSON (item 11)
     assert out.entries_ref is not None and json.loads(out.model_dump_json())["total_entries_found"] == 3
 
 

@@ -40,7 +40,7 @@ async def test_kickoff_failure_fails_the_discussion_with_a_clear_error(ts_env, w
     assert "authentication failed" in err.message and "no discussion without a kickoff" in err.message
     assert len(offline.calls("discussion_kickoff")) == 1  # permanent error: not retried
     assert all(not offline.calls(a) for a in LLM if a != "discussion_kickoff")
-    assert attrs["ColloquyStatus"] == "failed" and attrs["ColloquyPhase"] == "kickoff"
+    assert attrs["ColloquyStatus"] == "failed" and attrs["ColloquyPhase"] == "done"
 
 
 async def test_invalid_input_is_rejected_before_any_model_is_called(ts_env, worker, offline):

@@ -75,8 +75,7 @@ class OpenAIStub:
 
     @property
     def base_url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"  # bound to 127.0.0.1 above
 
     def queue(self, *replies: StubReply) -> None:
         with self._lock:

@@ -243,16 +243,17 @@ async def test_configuration_error_is_permanent_and_explained(ts_env, worker, of
 
 
 async def test_model_check_resolves_each_agents_model(ts_env, worker, offline, monkeypatch):
-    monkeypatch.setenv("COLLOQUY_MODEL_SOME_AGENT", "special-model")
+    # an agent key must name a real agent (the worker refuses unknown ones at start-up)
+    monkeypatch.setenv("COLLOQUY_MODEL_INTERVIEW_WRITER", "special-model")
     from activities.llm.config import reset_config_cache
 
     reset_config_cache()
     offline.script("model_check", OK, {"ok": True, "echo": "colloquy", "model_note": "second"})
     async with worker(ts_env.client) as queue:
         _, report = await run_model_check(ts_env.client, queue,
-                                          ModelCheckRequest(agents=["model_check", "some_agent"]))
+                                          ModelCheckRequest(agents=["model_check", "interview_writer"]))
     models = {r.agent: r.model for r in report.rows}
-    assert models == {"model_check": "offline-low", "some_agent": "special-model"}
+    assert models == {"model_check": "offline-low", "interview_writer": "special-model"}
     assert all(r.ok for r in report.rows) and report.totals.calls == 2
 
 

@@ -94,3 +94,63 @@ def test_console_exporter_prints_agent_spans():
     assert "unsupported exporter(s) ['bogus'] ignored" in proc.stderr
     assert '"name": "llm console_check"' in proc.stdout
     assert '"llm.model": "offline-medium"' in proc.stdout and '"llm.cost_usd": 0.0' in proc.stdout
+
+
+async def test_an_expected_retry_is_one_line_without_traceback(dev_env, worker, offline, caplog, capsys):
+    """A classified failure is one line: the gateway's `llm.failed` with the agent, attempt, error class and
+    the next retry delay from the retry policy; the SDK's "Completing activity as failed" record (before: the
+    full traceback, with the chained cause, per attempt) is dropped for it."""
+    import logging
+
+    configure_logging(fmt="json", level="INFO")
+    offline.script("model_check", offline.Fault(kind="server_error"), OK)
+    try:
+        with caplog.at_level(logging.WARNING, logger="temporalio.activity"):
+            async with worker(dev_env.client) as queue:
+                _, report = await run_model_check(dev_env.client, queue)
+    finally:
+        configure_logging()
+    assert report.rows[0].ok
+    assert not [r for r in caplog.records if r.name == "temporalio.activity"]
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    [failed] = [json.loads(line) for line in err.splitlines() if '"llm.failed"' in line]
+    assert failed["agent"] == "model_check" and failed["attempt"] == 1 and failed["error_type"] == "LLMUnavailable"
+    assert failed["next"].startswith("retry 2 of ") and failed["next"].endswith("s")
+
+
+async def test_an_other_expected_failure_is_one_sdk_line(caplog):
+    """Classified errors not logged where they arose (storage, artifacts): the SDK line itself becomes one line."""
+    import logging
+    import sys as _sys
+
+    from temporalio.exceptions import ApplicationError
+
+    from core.logging import ExpectedFailureFilter
+
+    try:
+        raise ApplicationError("artifact x not found", type="ArtifactNotFound", non_retryable=True)
+    except ApplicationError:
+        record = logging.LogRecord("temporalio.activity", logging.WARNING, __file__, 1,
+                                   "Completing activity as failed", (), _sys.exc_info())
+    record.__dict__["__temporal_error_identifier"] = "ActivityFailure"
+    record.__dict__["temporal_activity"] = {"activity_type": "get_artifact", "attempt": 3}
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is None
+    assert record.getMessage() == ("get_artifact attempt 3 failed: ArtifactNotFound: artifact x not found — "
+                                   "not retried (non-retryable)")
+
+
+async def test_an_unexpected_error_keeps_its_traceback(caplog):
+    import logging
+
+    from core.logging import ExpectedFailureFilter
+
+    try:
+        raise KeyError("bug")
+    except KeyError:
+        import sys as _sys
+
+        record = logging.LogRecord("temporalio.activity", logging.WARNING, __file__, 1,
+                                   "Completing activity as failed", (), _sys.exc_info())
+    record.__dict__["__temporal_error_identifier"] = "ActivityFailure"
+    assert ExpectedFailureFilter().filter(record) and record.exc_info is not None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from activities.query.storage import StorageRepository
-from models.query import Entry, QueryRequest
+from models.query import OFFLINE_ANSWER_LABEL, Entry, QueryRequest
 from workflows.query import QueryWorkflow
 
 TODAY = date(2026, 1, 16)
@@ -104,3 +104,9 @@ def recording(name: str) -> str | None:
     if os.environ.get("COLLOQUY_RECORD_HISTORIES") == "1" or not (HISTORIES / f"{name}.json").exists():
         return name
     return None
+
+
+def unlabelled(response: str) -> str:
+    """The answer without its offline label (every answer the offline test double produced carries it)."""
+    assert response.startswith(OFFLINE_ANSWER_LABEL + " "), response[:80]
+    return response[len(OFFLINE_ANSWER_LABEL) + 1:]

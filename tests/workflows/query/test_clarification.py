@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from temporalio.client import WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from models.query import ClarifyAnswer
@@ -18,6 +19,7 @@ from tests.workflows.query.helpers import (
     plan,
     route,
     start,
+    unlabelled,
 )
 from tests.workflows.query.waits import until_pending
 from workflows.query import QueryWorkflow
@@ -100,14 +102,15 @@ async def test_malformed_clarify_updates_are_rejected_and_nothing_is_lost(ts_env
         await handle.execute_update(QueryWorkflow.clarify,
                                     ClarifyAnswer(request_id=pending.request_id, answers={"q1": "yes, a cold"}))
         result = await handle.result()
-    assert result.response == "You were ill that week."
+    assert unlabelled(result.response) == "You were ill that week."
     assert "yes, a cold" in offline.calls("analyze_evidence")[1].messages[-1]["content"]
 
 
 def test_validator_refuses_an_answer_when_nothing_is_pending():
     """The validator alone (no workflow running): the message a client sees when no question is pending."""
-    with pytest.raises(ValueError, match="no clarification is pending"):
-        QueryWorkflow()._validate_clarify(ClarifyAnswer(answers={"q1": "x"}))
+    with pytest.raises(ApplicationError, match="no clarification is pending") as info:
+        QueryWorkflow()._validate_clarify({"answers": {"q1": "x"}})
+    assert info.value.non_retryable and info.value.type == "InvalidInput"  # not "(type: ValueError, retryable: true)"
 
 
 async def test_waiting_survives_the_worker_going_away(dev_env, worker, offline, notes):
@@ -128,4 +131,4 @@ async def test_waiting_survives_the_worker_going_away(dev_env, worker, offline, 
         assert pending is not None and pending.request_id == "clarify-1"
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q2": "no"}))
         result = await handle.result()
-    assert result.response == "It was not chest fatigue."
+    assert unlabelled(result.response) == "It was not chest fatigue."

@@ -18,6 +18,7 @@ from tests.workflows.query.helpers import (
     plan,
     route,
     start,
+    unlabelled,
 )
 from workflows.query import QueryWorkflow
 
@@ -34,12 +35,39 @@ def test_notes_routes_text_to_ask_and_keeps_subcommands():
     assert missing.exit_code == 2 and "is not a directory" in missing.output
 
 
-def test_notes_context_prints_the_global_context(tmp_path):
-    (tmp_path / "global-context.md").write_text("# Global Context\n\n## Facts\n- bench_pr: 205 lbs (certain)\n")
-    out = CliRunner().invoke(app, ["notes", "context", "--notes-dir", str(tmp_path)])
-    assert out.exit_code == 0 and "bench_pr: 205 lbs" in out.output
-    empty = CliRunner().invoke(app, ["notes", "context", "--notes-dir", str(tmp_path / "none")])
-    assert "No global context yet" in empty.output
+class _Spy:
+    """A Temporal client that records which workflows it ran (proves a read went through the worker)."""
+
+    def __init__(self, client) -> None:  # noqa: ANN001
+        self._client, self.ran = client, []
+
+    def __getattr__(self, name: str):  # noqa: ANN204
+        return getattr(self._client, name)
+
+    async def execute_workflow(self, workflow, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN201
+        self.ran.append(workflow)
+        return await self._client.execute_workflow(workflow, *args, **kwargs)
+
+
+async def test_context_is_read_through_the_worker_for_cli_and_api(ts_env, worker, tmp_path, monkeypatch):
+    """Item 7: `notes context` and GET /context ask the worker (its store), not the client's folder."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from client.notes import build_api, read_global_context
+
+    store = tmp_path / "worker-notes"
+    store.mkdir()
+    (store / "global-context.md").write_text("# Global Context\n\n## Facts\n- bench_pr: 205 lbs (certain)\n")
+    monkeypatch.setenv("COLLOQUY_NOTES_DIR", str(store))  # the worker's setting; the client passes no folder
+    spy = _Spy(ts_env.client)
+    async with worker(ts_env.client) as queue:
+        text = await read_global_context(spy, queue, None)
+        async with TestClient(TestServer(build_api(spy, queue, "fitness", None), host="127.0.0.1")) as http:
+            ctx = await http.get("/context")
+            body = await ctx.text()
+    assert "bench_pr: 205 lbs" in text
+    assert ctx.status == 200 and "bench_pr: 205 lbs" in body
+    assert spy.ran == ["NotesContextWorkflow", "NotesContextWorkflow"]
 
 
 def _script(offline) -> None:  # noqa: ANN001
@@ -77,7 +105,7 @@ async def test_closed_terminal_leaves_the_question_open_and_answer_resumes(dev_e
         assert still is not None and still.request_id == "clarify-1"
         # `colloquy notes answer <id>` later:
         result = await follow_query(ts_env.client.get_workflow_handle_for(QueryWorkflow.run, handle.id), answer_great, poll_s=0.05)
-    assert result.response == "Go heavy today."
+    assert unlabelled(result.response) == "Go heavy today."
 
 
 async def test_keyless_offline_defaults_complete_log_query_and_correction(ts_env, worker, offline, notes):

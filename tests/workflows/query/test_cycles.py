@@ -4,6 +4,7 @@ partial answer and mid-flow domain expansion."""
 from __future__ import annotations
 
 from models.query import ClarifyAnswer
+from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -12,8 +13,10 @@ from tests.workflows.query.helpers import (
     gap,
     no_update,
     plan,
+    recording,
     route,
     start,
+    unlabelled,
 )
 from tests.workflows.query.waits import until_pending
 from workflows.query import QueryWorkflow
@@ -35,7 +38,7 @@ async def test_analyze_plan_cycle_stops_at_its_limit_with_a_partial_answer(ts_en
     assert len(offline.calls("analyze_evidence")) == 3
     assert result.path.count("PLAN") == 3
     assert result.partial and result.gaps_disclosed == ["sleep data for Jan 8"]
-    assert result.response.startswith("Here's what I can tell you: Your bench was heavy on Jan 9.")
+    assert unlabelled(result.response).startswith("Here's what I can tell you: Your bench was heavy on Jan 9.")
     assert "I would need:\n- sleep data for Jan 8" in result.response
 
 
@@ -108,7 +111,7 @@ async def test_clarification_cycle_asks_once_then_synthesizes(ts_env, worker, of
     q = "What should I do today?"
     offline.script("route_input", route("query", ["strength"]))
     ask = plan(q, action="clarify", clarify_questions=["How do you feel?"])
-    offline.script("plan_query", plan(q), ask, ask)
+    offline.script("plan_query", plan(q), ask, ask, ask)
     offline.script("analyze_evidence",
                    analysis("insufficient", [finding("heavy bench on Jan 12", "2026-01-12#1")],
                             [gap("how the user feels", "subjective")]),
@@ -123,9 +126,13 @@ async def test_clarification_cycle_asks_once_then_synthesizes(ts_env, worker, of
         await until_pending(handle)
         await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q1": "sore"}))
         result = await handle.result()
+        await replay(handle, record_as=recording("query_clarify_replan"))
     assert result.attempts["clarification"] == 1
     assert len(offline.calls("clarify_gaps")) == 1
-    # The second plan wanted to ask again; the cycle was spent, so the workflow answered with what exists.
+    # The answer re-planned and was analyzed; the next plan wanted to ask again; the cycle was spent, so the
+    # workflow answered with what exists.
+    i = result.path.index("WAIT_USER")
+    assert result.path[i:i + 4] == ["WAIT_USER", "PLAN", "RETRIEVE", "ANALYZE"]
     assert result.path[-6:] == ["ANALYZE", "PLAN", "SYNTHESIZE", "EVALUATE", "OBSERVE", "COMPLETE"]
     assert "Asking the user is no longer possible" in offline.calls("plan_query")[2].messages[0]["content"]
     assert result.partial

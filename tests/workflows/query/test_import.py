@@ -32,17 +32,18 @@ async def test_import_of_1000_notes_shows_progress_and_stores_every_note(dev_env
         sub = src / f"{day:%Y}"
         sub.mkdir(parents=True, exist_ok=True)
         (sub / f"{day.isoformat()}.md").write_text(f"Morning session: bench {100 + i % 50}x5, felt ok.\n")
-    (src / "2024-02-30.md").write_text("bench 1x1 on an impossible date\n")  # bad date: dated by mtime, noted
+    (src / "2024-02-30.md").write_text("bench 1x1 on an impossible date\n")  # bad date: an error, not imported
     (src / "empty-2024-03-01.md").write_text("   \n")                         # empty: reported as failed
-    offline.script("parse_log", *[_parse_from_text] * 1001)
+    offline.script("parse_log", *[_parse_from_text] * 1000)
     notes = tmp_path / "notes"
     seen = []
     async with worker(ts_env.client) as queue:
         wf_id, result = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=50,
                                          on_progress=seen.append, poll_s=0.05)
         await replay(ts_env.client.get_workflow_handle(wf_id), record_as=recording("query_import"))
-    assert result.total == 1002 and result.imported == 1001
-    assert result.failed == ["empty-2024-03-01.md: empty"]
+    assert result.total == 1002 and result.imported == 1000 and result.new == 1000
+    assert sorted(result.failed) == ["2024-02-30.md: the file name's date 2024-02-30 is not a real date — fix the "
+                                     "date and import again", "empty-2024-03-01.md: empty"]
     # Progress went up in steps while it ran (the bar the CLI draws), across continue-as-new runs.
     done = [p.done for p in seen]
     assert done == sorted(done) and any(0 < d < 1002 for d in done)
@@ -53,10 +54,9 @@ async def test_import_of_1000_notes_shows_progress_and_stores_every_note(dev_env
     parsed = json.loads((notes / "logs/parsed/2025/09/2025-09-26.json").read_text())
     assert parsed["entries"][0]["domain_data"]["strength"]["exercises"][0]["weight"] == 100 + 999 % 50
     assert len(list((notes / "logs/raw").rglob("*.md"))) >= 1000
-    undated = [e for p in (notes / "logs/parsed").rglob("*.json") for e in json.loads(p.read_text())["entries"]
-               if any("dated by modification time" in n for n in e.get("extraction_notes", []))]
-    assert len(undated) == 1  # 2024-02-30.md: kept, dated by mtime, and the reason is recorded
-    assert result.usage.calls == 1001
+    assert not (notes / "logs/raw/2024/03").exists() or "bench 1x1" not in "".join(
+        p.read_text() for p in (notes / "logs/raw/2024/03").rglob("*.md"))
+    assert result.usage.calls == 1000
 
 
 async def test_reimporting_the_same_folder_adds_nothing(dev_env, worker, offline, tmp_path):
@@ -66,12 +66,14 @@ async def test_reimporting_the_same_folder_adds_nothing(dev_env, worker, offline
     src.mkdir()
     for i in range(12):
         (src / f"2024-05-{i + 1:02d}.md").write_text(f"bench {150 + i}x5\n")
-    offline.script("parse_log", *[_parse_from_text] * 24)
+    offline.script("parse_log", *[_parse_from_text] * 12)
     notes = tmp_path / "notes"
     async with worker(ts_env.client) as queue:
         _, first = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=5)
         _, second = await run_import(ts_env.client, src, "fitness", str(notes), queue, batch_size=5)
-    assert first.imported == second.imported == 12
+    assert (first.new, first.updated, first.unchanged) == (12, 0, 0)
+    assert (second.new, second.updated, second.unchanged) == (0, 0, 12)  # unchanged files: no Parser call
+    assert len(offline.calls("parse_log")) == 12 and second.usage.calls == 0
     day = json.loads((notes / "logs/parsed/2024/05/2024-05-03.json").read_text())
     assert len(day["entries"]) == 1
     assert (notes / "logs/raw/2024/05/2024-05-03.md").read_text().count("bench 152x5") == 1

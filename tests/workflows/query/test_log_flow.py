@@ -7,7 +7,17 @@ import json
 
 from activities.llm import offline as offline_provider
 from models.query import InputType
-from tests.workflows.query.helpers import analysis, answer, evaluation, finding, no_update, plan, route, start
+from tests.workflows.query.helpers import (
+    analysis,
+    answer,
+    evaluation,
+    finding,
+    no_update,
+    plan,
+    route,
+    start,
+    unlabelled,
+)
 
 
 def _parsed(text: str, data: dict, **kw) -> dict:  # noqa: ANN003
@@ -57,7 +67,7 @@ async def test_both_stores_the_log_first_then_answers_using_it(ts_env, worker, o
         result = await (await start(ts_env, queue, text, notes)).result()
     assert result.input_type == InputType.BOTH
     assert result.path[:6] == ["ROUTE", "BUILD_CONTEXT", "PARSE", "STORE", "PLAN", "RETRIEVE"]
-    assert result.response.startswith("Logged entry 2026-01-16#1")
+    assert unlabelled(result.response).startswith("Logged entry 2026-01-16#1")
     assert "Short nights" in result.response
     # The parser saw only the log portion; the query retrieval found the entry just stored.
     assert "Raw input: Tired today, 4 hours sleep." in offline.calls("parse_log")[0].messages[-1]["content"]
@@ -89,7 +99,7 @@ async def test_two_corrections_keep_the_whole_history(ts_env, worker, offline, n
 
 
 async def test_correction_with_unknown_target_is_kept_as_a_flagged_note(ts_env, worker, offline, notes):
-    text = "Actually the run was 7k not 6k"
+    text = "Actually the swim was 2k not 1k"  # no recent entry mentions 1k: nothing to ask about
     offline.script("route_input", route("correction", ["running"]))
     offline.script("parse_log", _parsed(text, {}, is_correction=True, target_entry_id="2025-12-31#4",
                                         correction_delta={"running": {"runs": [{"distance_km": 7}]}}))
@@ -99,7 +109,7 @@ async def test_correction_with_unknown_target_is_kept_as_a_flagged_note(ts_env, 
     assert not result.stored_entries[0].corrected
     assert "not found" in result.warnings[0]
     raw = (notes / "logs/raw/2026/01/2026-01-16.md").read_text()
-    assert "Actually the run was 7k not 6k" in raw
+    assert "Actually the swim was 2k not 1k" in raw
     record = json.loads((notes / "logs/parsed/2026/01/2026-01-16.json").read_text())["entries"][0]
     assert "unresolved-correction" in record["tags"]
 

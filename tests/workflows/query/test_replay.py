@@ -8,6 +8,7 @@ import pytest
 from tests.conftest import replay_recorded
 
 
-@pytest.mark.parametrize("name", ["query_clarify", "query_insight", "query_import"])
+@pytest.mark.parametrize("name", ["query_clarify", "query_insight", "query_import", "query_search_first",
+                                  "query_correction_choice", "query_clarify_replan"])
 async def test_recorded_history_replays(name):
     await replay_recorded(name)

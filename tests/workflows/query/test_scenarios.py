@@ -90,7 +90,7 @@ async def test_insight_query_replans_once_then_answers_with_sleep_evidence(ts_en
     assert "[2026-01-08#1]" not in first and "[2026-01-08#1]" in second
 
 
-async def test_recommendation_asks_the_user_and_resumes_at_analyze(ts_env, worker, offline, notes):
+async def test_recommendation_asks_the_user_and_replans_with_the_answer(ts_env, worker, offline, notes):
     q = "What should I do today?"
     offline.script("route_input", route("query", ["strength", "running"]))
     offline.script("plan_query", plan(q, qtype="recommendation"),
@@ -120,8 +120,9 @@ async def test_recommendation_asks_the_user_and_resumes_at_analyze(ts_env, worke
         result = await handle.result()
         await replay(handle, record_as=recording("query_clarify"))
     i = result.path.index("WAIT_USER")
-    assert result.path[i - 1:i + 2] == ["CLARIFY", "WAIT_USER", "ANALYZE"]
+    assert result.path[i - 1:i + 4] == ["CLARIFY", "WAIT_USER", "PLAN", "RETRIEVE", "ANALYZE"]
     assert not result.partial
+    assert "rested, slept 8 hours" in offline.calls("plan_query")[2].messages[-1]["content"]
     assert "rested, slept 8 hours" in offline.calls("analyze_evidence")[1].messages[-1]["content"]
     # The answer is kept in today's notes (seed §3.2, 2.4).
     raw = (notes / "logs/raw/2026/01").glob("*.md")
@@ -207,7 +208,7 @@ async def test_no_data_query_says_so_and_discloses_the_gap(ts_env, worker, offli
     assert result.partial
     assert "no swimming entries in the notes" in result.gaps_disclosed
     assert "To provide a more complete answer, I would need:" in result.response
-    assert any(w.startswith("no entries for keyword") for w in result.warnings)
+    assert any(w.startswith("no entries found for the words swim") for w in result.warnings)
     # "Always search before asking": the second plan saw the empty search.
     assert "entries_found" in offline.calls("plan_query")[1].messages[-1]["content"]
 

@@ -12,7 +12,7 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 
 from activities.artifacts import store
-from models.writing import ApprovalInput
+from models.writing import SIGNAL_APPROVAL, UPDATE_SUBMIT_APPROVAL, ApprovalInput
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.writing.conftest import config, start
 from workflows.writing import WritingWorkflow
@@ -131,12 +131,12 @@ async def test_malformed_signals_are_dropped_and_the_pending_request_survives(ts
     async with worker(ts_env.client) as queue:
         handle = await start(ts_env, queue, MODELS, config("gated"))
         await _pending(handle)
-        await handle.signal("approval", "garbage")  # not an ApprovalInput: the SDK cannot decode it
-        await handle.signal("approval", {"decision": 5, "feedback": ["x"]})
+        await handle.signal(SIGNAL_APPROVAL, "garbage")  # not an ApprovalInput: the SDK cannot decode it
+        await handle.signal(SIGNAL_APPROVAL, {"decision": 5, "feedback": ["x"]})
         status = await handle.query(WritingWorkflow.run_status)
         assert status.status == "waiting_approval" and "STILL HERE." in status.pending_approval.post_text
         with pytest.raises(WorkflowUpdateFailedError):  # the same garbage as an update is refused outright
-            await handle.execute_update("submit_approval", "garbage")
+            await handle.execute_update(UPDATE_SUBMIT_APPROVAL, "garbage")
         await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
         result = await handle.result()
     assert result.status == "complete" and "STILL HERE." in store().get(result.final_post.ref)
