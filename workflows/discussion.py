@@ -131,6 +131,15 @@ class DiscussionWorkflow:
             if ref is not None:
                 round_transcripts.append(ref)
 
+        if not self._ideas and workflow.patched("discussion-no-ideas-fails-validation"):
+            # seed 002: "Final validation fails if no ideas were generated" — the run fails, with its transcript
+            transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
+            self._set_phase("validation", "failed: no ideas to validate")
+            self._set_status(FAILED)
+            raise ApplicationError(
+                f"final validation failed: no ideas were generated in {self._rules.max_rounds} round(s) — nothing "
+                "to score or select (see the events for failed or skipped agents)"
+                + (f"; transcript: {transcript.uri}" if transcript else ""), type="NoIdeas", non_retryable=True)
         scoring_problem = await self._validate()
         outcome = await self._select(scoring_problem)
         transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
@@ -234,7 +243,9 @@ class DiscussionWorkflow:
         self._set_phase("selection", "the highest-scored idea wins; the Team Leader comments")
         preference: str | None = None
         comment = ""
-        if any(i.overall is not None for i in self._ideas):
+        leader_decides = (bool(self._ideas) and "moderator" not in self._team and "leader" in self._team
+                          and workflow.patched("discussion-select-without-moderator"))
+        if any(i.overall is not None for i in self._ideas) or leader_decides:
             try:
                 turn = await self._turn(discussion_select, "leader", 0, step="selection")
                 preference, comment = turn.preferred_idea_id, turn.explanation_excerpt
@@ -243,7 +254,8 @@ class DiscussionWorkflow:
                 self._event("selection_comment_failed", "selection", 0, "leader",
                             f"the leader's selection comment failed (the score decides anyway): {error_message(err)}")
         return select_idea(self._ideas, self._rules.min_score_threshold, leader_preference=preference,
-                           leader_comment=comment, rounds=self._rules.max_rounds, scoring_problem=scoring_problem)
+                           leader_comment=comment, rounds=self._rules.max_rounds, scoring_problem=scoring_problem,
+                           leader_decides=leader_decides)
 
     # ---------------------------------------------------------------------------------------- phase 4
     async def _visualize(self, result: DiscussionResult) -> ArtifactRef | None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -42,6 +43,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: While a model works, the activity heartbeats this often (a cancelled activity learns of it from a heartbeat).
 HEARTBEAT_EVERY_S = 5.0
+#: The messages the latest agent call of this activity (its task's context) sent; writing saves them beside its
+#: output (agent logs with prompt refs).
+LAST_PROMPT: ContextVar[list[dict[str, str]] | None] = ContextVar("colloquy_last_prompt", default=None)
 #: The attribute an agent activity carries: the AgentActivity that `call_agent` schedules it with.
 AGENT_ATTR = "__colloquy_agent__"
 
@@ -177,6 +181,7 @@ class AgentSpec(Generic[Out]):
         """The one agent call path: render the prompt, force the per-call `model` if any (with this agent's
         role), call the gateway and heartbeat until it answers. `model_of`: use another agent's model."""
         messages = render_prompt(self.prompt, variables)
+        LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None
         heartbeat(detail)

@@ -50,13 +50,13 @@ async def test_write_runs_a_story_and_history_reports_it(ts_env, worker, offline
     assert final.output.strip() == store().get(result.final_post.ref).strip()  # read through the worker
     assert summary.exit_code == 0 and "post_07" in summary.output, summary.output
     assert unknown.exit_code == 4 and "has no artifact 'nope.md'" in unknown.output
-    assert "complete in 'complete'" in out.output
+    assert "complete — ended at state 'complete'" in out.output
     assert "start → draft → cross-audit → synthesize → final-audit → final-analysis → complete" in out.output
     assert "final score: 7/10" in out.output and "history recorded" in out.output
     assert "draft: all_success (2 ok" in out.output and "· final-analysis → complete" in out.output
-    costs = runner.invoke(app, ["history", "costs"])
+    costs = runner.invoke(app, ["history", "costs", "--include-offline"])  # offline runs: only when asked
     assert costs.exit_code == 0 and "m-a" in costs.output and "m-b" in costs.output
-    post = runner.invoke(app, ["history", "post", "post_07"])
+    post = runner.invoke(app, ["history", "post", "post_07", "--include-offline"])
     assert post.exit_code == 0 and "Initial" in post.output
     exported = runner.invoke(app, ["history", "export", str(tmp_path / "exp")])
     assert exported.exit_code == 0 and (tmp_path / "exp" / "runs.csv").read_text().count("post_07") == 1
@@ -95,6 +95,6 @@ async def test_write_asks_for_approval_and_sends_free_text_as_feedback(ts_env, w
     assert out.exit_code == 0, out.output
     assert "Approval requested: human-approval-1" in out.output and "FIRST CUT." in out.output
     assert "Approval requested: human-approval-2" in out.output and "PUNCHIER CUT." in out.output
-    assert "complete in 'complete'" in out.output
+    assert "complete — ended at state 'complete'" in out.output
     second = offline.calls("writing_synthesize")[1].messages[-1]["content"]
     assert "Human reviewer feedback: Make it punchier" in second
