@@ -626,6 +626,9 @@ def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_
         except Exception as exc:  # noqa: BLE001
             _report_failure(exc)
             return
+        if not result.parsed and not result.unparsed:
+            console.print(f"Nothing to parse: no note is tagged needs-parsing (workflow {wf_id}).")
+            return
         console.print(f"{escape(reparse_summary(result))} (workflow {wf_id}).")
         for entry_id in result.parsed:
             console.print(f"[green]parsed[/green] {entry_id}")

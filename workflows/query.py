@@ -12,6 +12,9 @@ every edge is checked and counted by LoopCounters so no cycle can run away. WAIT
 
 ImportNotesWorkflow: `colloquy notes import DIR` — every file a LOG, parsed and stored in batches, progress as a
 query, continue-as-new every few batches.
+
+ReparseNotesWorkflow: `colloquy notes reparse` — notes a Router failure kept as written (tagged needs-parsing) are
+parsed and updated in place; QueryWorkflow and ImportNotesWorkflow parse a few of them on the side.
 """
 
 from __future__ import annotations
