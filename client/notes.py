@@ -4,6 +4,7 @@
     colloquy notes                                      interactive REPL (each line one input)
     colloquy notes import DIR                           every file a LOG, with a progress bar
     colloquy notes context                              the global context the Observer keeps
+    colloquy notes reparse                              parse the notes a Router failure kept as written
     colloquy notes answer WORKFLOW_ID                   answer a clarifying question later
 
 Clarifying questions are asked in the terminal and sent with the `clarify` update (models.query.UPDATE_CLARIFY). Closing the terminal does not
@@ -220,6 +221,24 @@ async def read_global_context(client, task_queue: str, notes_dir: str | None,  #
         task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
 
 
+async def run_reparse(client, task_queue: str, app_id: str, notes_dir: str | None,  # noqa: ANN001, ANN201
+                      limit: int | None = None, check_worker: bool = True):
+    """ReparseNotesWorkflow on the worker: the notes tagged needs-parsing in its store, parsed now."""
+    from client.worker_check import require_worker
+    from models.query import REPARSE_WORKFLOW_TYPE, ReparseRequest, ReparseResult
+
+    if check_worker:
+        await require_worker(client, task_queue)
+    req = ReparseRequest(app_id=app_id, notes_dir=notes_dir)
+    if limit:
+        req.limit = limit
+    wf_id = f"notes-reparse-{uuid.uuid4().hex[:8]}"
+    result = await client.execute_workflow(
+        REPARSE_WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=ReparseResult,
+        static_summary="Parse the notes kept unparsed (needs-parsing)")
+    return wf_id, result
+
+
 async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN201
     """`colloquy notes answer ID`: (result, already_finished). A run that already finished is not resumed:
     the caller says so instead of silently reprinting the old answer."""
@@ -245,6 +264,8 @@ def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: 
         console.print(f"[dim]evidence: {', '.join(dict.fromkeys(result.evidence_cited))}[/dim]")
     for w in result.warnings:
         console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
+    if result.reparsed and result.reparsed.parsed:
+        console.print(f"[dim]parsed now, kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
     if show_usage:
         console.print(f"[dim]{result.input_type.value} · domains {', '.join(result.domains_loaded)} · "
                       f"{result.entries_read} entries read · {result.usage.calls} LLM calls, "
@@ -545,6 +566,8 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                 return
             bar.update(task, total=result.total, completed=result.total)
         console.print(f"{import_summary(result)} of {result.total} files (workflow {wf_id}).")
+        if result.reparsed and result.reparsed.parsed:
+            console.print(f"[dim]also parsed notes kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
         for f in result.failed[:20]:
             console.print(f"[yellow]not imported[/yellow] {escape(f)}")
         for w in result.warnings[:20]:
@@ -580,6 +603,39 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
         run(_run())
     except KeyboardInterrupt:
         pass
+
+
+@app.command("reparse")
+def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+                limit: int | None = typer.Option(None, "--limit", min=1, max=1000,
+                                                 help="Most notes parsed in this run (default 50)."),
+                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Parse the notes a Router failure kept as written (tagged needs-parsing), in the worker's notes store.
+
+    Each `ask`/log and each import already parses a few of them; this parses up to --limit now and reports
+    "N parsed, M still unparsed (reason)". A note the Parser fails on stays flagged, with the reason."""
+    from rich.markup import escape
+
+    from rules.query.summaries import reparse_summary
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        try:
+            wf_id, result = await run_reparse(client, task_queue, app_id, notes_dir, limit)
+        except Exception as exc:  # noqa: BLE001
+            _report_failure(exc)
+            return
+        if not result.parsed and not result.unparsed:
+            console.print(f"Nothing to parse: no note is tagged needs-parsing (workflow {wf_id}).")
+            return
+        console.print(f"{escape(reparse_summary(result))} (workflow {wf_id}).")
+        for entry_id in result.parsed:
+            console.print(f"[green]parsed[/green] {entry_id}")
+        for entry_id, reason in result.failed.items():
+            console.print(f"[yellow]still unparsed[/yellow] {entry_id}: {escape(reason)}")
+
+    run(_run())
 
 
 @app.command("context")
