@@ -10,9 +10,10 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.status import query_status
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
 
@@ -549,6 +550,9 @@ class SessionStateView(BaseModel):
     """The `session_state` query."""
 
     state: str
+    colloquy_status: str = Field(default="running", description="The run's status in the shared vocabulary "
+                                 "(models/status.py: running, waiting_user, completed, partial, failed): its "
+                                 "ColloquyStatus search attribute")
     path: list[str]
     input_type: str | None = None
     attempts: dict[str, int]
@@ -579,6 +583,12 @@ class QueryResult(BaseModel):
     usage: UsageTotals = Field(default_factory=UsageTotals)
     offline: bool = Field(default=False, description="An agent answer came from the offline test double")
     entries_in_scope: int = Field(default=0, description="Entries the searches found (read: entries_read)")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """The answer's final ColloquyStatus (shared vocabulary): partial or completed."""
+        return query_status("COMPLETE", partial=self.partial)
 
 
 # ------------------------------------------------------------------------------------------------ import
