@@ -258,7 +258,7 @@ def models(
     console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
     console.print(rows)
     failed = [r.agent for r in result.rows if not r.ok]
-    console.print(f"{len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
+    console.print(f"{result.colloquy_status}: {len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
                   f"${result.totals.cost_usd:.6f}")
     raise typer.Exit(1 if failed else 0)
 

@@ -72,3 +72,8 @@ def query_status(state: str, *, waiting_user: bool = False, partial: bool = Fals
         return PARTIAL if partial else COMPLETED
     return WAITING_USER if waiting_user else RUNNING
 
+
+
+def model_check_status(failed_rows: int) -> str:
+    """ColloquyStatus of a finished model check: partial when some models failed their check."""
+    return PARTIAL if failed_rows else COMPLETED
