@@ -38,6 +38,7 @@ app.add_typer(interview.app, name="interview")
 app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
 app.command("discuss")(discuss.discuss)
+app.command("discuss-report")(discuss.discuss_report)
 app.add_typer(history.app, name="history")
 app.add_typer(keys.app, name="keys")
 app.command("serve")(serve.serve)
@@ -257,7 +258,7 @@ def models(
     console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
     console.print(rows)
     failed = [r.agent for r in result.rows if not r.ok]
-    console.print(f"{len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
+    console.print(f"{result.colloquy_status}: {len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
                   f"${result.totals.cost_usd:.6f}")
     raise typer.Exit(1 if failed else 0)
 

@@ -77,3 +77,10 @@ def run(coro: Coroutine[Any, Any, T]) -> T:
             raise
         fail(exc)
         raise  # unreachable: fail() always raises
+
+
+def status_text(common: str, own: str | None = None, detail: str | None = None) -> str:
+    """A status as the CLI prints it: the shared word (models/status.py, the run's ColloquyStatus), then the
+    pipeline's own word in brackets where it says more — `running (IN_PROGRESS)`, `halted (error state 'halt')`."""
+    extra = [w for w in (own if own and own.lower() != common else None, detail) if w]
+    return f"{common} ({'; '.join(extra)})" if extra else common

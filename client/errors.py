@@ -92,7 +92,11 @@ def classify(exc: BaseException) -> CliError | None:
     if isinstance(exc, WorkflowUpdateFailedError):
         return CliError(f"refused: {one_line(_cause_message(exc))}", ExitCode.REFUSED)
     if isinstance(exc, WorkflowFailureError):
-        return CliError(one_line(_cause_message(exc)), ExitCode.FAILED)  # the workflow's own words
+        # the shared status word (models/status.py), then the workflow's own words
+        from temporalio.exceptions import CancelledError
+
+        word = "was cancelled" if isinstance(exc.cause, CancelledError) else "failed"
+        return CliError(f"the run {word}: {one_line(_cause_message(exc))}", ExitCode.FAILED)
     if isinstance(exc, (WorkflowQueryFailedError, WorkflowQueryRejectedError)):
         return CliError(f"query failed: {one_line(exc)}", ExitCode.FAILED)
     if isinstance(exc, ApplicationError):

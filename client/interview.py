@@ -42,6 +42,7 @@ from client.common import (
     console,
     run,
     settings,
+    status_text,
 )
 from client.errors import CliError, ExitCode
 from client.interview_calls import (  # noqa: F401  (re-exported: the public helpers of interview clients)
@@ -254,8 +255,9 @@ class RehearsalReport:
     total: int | None = None       # answers the source has (None: a persona without --max-turns)
     parts: int = 0                 # entries beyond one per answer: answers over the engine's length limit, split
     stop_reason: str = ""          # why the rehearsal stopped, in words
-    final_status: str = ""
+    final_status: str = ""         # the engine's own session status (seed 003: COMPLETED, TERMINATED, ...)
     exit_reason: str | None = None
+    colloquy_status: str = ""      # the same in the shared vocabulary (the run's ColloquyStatus)
 
     def summary(self) -> str:
         """'48 of 48 answers used', or '10 of 48 answers used — stopped: <why>'."""
@@ -431,12 +433,14 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
     report.turns = turn
     if not report.closed_by_client and state.status not in CLOSING_STATUSES:
         report.final_status, report.exit_reason = state.status, state.exit_reason
+        report.colloquy_status = state.colloquy_status
         return report
     final = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES, opts.start_timeout,
                                  opts.poll_seconds)
     report.final_status, report.exit_reason = final.status, final.exit_reason
+    report.colloquy_status = final.colloquy_status
     if not report.stop_reason and not report.closed_by_client:
-        report.stop_reason = f"the session ended ({final.exit_reason or final.status.lower()})"
+        report.stop_reason = f"the session ended ({final.exit_reason or final.colloquy_status})"
     return report
 
 
@@ -542,7 +546,8 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client
         raise InterviewClientError(f"cannot describe {handle.id}: {exc.message}") from None
     if not wait and desc.status == WorkflowExecutionStatus.RUNNING:
         state = await session_state(handle)
-        raise InterviewClientError(f"{handle.id} is still running ({state.status}, phase {state.phase}, "
+        raise InterviewClientError(f"{handle.id} is still {status_text(state.colloquy_status, state.status)} "
+                                   f"(phase {state.phase}, "
                                    f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait",
                                    ExitCode.REFUSED)
     try:
@@ -551,7 +556,8 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client
         raise InterviewClientError(f"{handle.id} failed: {error_message(exc)}") from None
     if result.essay is None:
         why = result.error or f"exit reason {result.exit_reason}"
-        raise InterviewClientError(f"{handle.id} ended ({result.status}) without an essay: {why}")
+        raise InterviewClientError(f"{handle.id} ended {status_text(result.colloquy_status, result.status)} without "
+                                   f"an essay: {why}")
     text = await read_artifact(client, result.essay, desc.task_queue)
     return result, text, ArtifactStore.local_path(result.essay)
 
@@ -674,7 +680,9 @@ def watch_cmd(
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False,
                                                                    soft_wrap=True),
                                   after, follow, interval)
-        console.print(f"(last event id {last})", style="dim", soft_wrap=True)
+        state = await session_state(handle)
+        console.print(f"(last event id {last}; status {status_text(state.colloquy_status, state.status)})",
+                      style="dim", soft_wrap=True)
 
     _guard(_run)
 
@@ -694,7 +702,7 @@ def rehearse_cmd(
     style: str = typer.Option("standard", help="Essay style of a new interview."),
     pace: float = typer.Option(2.0, help="Seconds the simulated interviewee 'speaks' before each answer."),
     max_turns: int | None = typer.Option(None, help="Persona mode: stop after this many answers (then close)."),
-    wait_essay: bool = typer.Option(True, help="Wait for the essay and print its path."),
+    wait_essay: bool = typer.Option(True, help="Wait for the essay and say how to print it."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
@@ -734,15 +742,18 @@ def rehearse_cmd(
         console.print(f"rehearsing {handle.id} with {source.label} answers from {name}", soft_wrap=True)
         report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
                                 say=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True))
-        console.print(f"session {report.final_status} ({report.exit_reason}): {report.summary()}"
+        console.print(f"session {status_text(report.colloquy_status, report.final_status, report.exit_reason)}: "
+                      f"{report.summary()}"
                       + (f", {len(report.rejected)} rejected" if report.rejected else ""), soft_wrap=True)
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
             console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else
                           f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]",
                           soft_wrap=True)
         if wait_essay:
-            result, _text, path = await fetch_essay(handle, wait=True)
-            console.print(f"essay: {path}  ({result.title or 'untitled'})", soft_wrap=True)
+            result, text, _path = await fetch_essay(handle, wait=True)  # read through the worker, not its disk
+            name = result.essay.name if result.essay else "essay"
+            console.print(f"essay: {name} ({result.title or 'untitled'}, {len(text)} characters) — print it: "
+                          f"colloquy interview essay {handle.id} (--out FILE saves it)", soft_wrap=True)
             console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}", soft_wrap=True)
 
     _guard(_run)
@@ -761,14 +772,16 @@ def essay_cmd(
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle = await interview_handle(client, workflow_id, check_worker=True)
-        result, text, path = await fetch_essay(handle, wait)
+        result, text, _path = await fetch_essay(handle, wait)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
             console.print(f"saved {out} ({len(text)} characters)", soft_wrap=True)
         else:
             console.print(text, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"essay artifact: {path}", style="dim", soft_wrap=True)
+        console.print(f"essay artifact: {result.essay.name if result.essay else 'essay'} (read through the worker); "
+                      f"session {status_text(result.colloquy_status, result.status, result.exit_reason)}",
+                      style="dim", soft_wrap=True)
         if result.usage.calls:
             console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "
                           f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim",

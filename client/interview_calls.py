@@ -19,7 +19,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from client.common import console
+from client.common import console, status_text
 from client.errors import CliError, ExitCode
 from client.worker_check import require_worker
 from models.interview import (
@@ -158,7 +158,7 @@ async def is_running(handle: WorkflowHandle) -> bool:
 def _print_state(state: SessionState) -> None:
     sec = state.current_section
     section = f"{sec.title} ({sec.substate})" if sec else "-"
-    console.print(f"[bold]{escape(state.topic)}[/bold]  ·  {state.status}  ·  phase {state.phase}  ·  section "
+    console.print(f"[bold]{escape(state.topic)}[/bold]  ·  {status_text(state.colloquy_status, state.status)}  ·  phase {state.phase}  ·  section "
                   f"{escape(section)}", soft_wrap=True)
     console.print(f"time left: section {fmt_seconds(state.seconds_remaining_in_section)}, overall "
                   f"{fmt_seconds(state.seconds_remaining_overall)}  ·  entries {state.entries}"

@@ -30,7 +30,7 @@ from rich.markup import escape
 from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from client.common import console
+from client.common import console, status_text
 from client.interview_calls import CLOSING_STATUSES
 from models.interview import (
     QUERY_TRANSCRIPT,
@@ -156,11 +156,11 @@ class LiveJoin:
         if s is None:
             return ""
         if s.status in CLOSING_STATUSES or self.ended.is_set():
-            return (f" the interview has ended ({s.exit_reason or s.status.lower()}): Enter leaves; anything you "
+            return (f" the interview has ended ({status_text(s.colloquy_status, s.status, s.exit_reason)}): Enter leaves; anything you "
                     f"type now is saved in {self.outbox.path}, not sent ")
         sec = s.current_section
         section = f"{sec.title} {self.clock(s.seconds_remaining_in_section)}" if sec else "-"
-        return (f" {s.status} · {s.phase} · section {section} · {self.clock(s.seconds_remaining_overall)} left"
+        return (f" {status_text(s.colloquy_status, s.status)} · {s.phase} · section {section} · {self.clock(s.seconds_remaining_overall)} left"
                 + (" · presence off" if self.presence is False else "") + " ")
 
     def prompt(self) -> str:
@@ -177,8 +177,8 @@ class LiveJoin:
                 return
             if state.status in CLOSING_STATUSES:
                 self.ended.set()
-                self.say(f"[bold]the interview has ended[/bold] — session {state.status.lower()} "
-                         f"({escape(state.exit_reason or 'finished')}): `colloquy interview essay {self.handle.id} "
+                self.say(f"[bold]the interview has ended[/bold] — "
+                         f"{escape(status_text(state.colloquy_status, state.status, state.exit_reason))}: `colloquy interview essay {self.handle.id} "
                          f"--wait` prints the essay. Anything you type now is saved in {self.outbox.path}, not sent; "
                          f"Enter leaves.")
                 self._wake_prompt()
@@ -351,7 +351,7 @@ class LiveJoin:
                 elif text in ("/pause", "/resume", "/end", "/done"):
                     action = {"/done": "candidate_done"}.get(text, text[1:])
                     new = await control_session(self.handle, action, reason="from colloquy interview join")
-                    self.say(f"{action}: status {new.status}"
+                    self.say(f"{action}: status {status_text(new.colloquy_status, new.status)}"
                              + (f" — {escape(new.waiting_for)}" if new.waiting_for else ""))
                     await self.refresh(new, announce=False)
                 elif text.startswith("/ask"):

@@ -266,10 +266,13 @@ def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: 
         console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
     if result.reparsed and result.reparsed.parsed:
         console.print(f"[dim]parsed now, kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
-    if show_usage:
-        console.print(f"[dim]{result.input_type.value} · domains {', '.join(result.domains_loaded)} · "
-                      f"{result.entries_read} entries read · {result.usage.calls} LLM calls, "
-                      f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
+    if not show_usage:   # the repl: only a degraded answer says its status
+        if result.partial:
+            console.print(f"[dim]{result.colloquy_status}[/dim]")
+        return
+    console.print(f"[dim]{result.colloquy_status} · {result.input_type.value} · domains "
+                  f"{', '.join(result.domains_loaded)} · {result.entries_read} entries read · {result.usage.calls} LLM calls, "
+                  f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
 
 
 # ============================================================================================ HTTP API
@@ -289,8 +292,8 @@ async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict: 
             await asyncio.wait([result_task], timeout=poll_s)
         if not result_task.done():
             return {"workflow_id": handle.id, "status": "running"}
-        return {"workflow_id": handle.id, "status": "completed",
-                "result": result_task.result().model_dump(mode="json")}
+        result = result_task.result()   # completed, or partial (a degraded answer that says what is missing)
+        return {"workflow_id": handle.id, "status": result.colloquy_status, "result": result.model_dump(mode="json")}
     finally:
         if not result_task.done():
             result_task.cancel()
@@ -328,7 +331,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return data if isinstance(data, dict) else error(400, "the body must be a JSON object")
 
     def outcome(data: dict) -> web.Response:
-        return web.json_response(data, status=200 if data["status"] == "completed" else 202)
+        return web.json_response(data, status=200 if "result" in data else 202)
 
     async def guarded(handle) -> web.Response:  # noqa: ANN001
         try:
@@ -432,7 +435,7 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
         result = await while_worker(client, task_queue, follow_query(handle, ask),
                                     f"`colloquy notes answer {wf_id}`")
     if result is None:
-        console.print(f"[yellow]Left open.[/yellow] The workflow waits for your answer: "
+        console.print(f"[yellow]Left open (waiting_user).[/yellow] The workflow waits for your answer: "
                       f"`colloquy notes answer {wf_id}`")
     else:
         print_result(result, wf_id)

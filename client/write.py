@@ -45,6 +45,7 @@ from client.common import (
     err_console,
     run,
     settings,
+    status_text,
 )
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
@@ -119,7 +120,8 @@ def show_pending(p: PendingApproval) -> None:
 
 
 def print_status(s: StatusView) -> None:
-    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {s.status} in state {s.state!r} — "
+    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {status_text(s.colloquy_status, s.status)} in state "
+                  f"{s.state!r} — "
                   f"{s.transition_count} transition(s), {s.invocations} invocation(s), {s.tokens:,} tokens, "
                   f"${s.cost_usd:.4f}", soft_wrap=True)
     if s.visits:
@@ -145,7 +147,8 @@ def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
         if r.final_score is not None:
             console.print(f"final score: {r.final_score:g}/10")
     elif r.status not in COMPLETE_STATUSES:
-        console.print(f"no final post (the run {r.status}); its outputs so far: colloquy write outputs {r.run_id}",
+        console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
+                      f"{r.run_id}",
                       soft_wrap=True)
     console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
                   f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
@@ -300,7 +303,7 @@ def start(
                                         follow(handle, interactive=sys.stdin.isatty() if ask is None else ask),
                                         f"`colloquy write status {wid}`")
         except WorkflowFailureError as exc:
-            err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")
+            err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")  # ColloquyStatus "failed"
             return 1
         print_result(result, tsettings.workflow_url(wid), wid)
         return 0 if result.status == "complete" else 1  # complete_below_floor: 1, the post is not good enough
@@ -356,7 +359,8 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
         handle = await _run_handle(client, workflow_id)
         s = await _query(handle, QUERY_RUN_STATUS, StatusView)
         if s.pending_approval is None:
-            raise CliError(f"{workflow_id} is not waiting for approval (state {s.state!r}, {s.status})",
+            raise CliError(f"{workflow_id} is not waiting for approval (state {s.state!r}, "
+                           f"{status_text(s.colloquy_status, s.status)})",
                            ExitCode.REFUSED)
         show_pending(s.pending_approval)
         try:
@@ -365,7 +369,9 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
                 result_type=ApprovalReceipt)
         except WorkflowUpdateFailedError as exc:
             raise CliError(f"refused: {error_message(exc)}", ExitCode.REFUSED) from None
-        console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}")
+        now = await _agree_with_server(handle, await _query(handle, QUERY_RUN_STATUS, StatusView))
+        console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}; the run is "
+                      f"{status_text(now.colloquy_status, now.status)} in state {now.state!r}", soft_wrap=True)
         return 0
 
     return run(_run())

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from models.common import ArtifactRef, UsageTotals
+from models.status import interview_status
 
 # ------------------------------------------------------------------------------------------- public names
 WORKFLOW_TYPE = "InterviewWorkflow"
@@ -397,6 +398,9 @@ class SessionState(BaseModel):
     mode: str
     status: str
     phase: str
+    colloquy_status: str = Field(default="running", description="`status` in the shared vocabulary "
+                                 "(models/status.py: running, paused, finalizing, completed, halted, failed): the "
+                                 "run's ColloquyStatus search attribute")
     current_section: SectionStatus | None = None
     section_goal_text: str = ""
     seconds_remaining_in_section: float | None = None
@@ -433,6 +437,12 @@ class SessionState(BaseModel):
 class InterviewResult(BaseModel):
     workflow_id: str
     status: Literal["COMPLETED", "TERMINATED"]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (completed, halted): the run's final ColloquyStatus."""
+        return interview_status(self.status)
     exit_reason: str
     title: str = ""
     essay: ArtifactRef | None = None

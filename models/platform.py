@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.status import model_check_status
 
 # ------------------------------------------------------------------------------------------- public names
 # The model check's contract (`colloquy models --check`). Never change a value (recorded histories use them).
@@ -39,6 +40,12 @@ class ModelCheckRow(BaseModel):
 class ModelCheckReport(BaseModel):
     rows: list[ModelCheckRow]
     totals: UsageTotals
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """The run's final ColloquyStatus (shared vocabulary): partial when some models failed their check."""
+        return model_check_status(sum(1 for r in self.rows if not r.ok))
 
 
 class WorkerModelsRequest(BaseModel):

@@ -10,9 +10,10 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.status import query_status
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
 
@@ -554,6 +555,9 @@ class SessionStateView(BaseModel):
     """The `session_state` query."""
 
     state: str
+    colloquy_status: str = Field(default="running", description="The run's status in the shared vocabulary "
+                                 "(models/status.py: running, waiting_user, completed, partial, failed): its "
+                                 "ColloquyStatus search attribute")
     path: list[str]
     input_type: str | None = None
     attempts: dict[str, int]
@@ -586,6 +590,12 @@ class QueryResult(BaseModel):
     entries_in_scope: int = Field(default=0, description="Entries the searches found (read: entries_read)")
     reparsed: ReparseResult | None = Field(default=None, description="Notes kept unparsed earlier (needs-parsing) "
                                            "that this run parsed, or tried to")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """The answer's final ColloquyStatus (shared vocabulary): partial or completed."""
+        return query_status("COMPLETE", partial=self.partial)
 
 
 # ------------------------------------------------------------------------------------------------ import

@@ -41,6 +41,39 @@ INTERVIEW_STATUS = {"NOT_STARTED": RUNNING, "PLANNING": RUNNING, "IN_PROGRESS": 
                     "FINALIZING": FINALIZING, "COMPLETED": COMPLETED, "TERMINATED": HALTED}
 
 
-def interview_status(session_status: str) -> str:
-    """ColloquyStatus for an interview session status (IN_PROGRESS → running, TERMINATED → halted)."""
+# One pure mapping per pipeline: its own status words -> the shared vocabulary. The workflows compute the
+# ColloquyStatus search attribute with these and their query views and results carry the same value (`run_status`),
+# so a search, a query and the CLI can never disagree.
+def interview_status(session_status: str, *, failed: bool = False) -> str:
+    """ColloquyStatus for an interview session status (IN_PROGRESS → running, TERMINATED → halted); `failed`: the
+    run was refused (invalid input) before a session existed."""
+    if failed:
+        return FAILED
     return INTERVIEW_STATUS.get(session_status.upper(), session_status.lower())
+
+
+# the writing run's own statuses (RunStatus; the history DB stores these) -> the shared vocabulary
+WRITING_STATUS = {"running": RUNNING, "waiting_approval": WAITING_USER, "complete": COMPLETED,
+                  "complete_below_floor": PARTIAL, "halted": HALTED, "failed": FAILED, "cancelled": CANCELLED}
+
+
+def writing_status(run_status: str) -> str:
+    """ColloquyStatus for a writing run status (complete → completed, waiting_approval → waiting_user, a post below
+    the score floor → partial)."""
+    return WRITING_STATUS.get(run_status, run_status)
+
+
+def query_status(state: str, *, waiting_user: bool = False, partial: bool = False, failed: bool = False) -> str:
+    """ColloquyStatus of a query run in `state` (its upper-case state name): failed, waiting_user (a clarifying
+    question is pending), partial/completed once COMPLETE, else running."""
+    if failed:
+        return FAILED
+    if state.upper() == "COMPLETE":
+        return PARTIAL if partial else COMPLETED
+    return WAITING_USER if waiting_user else RUNNING
+
+
+
+def model_check_status(failed_rows: int) -> str:
+    """ColloquyStatus of a finished model check: partial when some models failed their check."""
+    return PARTIAL if failed_rows else COMPLETED

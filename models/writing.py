@@ -7,9 +7,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from models.common import ArtifactRef, LLMUsage
+from models.status import writing_status
 
 StateType = Literal["initial", "fan-out", "single", "orchestrator-task", "human-approval", "terminal"]
 Task = Literal["draft", "audit", "final_audit", "synthesize", "final_analysis", "quality_gate"]
@@ -420,6 +421,12 @@ class StatusView(BaseModel):
     story: str
     state: str
     status: RunStatus
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (models/status.py): the run's ColloquyStatus search attribute."""
+        return writing_status(self.status)
     models: list[str]
     visits: dict[str, int]
     transitions: list[tuple[str, str]]
@@ -465,6 +472,12 @@ class RunArtifacts(BaseModel):
 class WritingResult(BaseModel):
     run_id: str
     status: RunStatus
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (completed, partial, halted): the run's final ColloquyStatus."""
+        return writing_status(self.status)
     final_state: str
     reason: str | None = None
     forced: bool = False

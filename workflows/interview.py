@@ -80,7 +80,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptEntry,
         TranscriptView,
     )
-    from models.status import FINALIZING, HALTED, PHASE_DONE, RUNNING, interview_status
+    from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message
     from rules.interview.entries import EntryError
     from rules.interview.session import Outcome, Session
@@ -132,14 +132,14 @@ class InterviewWorkflow:
         inp = self.inp
         if inp.carried is None:
             self._apply(self.s.create(workflow.now()))
-            sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning", status=RUNNING)
+            sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning", status=interview_status(self.s.state.status))
             workflow.set_current_details(f"planning the interview on {inp.topic!r}")
             try:
                 await self._prepare_plan()
             except (AgentFailed, ActivityError) as err:
                 error = error_message(err) if isinstance(err, ActivityError) else str(err)
                 self._apply(self.s.terminate_early(workflow.now(), error))
-                sa.upsert(phase=PHASE_DONE, status=HALTED)
+                sa.upsert(phase=PHASE_DONE, status=interview_status(self.s.state.status))  # TERMINATED: halted
                 workflow.set_current_details(f"halted before it started: {error}")
                 return self.s.early_result(error)
             if self.s.ended:
@@ -299,7 +299,7 @@ class InterviewWorkflow:
 
     @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionState:
-        return self.s.view(workflow.now())
+        return self.s.view(workflow.now(), failed=self.input_error is not None)
 
     @workflow.query(name=QUERY_EVENT_LOG)
     def event_log(self, after_event_id: int = 0) -> EventLogPage:
@@ -466,7 +466,7 @@ class InterviewWorkflow:
         st, inp = self.s.state, self.inp
         final = "TERMINATED" if st.status == "TERMINATED" else "COMPLETED"
         workflow.set_current_details("writing up: transcript, analysis, essay, exports")
-        sa.upsert(status=FINALIZING if final == "COMPLETED" else HALTED)
+        sa.upsert(status=interview_status(st.status))  # FINALIZING, or TERMINATED: halted
         if self.summary_tasks:
             await asyncio.gather(*self.summary_tasks)
         transcript = await call_activity(interview_save_transcript, self.s.save_transcript_input(), kind="artifact",

@@ -25,7 +25,7 @@ with workflow.unsafe.imports_passed_through():
         ModelTable,
         WorkerModelsRequest,
     )
-    from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
+    from models.status import PHASE_DONE, RUNNING, model_check_status
     from workflows.calls import call_agent
     from workflows.inputs import start_input
 
@@ -45,7 +45,7 @@ class ModelCheckWorkflow:
         rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
         totals = UsageTotals().add_all(row.usage for row in rows if row.usage)
         failed = [r.agent for r in rows if not r.ok]
-        sa.upsert(phase=PHASE_DONE, status=PARTIAL if failed else COMPLETED)
+        sa.upsert(phase=PHASE_DONE, status=model_check_status(len(failed)))
         workflow.set_current_details(f"done: {len(rows) - len(failed)}/{len(rows)} ok"
                                      + (f"; failed: {', '.join(failed)}" if failed else ""))
         return ModelCheckReport(rows=list(rows), totals=totals)

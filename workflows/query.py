@@ -123,7 +123,7 @@ with workflow.unsafe.imports_passed_through():
         SynthesizerOutput,
         Verdict,
     )
-    from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING
+    from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING, query_status
     from rules.errors import error_message
     from rules.query.corrections import check_target, chosen_entry, option_label
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
@@ -280,10 +280,12 @@ class QueryWorkflow:
         self.unrouted = False              # the Router failed: the note was kept as written
         self.backlog: asyncio.Task[ReparseResult] | None = None  # flagged notes parsed on the side
         self.reparsed: ReparseResult | None = None
+        self.failed = False                # the run failed (invalid input, or a step that cannot degrade)
 
     # ================================================================================== the state machine
     @workflow.run
     async def run(self, raw: Any = None) -> QueryResult:
+        self.failed = True                 # until the input is accepted: the `session_state` query says failed
         req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
         self.req = req
         text = clean_text(req.text).strip()
@@ -292,16 +294,23 @@ class QueryWorkflow:
         if len(text) > MAX_INPUT_CHARS:
             fail_start(PIPELINE, f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
                        "into several notes (or use `colloquy notes import`)")
+        self.failed = False
         try:
             return await self._run(req)
         except ApplicationError as err:   # a step that cannot degrade failed: say so in the search attributes
-            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            self.failed = True
+            sa.upsert(phase=PHASE_DONE, status=self._status())
             workflow.set_current_details(f"failed in {self.state.value.lower()}: {err.message}")
             raise
 
+    def _status(self) -> str:
+        """ColloquyStatus now (models/status.py): the search attribute and the `session_state` query agree."""
+        return query_status(self.state.value, waiting_user=self.state == State.WAIT_USER and self.pending is not None,
+                            partial=self.partial or self.final_partial, failed=self.failed)
+
     async def _run(self, req: QueryRequest) -> QueryResult:
         self.today = req.today or self._now().date()
-        sa.upsert(pipeline=PIPELINE, status="running")
+        sa.upsert(pipeline=PIPELINE, status=self._status())
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
             State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
@@ -320,7 +329,7 @@ class QueryWorkflow:
                 degraded = True
         await self._join_backlog()
         self._enter(State.COMPLETE, degraded=degraded)
-        status = "partial" if self.partial or self.final_partial else "completed"
+        status = self._status()            # COMPLETE: partial or completed
         sa.upsert(status=status)
         workflow.set_current_details(f"{status}: {self.response[:200]}")
         return self._result()
@@ -675,7 +684,7 @@ class QueryWorkflow:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
         pending = self.pending
-        sa.upsert(status="waiting_user")
+        sa.upsert(status=self._status())  # waiting_user
         workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
         self.answer = None
         try:
@@ -687,7 +696,7 @@ class QueryWorkflow:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
         answer, self.answer, self.pending = self.answer, None, None
-        sa.upsert(status="running")
+        sa.upsert(status=self._status())  # running again
         answered = answer is not None and not answer.decline and bool(answer.answers)
         if self.correction_options:
             options, self.correction_options = self.correction_options, []
@@ -919,7 +928,7 @@ class QueryWorkflow:
     @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionStateView:
         return SessionStateView(
-            state=self.state.value, path=list(self.counters.path),
+            state=self.state.value, colloquy_status=self._status(), path=list(self.counters.path),
             input_type=self.input_type.value if self.input_type else None,
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations},
             limits=self.limits.as_dict(), gaps=[g.description for g in self.gaps],

@@ -37,7 +37,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa
     from models.common import ArtifactRef
-    from models.status import COMPLETED, PARTIAL, PHASE_DONE, WAITING_USER
+    from models.status import PHASE_DONE, writing_status
     from models.writing import (
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
@@ -118,8 +118,6 @@ P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; re
 P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
 P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
 P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
-# RunStatus -> ColloquyStatus (models/status.py); a post below the score floor is a degraded result
-SEARCH_STATUS = {"complete": COMPLETED, "complete_below_floor": PARTIAL, "waiting_approval": WAITING_USER}
 
 
 class _Stop(Exception):
@@ -819,7 +817,8 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        sa.upsert(pipeline="writing", phase=phase, status=SEARCH_STATUS.get(status or "", status), topic=topic)
+        # RunStatus -> ColloquyStatus by the one mapping (models/status.py) that StatusView / WritingResult use too
+        sa.upsert(pipeline="writing", phase=phase, status=writing_status(status) if status else None, topic=topic)
 
 
 async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:

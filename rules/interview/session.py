@@ -69,6 +69,7 @@ from models.interview import (
     TranscriptView,
     WriterInput,
 )
+from models.status import interview_status
 
 from . import cadence, coverage, decisions, timing
 from .entries import (
@@ -999,8 +1000,8 @@ class Session:
             return ["end"]
         return []
 
-    def view(self, now: datetime) -> SessionState:
-        """003 §9: everything a UI renders."""
+    def view(self, now: datetime, *, failed: bool = False) -> SessionState:
+        """003 §9: everything a UI renders (`failed`: the run was refused, its input invalid)."""
         s, sec, rt = self.state, self.snapshot(), self.runtime()
         upcoming = [x.title for x in (s.plan.sections[s.current_index + 1:] if s.plan else [])]
         asked = set(s.asked_question_ids)
@@ -1014,7 +1015,7 @@ class Session:
                                    total_questions=len(sec.questions), importance=sec.importance)
         return SessionState(
             workflow_id=self.wid, topic=self.inp.topic, mode=self.inp.mode, status=s.status, phase=s.phase,
-            current_section=status, section_goal_text=sec.goal if sec else "",
+            colloquy_status=interview_status(s.status, failed=failed), current_section=status, section_goal_text=sec.goal if sec else "",
             seconds_remaining_in_section=status.seconds_remaining if status else None,
             seconds_remaining_overall=max(0.0, timing.seconds_between(now, s.ends_at)) if s.ends_at else None,
             elapsed_seconds=self.elapsed(now), duration_seconds=self.total_seconds(),

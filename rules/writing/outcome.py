@@ -6,6 +6,7 @@ Pure: models and stdlib only.
 
 from __future__ import annotations
 
+from models.status import writing_status
 from models.writing import COMPLETE_STATUSES, AgentOutput, AuditScoreRow
 
 BELOW_FLOOR = "complete_below_floor"
@@ -37,10 +38,11 @@ def is_complete(status: str) -> bool:
 
 
 def status_line(status: str, final_state: str, forced: bool = False) -> str:
-    """The one-line outcome shown to the user, e.g. 'halted at state 'halt'' — never 'complete in 'halt''."""
-    words = {"complete": "complete", BELOW_FLOOR: "complete, but below the score floor", "halted": "halted",
-             "failed": "failed", "running": "running", "waiting_approval": "waiting for approval"}
-    text = words.get(status, status)
+    """The one-line outcome shown to the user, e.g. 'halted — ended at state 'halt'' — never 'complete in 'halt''.
+    It starts with the shared status word (models/status.py: the run's ColloquyStatus); the writing run's own word
+    follows in brackets where it says more."""
+    words = {BELOW_FLOOR: "complete, but below the score floor", "waiting_approval": "waiting for approval"}
+    text = writing_status(status) + (f" ({words[status]})" if status in words else "")
     if forced:
         text += " (forced by the orchestrator)"
     return f"{text} — ended at state {final_state!r}"

@@ -206,6 +206,53 @@ async def test_essay_is_read_through_the_worker_not_from_its_disk(dev_env, worke
         done.one_line_error(ExitCode.REFUSED, "essay.md not found in the worker's store")
 
 
+async def test_discussion_artifacts_are_named_and_read_through_the_worker(dev_env, worker, offline, tmp_path,
+                                                                         monkeypatch):
+    """Before, `colloquy discuss` printed `Transcript: /worker/disk/...` and `Report: ...` paths a client in another
+    container cannot open. Now it names them, `discuss --html --out F` saves the report and `discuss-report ID`
+    prints or saves them — read through the worker, from a CLI process whose artifact dir is another, empty one."""
+    from activities.artifacts import ArtifactStore
+    from models.discussion import DiscussionResult
+    from tests.workflows.discussion.helpers import ideas, scores, uniform
+
+    worker_dir = tmp_path / "worker-artifacts"
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(worker_dir))
+    client_env = {"COLLOQUY_ARTIFACT_DIR": str(tmp_path / "client-artifacts")}
+    offline.script("discussion_kickoff", "Kickoff: focus on cost.")
+    offline.script("discussion_ideate", ideas("Compost hub", "Surplus app"))
+    for agent in ("discussion_research", "discussion_critique", "discussion_implement", "discussion_synthesize"):
+        offline.script(agent, f"{agent} text")
+    offline.script("discussion_score", scores(uniform("I1", 6.0), uniform("I2", 8.0)))
+    offline.script("discussion_select", {"explanation": "Surplus app.", "preferred_idea_id": "I2"})
+    address, wid = _address(dev_env), f"discussion-doors-{uuid.uuid4().hex[:6]}"
+    saved = tmp_path / "out" / "report.html"
+    async with worker(dev_env.client) as queue:
+        done = await colloquy("discuss", "How can a small town cut food waste?", "--html", "--id", wid,
+                              "--out", str(saved), "--task-queue", queue, address=address, **client_env)
+        assert done.code == 0 and "Traceback" not in done.err, (done.out[-2000:], done.err)
+        result = await dev_env.client.get_workflow_handle(wid, result_type=DiscussionResult).result()
+        assert result.report is not None and result.transcript is not None
+        report_path, transcript_path = ArtifactStore.local_path(result.report), ArtifactStore.local_path(result.transcript)
+        assert report_path.is_relative_to(worker_dir)
+        assert str(worker_dir) not in done.out and "file://" not in done.out, done.out
+        assert f"Report: report.html — save it: colloquy discuss-report {wid} --html --out report.html" in done.out
+        assert f"Transcript: transcript.md — print it: colloquy discuss-report {wid}" in done.out
+        assert saved.read_text() == report_path.read_text()   # --out: read through the worker
+
+        shown = await colloquy("discuss-report", wid, address=address, **client_env)
+        assert shown.code == 0 and shown.out.strip() == transcript_path.read_text().strip(), shown.err
+        copy = tmp_path / "copy.html"
+        shown = await colloquy("discuss-report", wid, "--html", "--out", str(copy), address=address, **client_env)
+        assert shown.code == 0 and copy.read_text() == report_path.read_text(), shown.err
+        assert not (tmp_path / "client-artifacts").exists()  # nothing read (or written) on the client's side
+
+        report_path.unlink()  # gone from the worker's store: one line, exit code 4
+        (await colloquy("discuss-report", wid, "--html", address=address, **client_env)).one_line_error(
+            ExitCode.REFUSED, "report.html not found in the worker's store")
+    (await colloquy("discuss-report", "discussion-nope-000", address=address)).one_line_error(
+        ExitCode.REFUSED, "no workflow with id 'discussion-nope-000'")
+
+
 async def test_large_artifacts_come_in_chunks_and_are_checked(dev_env, worker, tmp_path, monkeypatch):
     from activities.artifacts import ArtifactStore
     from client.artifacts import read_artifact

@@ -50,7 +50,7 @@ async def test_write_runs_a_story_and_history_reports_it(ts_env, worker, offline
     assert final.output.strip() == store().get(result.final_post.ref).strip()  # read through the worker
     assert summary.exit_code == 0 and "post_07" in summary.output, summary.output
     assert unknown.exit_code == 4 and "has no artifact 'nope.md'" in unknown.output
-    assert "complete — ended at state 'complete'" in out.output
+    assert "completed — ended at state 'complete'" in out.output
     assert "start → draft → cross-audit → synthesize → final-audit → final-analysis → complete" in out.output
     assert "final score: 7/10" in out.output and "history recorded" in out.output
     assert "draft: all_success (2 ok" in out.output and "· final-analysis → complete" in out.output
@@ -95,6 +95,6 @@ async def test_write_asks_for_approval_and_sends_free_text_as_feedback(ts_env, w
     assert out.exit_code == 0, out.output
     assert "Approval requested: human-approval-1" in out.output and "FIRST CUT." in out.output
     assert "Approval requested: human-approval-2" in out.output and "PUNCHIER CUT." in out.output
-    assert "complete — ended at state 'complete'" in out.output
+    assert "completed — ended at state 'complete'" in out.output
     second = offline.calls("writing_synthesize")[1].messages[-1]["content"]
     assert "Human reviewer feedback: Make it punchier" in second
