@@ -20,7 +20,7 @@ from models.common import AgentResult
 from models.study import DigestDraft, DigestInput, DigestQuote, DigestSummary, FindingQuote, InterviewDigest
 from rules.grounding import check_quote
 from rules.interview.entries import format_transcript, sentences
-from rules.study.analysis import answers_of, question_coverage
+from rules.study.analysis import answered_questions, answers_of, question_coverage
 
 DIGEST = AgentSpec("study_digest", "study/digest.md", DigestDraft, tier="medium", policy="agent",
                    description="Study: one interview's structured digest (themes, stances, verbatim quotes)")
@@ -33,13 +33,17 @@ async def study_digest(inp: DigestInput) -> AgentResult[DigestSummary]:
     answers = answers_of(entries)
     questions = "\n".join(f"- {q.id}: {q.text}" for sec in inp.source_plan.sections for q in sec.questions)
     titles = {sec.id: sec.title for sec in inp.source_plan.sections}
+    section_of = {q.id: titles.get(sec.id, sec.title) for sec in inp.plan.sections for q in sec.questions}
+    _, answered = answered_questions(inp.plan, entries)
     result = await DIGEST.run(
         {"topic": inp.source_plan.topic, "research_goal": inp.source_plan.research_goal, "questions": questions,
          "participant_id": inp.participant_id, "language": inp.language, "analysis_language": inp.analysis_language,
          "transcript": format_transcript(entries) or "(nothing said)"},
         offline_context={"entries": [{"speaker": e.speaker, "text": e.text, "entry_id": e.entry_id,
-                                      "section_id": e.section_id} for e in entries],
-                         "sections": titles, "questions": questions})
+                                      "theme": section_of.get(answered.get(e.entry_id, ""),
+                                                              titles.get(e.section_id or "", "general"))}
+                                     for e in entries],
+                         "questions": questions})
     draft, usage = result.output, result.usage
     other_language = inp.language != inp.analysis_language
     note = (OFFLINE_NOTE if usage.offline else f"machine translation ({usage.model})") if other_language else ""
@@ -76,26 +80,27 @@ _WORD = re.compile(r"[^\W\d_]{7,}", re.UNICODE)
 
 @DIGEST.offline
 def _offline_digest(req: offline.OfflineRequest) -> dict | None:
-    """The double's digest (demo and tests only): one theme per plan section the participant answered in, titled
-    with the section's title; the stance is the answer's first sentence (persona lines repeat across personas, so
-    positions can be counted); the quote is the answer's longest sentence, verbatim. Topics outside the plan: the
-    participant's most frequent long word that no plan question uses. Nothing is translated."""
+    """The double's digest (demo and tests only): one theme per plan section whose questions the participant
+    answered, titled with the section's title; the stance is the answer's first sentence (persona lines repeat
+    across personas, so positions can be counted); the quote is the answer's longest sentence, verbatim. Topics
+    outside the plan: the participant's most frequent long word that no question used. Nothing is translated."""
     if "entries" not in req.context:
         return None
-    sections: dict[str, str] = req.context.get("sections", {})
-    by_section: dict[str, list[dict]] = {}
+    by_theme: dict[str, list[dict]] = {}
     for e in req.context["entries"]:
         if e["speaker"] == "interviewee":
-            by_section.setdefault(e.get("section_id") or "", []).append(e)
+            by_theme.setdefault(e.get("theme") or "general", []).append(e)
     themes = []
-    for sid, said in by_section.items():
+    for title, said in by_theme.items():
         first = said[0]["text"]
         parts = [s for e in said for s in sentences(e["text"])]
         stance = _LEAD.sub("", (sentences(first) or [first])[0]).strip()
         quote = max(parts, key=len) if parts else first
-        themes.append({"title": sections.get(sid, sid or "general"), "summary": "",
+        themes.append({"title": title, "summary": "",
                        "stance": " ".join(stance.split()[:14]), "quotes": [{"text": quote}]})
-    plan_words = set(w.lower() for w in _WORD.findall(str(req.context.get("questions", ""))))
+    asked = str(req.context.get("questions", "")) + " ".join(
+        e["text"] for e in req.context["entries"] if e["speaker"] == "interviewer")
+    plan_words = set(w.lower() for w in _WORD.findall(asked))
     words = Counter(w.lower() for e in req.context["entries"] if e["speaker"] == "interviewee"
                     for w in _WORD.findall(e["text"]) if w.lower() not in plan_words)
     missed = [w for w, n in words.most_common(1) if n >= 2]

@@ -52,18 +52,31 @@ def _same_question(asked: str, planned: str) -> bool:
     return a == b or jaccard(a, b) > ASKED_JACCARD
 
 
-def question_coverage(plan: PlanSnapshot, entries: list[TranscriptEntry]) -> list[QuestionDepth]:
-    rows = {q.id: QuestionDepth(question_id=q.id) for sec in plan.sections for q in sec.questions}
+def answered_questions(plan: PlanSnapshot, entries: list[TranscriptEntry]) -> tuple[set[str], dict[str, str]]:
+    """(the plan questions asked, each answer's entry id -> the plan question it answers)."""
     questions = [(q.id, q.text) for sec in plan.sections for q in sec.questions]
+    asked: set[str] = set()
+    answers: dict[str, str] = {}
     current: str | None = None
-    words: dict[str, int] = Counter()
     for e in entries:
         if e.speaker == "interviewer":
             current = next((qid for qid, text in questions if _same_question(e.text, text)), None)
             if current is not None:
-                rows[current].asked = True
+                asked.add(current)
         elif e.speaker == "interviewee" and current is not None:
-            words[current] += len(e.text.split())
+            answers[e.entry_id] = current
+    return asked, answers
+
+
+def question_coverage(plan: PlanSnapshot, entries: list[TranscriptEntry]) -> list[QuestionDepth]:
+    rows = {q.id: QuestionDepth(question_id=q.id) for sec in plan.sections for q in sec.questions}
+    asked, answers = answered_questions(plan, entries)
+    for qid in asked:
+        rows[qid].asked = True
+    words: dict[str, int] = Counter()
+    for e in entries:
+        if e.entry_id in answers:
+            words[answers[e.entry_id]] += len(e.text.split())
     for qid, n in words.items():
         rows[qid].answered = n > 0
         rows[qid].depth = depth_of(n)  # type: ignore[assignment]
