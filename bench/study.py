@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import itertools
 import os
 import secrets
 import time
@@ -44,11 +45,12 @@ class Row:
     max_bytes: int
     total_events: int
     merge_calls: int
+    carried_bytes: int
 
     def line(self) -> str:
         return (f"| {self.participants} | {self.completed} | {self.wall_s:.1f} | {self.analysis_s:.2f} | "
                 f"{self.merge_calls} | {self.runs} | {self.max_events} | {self.max_bytes / 1024:.0f} | "
-                f"{self.total_events} |")
+                f"{self.total_events} | {self.carried_bytes / 1024:.0f} |")
 
 
 def short_plan():  # noqa: ANN201
@@ -62,12 +64,14 @@ def short_plan():  # noqa: ANN201
                                 QuestionSnapshot(id="q-alerts", text="What did you do about noisy alerts?")])])
 
 
+_DIGESTS = itertools.count(1)
+
+
 def _varied_digest(req):  # noqa: ANN001, ANN202
     from activities.study.digest import _offline_digest
 
     out = _offline_digest(req)
-    said = "".join(e["text"] for e in req.context["entries"])
-    tag = hashlib.sha256(said.encode()).hexdigest()[:6]
+    tag = next(_DIGESTS)
     for theme in out["themes"]:
         theme["title"] = f"{theme['title']}: as participant {tag} put it"
     return out
@@ -102,9 +106,10 @@ async def _participant(client, queue: str, study, n: int, gate: asyncio.Semaphor
                        RehearsalOptions(fresh_question_timeout=60, poll_seconds=0.2, start_timeout=120))
 
 
-async def _history(client, study_id: str, first_run_id: str) -> tuple[int, int, int, int]:  # noqa: ANN001
-    """(runs, most events in one run, most bytes in one run, events in all runs)."""
-    runs, max_events, max_bytes, total = 0, 0, 0, 0
+async def _history(client, study_id: str, first_run_id: str) -> tuple[int, int, int, int, int]:  # noqa: ANN001
+    """(runs, most events in one run, most bytes in one run, events in all runs, bytes of the last run's input:
+    the carried ledger)."""
+    runs, max_events, max_bytes, total, carried = 0, 0, 0, 0, 0
     run_id: str | None = first_run_id
     while run_id:
         history = await client.get_workflow_handle(study_id, run_id=run_id).fetch_history()
@@ -112,10 +117,11 @@ async def _history(client, study_id: str, first_run_id: str) -> tuple[int, int, 
         max_events = max(max_events, len(history.events))
         max_bytes = max(max_bytes, sum(e.ByteSize() for e in history.events))
         total += len(history.events)
+        carried = history.events[0].workflow_execution_started_event_attributes.input.ByteSize()
         last = history.events[-1]
         run_id = (last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
                   if last.HasField("workflow_execution_continued_as_new_event_attributes") else None)
-    return runs, max_events, max_bytes, total
+    return runs, max_events, max_bytes, total, carried
 
 
 async def one(n: int, latency: float, concurrency: int) -> Row:
@@ -137,9 +143,11 @@ async def one(n: int, latency: float, concurrency: int) -> Row:
         await asyncio.gather(*(_participant(client, queue, handle, i, gate) for i in range(n)))
         result = await handle.result()
         wall = time.monotonic() - started
-        runs, max_events, max_bytes, total = await _history(client, handle.id, handle.first_execution_run_id or "")
+        runs, max_events, max_bytes, total, carried = await _history(client, handle.id,
+                                                                     handle.first_execution_run_id or "")
     merges = len(offline.calls("study_theme_merge"))
-    return Row(n, wall, result.analysis_seconds, result.completed, runs, max_events, max_bytes, total, merges)
+    return Row(n, wall, result.analysis_seconds, result.completed, runs, max_events, max_bytes, total, merges,
+               carried)
 
 
 async def main() -> None:
@@ -157,8 +165,8 @@ async def main() -> None:
     print(f"\nmodel latency {args.latency}s per call, {args.concurrency} interviews at once, 2 answers each; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("| participants | completed | wall (s) | analysis (s) | theme-merge calls | study runs | max events/run "
-          "| max KiB/run | events, all runs |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| max KiB/run | events, all runs | last run's input KiB |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         print(row.line())
 
