@@ -24,6 +24,13 @@ def _quote_md(q: FindingQuote) -> str:
     return f"> “{q.text}”{lang} — {q.participant_id}{where}{beside}"
 
 
+def _raised(count: int, participants: list[str]) -> str:
+    if not count:
+        return "suggested by the synthesis"
+    more = f", +{len(participants) - 8}" if len(participants) > 8 else ""
+    return f"raised by {count}: {', '.join(participants[:8])}{more}"
+
+
 def to_markdown(f: Findings) -> str:
     out = [f"# Findings: {f.topic}", ""]
     if f.research_goal:
@@ -66,7 +73,7 @@ def to_markdown(f: Findings) -> str:
         out.append(f"| {c.question_id}: {c.text.replace('|', '/')[:90]} | {c.asked}/{c.interviews} | {c.answered} | "
                    + " | ".join(str(c.depth.get(d, 0)) for d in DEPTHS) + " |")
     out += ["", "## What the plan missed", ""]
-    out += [f"- {m.topic} ({m.count}: {', '.join(m.participants[:8])})" for m in f.plan_missed] or ["Nothing found."]
+    out += [f"- {m.topic} ({_raised(m.count, m.participants)})" for m in f.plan_missed] or ["Nothing found."]
     out += ["", "## Flagged quotes (not verified verbatim: not printed as quotes)", ""]
     out += [f"- {q.participant_id}: {q.text} — {q.flag}" for q in f.flagged_quotes] or ["None."]
     return "\n".join(out) + "\n"
@@ -150,7 +157,8 @@ def to_html(f: Findings, transcripts: Mapping[str, list[TranscriptEntry]] | None
         h.append(f"<tr><td>{_e(c.question_id)}: {_e(c.text)}</td>{_heat(c.asked, total)}{_heat(c.answered, total)}"
                  + "".join(_heat(c.depth.get(d, 0), total) for d in DEPTHS) + "</tr>")
     h.append("</table><h2>What the plan missed</h2>")
-    h.append("<ul>" + "".join(f"<li>{_e(m.topic)} ({m.count})</li>" for m in f.plan_missed) + "</ul>"
+    h.append("<ul>" + "".join(f"<li>{_e(m.topic)} ({_e(_raised(m.count, m.participants))})</li>"
+                              for m in f.plan_missed) + "</ul>"
              if f.plan_missed else "<p>Nothing found.</p>")
     h.append("<h2>Flagged quotes</h2><p class=\"small\">Not verified verbatim against the transcript: never "
              "printed as quotes.</p>")
