@@ -193,7 +193,8 @@ def revoke_cmd(
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Revoke a participant's link: opening it is refused from now on (a running interview finishes)."""
+    """Revoke a participant's link: opening it is refused from now on; an interview already running is ended and
+    left out of the findings (revoking is withdrawing)."""
     async def _run() -> None:
         client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         p = await _handle(client, study_id).execute_update(

@@ -212,9 +212,14 @@ class StudyWorkflow:
         _checked(self.ledger.check_add, update_input(AddParticipants, raw, UPDATE_ADD_PARTICIPANTS))
 
     @workflow.update(name=UPDATE_REVOKE_PARTICIPANT)
-    def revoke_participant(self, raw: Any) -> ParticipantView:
+    async def revoke_participant(self, raw: Any) -> ParticipantView:
+        """The link is refused from now on; an interview already running is ended and left out of the analysis
+        (revoking is withdrawing)."""
         req = update_input(RevokeParticipant, raw, UPDATE_REVOKE_PARTICIPANT)
+        running = _checked(self.ledger.check_revoke, req).status == "started"
         p = _checked(self.ledger.revoke, req)
+        if running:
+            await self._end_interview(p, f"revoked: {req.reason}")
         self.wake = True
         return view(p)
 

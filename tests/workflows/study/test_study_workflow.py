@@ -10,6 +10,7 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
+from models.interview import QUERY_PLAN, InterviewResult, PlanSnapshot
 from models.study import (
     QUERY_FINDINGS_DRAFT,
     QUERY_LINK,
@@ -21,6 +22,7 @@ from models.study import (
     Findings,
     Invitation,
     LinkView,
+    OpenedLink,
     OpenLink,
     RevokeParticipant,
     StudyProgress,
@@ -54,6 +56,21 @@ async def test_close_date_timer_revoked_and_unknown_links(ts_env, worker):
         link = await h.query(QUERY_LINK, hashlib.sha256(people[0][1].encode()).hexdigest(), result_type=LinkView)
         assert link.status == "invited" and link.participant_id == "P001" and link.language == "de"
 
+        # revoking a participant whose interview runs ends it (withdrawn: not analysed)
+        opened = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
+            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        assert opened.interview_id == "study-close-date--P003" and opened.language == "de" and opened.new
+        again = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
+            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        assert again.interview_id == opened.interview_id and not again.new
+        child = client.get_workflow_handle(opened.interview_id, result_type=InterviewResult)
+        plan = await child.query(QUERY_PLAN, result_type=PlanSnapshot)
+        assert all(q.text.startswith("[de — not translated: offline test double] ")
+                   for sec in plan.sections for q in sec.questions)
+        await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P003"))
+        withdrawn = await child.result()
+        assert withdrawn.exit_reason == "ended_by_client"
+
         await ts_env.sleep(timedelta(days=3, minutes=1))
         result = await h.result()
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
@@ -63,9 +80,9 @@ async def test_close_date_timer_revoked_and_unknown_links(ts_env, worker):
             await h.execute_update(UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(
                 token_sha256=token()[1])]))
         await replay(h)
-    assert result.closed_reason.startswith("close date reached") and result.completed == 0 and result.revoked == 1
+    assert result.closed_reason.startswith("close date reached") and result.completed == 0 and result.revoked == 2
     assert result.outputs is not None and result.outputs.report_html.name == "report.html"
-    assert progress.phase == "done" and progress.invited == 3 and progress.revoked == 1
+    assert progress.phase == "done" and progress.invited == 3 and progress.revoked == 2
     assert findings.status == "final" and findings.completed == 0
 
 
