@@ -25,6 +25,7 @@ from models.study import (
     StudyInput,
     StudyProgress,
     StudyState,
+    Theme,
     interview_id,
 )
 
@@ -207,8 +208,6 @@ class Ledger:
         for p in done:
             for title in dict.fromkeys(p.themes):
                 by_theme.setdefault(title, []).append(p.participant_id)
-        from models.study import Theme
-
         themes = sorted((Theme(title=t, participants=ids, count=len(ids)) for t, ids in by_theme.items()),
                         key=lambda t: (-t.count, t.title))[:DRAFT_THEMES]
         langs = Counter(p.language or self.inp.default_language for p in done)
