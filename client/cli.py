@@ -10,7 +10,7 @@ import core.settings  # (offline litellm price map; must precede any litellm imp
 # isort: split
 import typer
 
-from client import discuss, history, interview, keys, notes, serve, write
+from client import discuss, history, interview, keys, notes, serve, study, write
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -35,6 +35,7 @@ server_app = typer.Typer(help="The embedded Temporal dev server (SQLite under .d
                          no_args_is_help=True)
 app.add_typer(server_app, name="server")
 app.add_typer(interview.app, name="interview")
+app.add_typer(study.app, name="study")
 app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
 app.command("discuss")(discuss.discuss)

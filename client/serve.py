@@ -50,13 +50,15 @@ def default_origins(ui_port: int | None = None) -> list[str]:
 
 def build_serve_app(token: str, codec: EncryptionCodec | None, origins: list[str], temporal: Connect,
                     secret: bytes, task_queue: str, notes_app: str, notes_dir: str | None) -> web.Application:
-    """Everything `colloquy serve` serves: the webapp (codec, sign-in), the interview room and console, and the
-    notes API under /notes, all behind the one token (the room behind its own key)."""
+    """Everything `colloquy serve` serves: the webapp (codec, sign-in), the interview room and console, study
+    links and the researcher page (client/study_web.py), and the notes API under /notes, all behind the one token (the room behind its own key)."""
     from client.notes import build_api
     from client.room import room_extension
+    from client.study_web import study_extension
     from client.webapp import build_app
 
-    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret)])
+    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret),
+                                                       study_extension(temporal, secret)])
     app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
     return app
 
@@ -96,7 +98,7 @@ def serve(
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
     """Serve Colloquy's pages and APIs: the interview room (/room/ID/KEY, for the interviewee) and interviewer
-    console (/console/ID), the notes API (/notes/input, /notes/context), and the codec server (/codec).
+    console (/console/ID), study links (/study/ID/join/TOKEN) and the researcher page (/studies/ID), the notes API (/notes/input, /notes/context), and the codec server (/codec).
 
     The token (COLLOQUY_SERVE_TOKEN, or one is made and printed) protects everything but the interviewee room,
     whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in once at /login in a

@@ -335,6 +335,8 @@ class SynthesizeInput(BaseModel):
     evaluation_feedback: list[EvaluationFeedback] = Field(default_factory=list)
     user_responses: dict[str, str] = Field(default_factory=dict)
     response_style: Literal["concise", "detailed"] = "concise"
+    entries_refs: list[ArtifactRef] = Field(default_factory=list, description="The entries the answer rests on: "
+                                            "its quotes are checked against them (rules/grounding.py)")
 
 
 # --------------------------------------------------------------------------------------------- evaluator

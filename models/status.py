@@ -27,7 +27,7 @@ STATUSES: dict[str, tuple[str, str]] = {
     FINALIZING: ("the session ended; writing up the transcript, analysis and essay", "interview"),
     COMPLETED: ("finished normally", "all"),
     PARTIAL: ("finished with a degraded result that says what is missing (a failed step, a fallback answer, "
-              "some models failing their check, a post below the score floor)", "query, rehearsal, model_check, writing"),
+              "some models failing their check, a post below the score floor)", "query, rehearsal, model_check, writing, study"),
     HALTED: ("ended early by a rule (an error state, a safety limit, an end control or a failed agent) and "
              "returned what it had", "interview, writing"),
     FAILED: ("the run failed: invalid input, or a step that cannot degrade failed (the Temporal status is "

@@ -69,7 +69,7 @@ def other_activities() -> list[Any]:
 
 # One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
 # (agent activities) and ACTIVITIES (everything else).
-PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion"]
+PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study"]
 
 
 def _pipeline_modules(package: str) -> list[Any]:

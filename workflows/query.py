@@ -745,7 +745,8 @@ class QueryWorkflow:
                 query=self.query_text, query_type=self.plan.query_type if self.plan else QueryType.SIMPLE,
                 analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
                 evaluation_feedback=self.feedback, user_responses=self.user_responses,
-                response_style=self.req.response_style),
+                response_style=self.req.response_style,
+                entries_refs=[ref for refs in self.refs.values() for ref in refs]),
             summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
             result_type=AgentResult[SynthesizerOutput])
         self._count(result.usage)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 from temporalio import workflow
 
-from models import discussion, interview, platform, query, rehearsal, writing
+from models import discussion, interview, platform, query, rehearsal, study, writing
 from workflows.discussion import DiscussionWorkflow
 from workflows.interview import InterviewWorkflow
 from workflows.model_check import ModelCheckWorkflow
 from workflows.query import ImportNotesWorkflow, QueryWorkflow
 from workflows.rehearsal import SimulatedAnswerWorkflow
+from workflows.study import StudyWorkflow
 from workflows.writing import WritingWorkflow
 
 # class -> (workflow type, signals, updates, queries): the constant and the literal it must keep.
@@ -56,6 +57,14 @@ CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dic
         {},
         {},
         {platform.QUERY_MODEL_CHECK_ROWS: "rows"},
+    ),
+    StudyWorkflow: (
+        (study.WORKFLOW_TYPE, "StudyWorkflow"),
+        {},
+        {study.UPDATE_ADD_PARTICIPANTS: "add_participants", study.UPDATE_REVOKE_PARTICIPANT: "revoke_participant",
+         study.UPDATE_OPEN_LINK: "open_link", study.UPDATE_CLOSE: "close_study"},
+        {study.QUERY_PROGRESS: "progress", study.QUERY_FINDINGS_DRAFT: "findings_draft",
+         study.QUERY_PARTICIPANTS: "participants", study.QUERY_LINK: "link"},
     ),
 }
 
