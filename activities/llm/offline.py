@@ -192,8 +192,8 @@ def _schema_of(optional_params: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(fmt, dict):
         if fmt.get("type") == "json_schema":
             return (fmt.get("json_schema") or {}).get("schema") or {}
-        if fmt.get("type") == "json_object":
-            return {"type": "object", "properties": {}}
+        if fmt.get("type") == "json_object":  # with a schema where the server takes one (llama.cpp's grammar)
+            return fmt.get("schema") or {"type": "object", "properties": {}}
     return None
 
 
