@@ -68,20 +68,35 @@ class _Engine:
 
     def chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, max_tokens: int,
              stop: threading.Event | None = None) -> dict[str, Any]:
-        """One completion; the schema becomes a llama.cpp grammar (every token keeps the JSON valid). `stop`
-        set (the call was cancelled or timed out) ends the generation at the next token."""
-        from llama_cpp import StoppingCriteriaList
-
+        """One completion; the schema becomes a llama.cpp grammar (every token keeps the JSON valid). Streamed
+        token by token so that `stop` (set when the call is cancelled or timed out) ends it at the next token."""
         stop = stop or threading.Event()
         kwargs: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0.2,
-                                  "repeat_penalty": 1.15, "seed": 7,
-                                  "stopping_criteria": StoppingCriteriaList([lambda _ids, _logits: stop.is_set()])}
+                                  "repeat_penalty": 1.15, "seed": 7, "stream": True}
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        parts: list[str] = []
+        finish: str | None = None
         with self.lock:
             if stop.is_set():
                 raise asyncio.CancelledError()
-            return cast(dict[str, Any], self.llm.create_chat_completion(**kwargs))  # not streamed: one response
+            chunks = self.llm.create_chat_completion(**kwargs)
+            generated = 0
+            for chunk in chunks:  # type: ignore[union-attr]
+                choice = chunk["choices"][0]
+                delta = cast(dict[str, Any], choice.get("delta") or {})
+                if delta.get("content"):
+                    parts.append(delta["content"])
+                    generated += 1
+                finish = choice.get("finish_reason") or finish
+                if stop.is_set():
+                    cast(Any, chunks).close()  # stops llama.cpp's generator: no further tokens
+                    finish = "cancelled"
+                    break
+            prompt_tokens = max(0, int(self.llm.n_tokens) - generated)
+        return {"choices": [{"message": {"content": "".join(parts)}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": generated,
+                          "total_tokens": prompt_tokens + generated}}
 
 
 class LocalLLM(CustomLLM):
@@ -125,6 +140,7 @@ class LocalLLM(CustomLLM):
             content = content.strip() or json.dumps({})
         usage = result.get("usage") or {}
         model_response.choices[0].message.content = content
+        model_response.choices[0].finish_reason = result["choices"][0].get("finish_reason") or "stop"
         model_response.model = f"colloquy-local/{model}"
         model_response.usage = litellm.Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                                              completion_tokens=usage.get("completion_tokens", 0),

@@ -68,10 +68,35 @@ def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
         if out.get("type") == "array":
             cap = min(int(out.get("maxItems", max_items)), max_items)
             out["maxItems"] = max(cap, int(out.get("minItems", 0)))
+        if out.get("type") in ("integer", "number") and "enum" not in out:
+            choices = _bounded_choices(out)
+            if choices:  # llama.cpp's grammar ignores numeric bounds: a bounded range becomes its values
+                out = {k: v for k, v in out.items() if k not in ("type", "minimum", "maximum", "exclusiveMinimum",
+                                                                 "exclusiveMaximum")}
+                out["enum"] = choices
         return out
     if isinstance(schema, list):
         return [cap_schema(v, max_string, max_items) for v in schema]
     return schema
+
+
+def _bounded_choices(node: dict[str, Any]) -> list[int | float] | None:
+    """The values a small model picks from for a bounded number: every integer of a range of at most 21, or
+    eleven evenly spaced numbers."""
+    low = node.get("minimum", node.get("exclusiveMinimum"))
+    high = node.get("maximum", node.get("exclusiveMaximum"))
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)) or high <= low:
+        return None
+    if node["type"] == "integer":
+        lo = int(low) + (1 if "exclusiveMinimum" in node and "minimum" not in node else 0)
+        hi = int(high) - (1 if "exclusiveMaximum" in node and "maximum" not in node else 0)
+        return list(range(lo, hi + 1)) if 0 <= hi - lo <= 20 else None
+    values = [round(low + (high - low) * i / 10, 4) for i in range(11)]
+    if "exclusiveMinimum" in node and "minimum" not in node:
+        values = values[1:]
+    if "exclusiveMaximum" in node and "maximum" not in node:
+        values = values[:-1]
+    return [int(v) if float(v).is_integer() and node["type"] == "integer" else v for v in values]
 
 
 def _tokens(node: Any, root: dict[str, Any], depth: int = 0) -> float:
