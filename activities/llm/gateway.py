@@ -44,6 +44,7 @@ from activities.llm.schema import (
     STRUCTURED_MODES,
     TEXT_BUDGET,
     cap_schema,
+    enumerate_bounded_numbers,
     schema_instruction,
     token_budget,
 )
@@ -285,7 +286,9 @@ def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution
         if res.small_model:
             fields["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": output_model.__name__, "schema": schema}}
-    elif mode == "json_object":
+    elif mode in ("json_object", "tools"):
+        schema = enumerate_bounded_numbers(schema)  # decoded with a grammar where the server takes the schema
+    if mode == "json_object":
         fields["response_format"] = {"type": "json_object", "schema": schema}
     elif mode == "tools":
         fields["tools"] = [{"type": "function", "function": {

@@ -46,7 +46,10 @@ class LlamaServer:
         self.port = free_port()
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.gguf), "--host", "127.0.0.1",
                "--port", str(self.port), "--n_threads", str(self.threads), "--n_ctx", str(self.n_ctx),
-               "--model_alias", "default"]
+               "--model_alias", "default",
+               # by default a new streamed request interrupts the one being generated (it ends without a
+               # finish_reason): parallel agents must queue instead
+               "--interrupt_requests", "False"]
         with self.log.open("wb") as out:
             self.proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
                                          env={**os.environ, "PYTHONUNBUFFERED": "1"})

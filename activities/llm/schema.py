@@ -68,15 +68,26 @@ def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
         if out.get("type") == "array":
             cap = min(int(out.get("maxItems", max_items)), max_items)
             out["maxItems"] = max(cap, int(out.get("minItems", 0)))
+        return out
+    if isinstance(schema, list):
+        return [cap_schema(v, max_string, max_items) for v in schema]
+    return schema
+
+
+def enumerate_bounded_numbers(schema: Any) -> Any:
+    """Bounded numbers as the list of their values: grammar-constrained decoding (llama.cpp's json_object +
+    schema) ignores minimum/maximum, and a model then writes a score of 402 for a 1-10 field."""
+    if isinstance(schema, dict):
+        out = {k: enumerate_bounded_numbers(v) for k, v in schema.items()}
         if out.get("type") in ("integer", "number") and "enum" not in out:
             choices = _bounded_choices(out)
-            if choices:  # llama.cpp's grammar ignores numeric bounds: a bounded range becomes its values
+            if choices:
                 out = {k: v for k, v in out.items() if k not in ("type", "minimum", "maximum", "exclusiveMinimum",
                                                                  "exclusiveMaximum")}
                 out["enum"] = choices
         return out
     if isinstance(schema, list):
-        return [cap_schema(v, max_string, max_items) for v in schema]
+        return [enumerate_bounded_numbers(v) for v in schema]
     return schema
 
 
