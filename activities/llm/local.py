@@ -83,7 +83,7 @@ class _Engine:
             chunks = self.llm.create_chat_completion(**kwargs)
             generated = 0
             for chunk in chunks:  # type: ignore[union-attr]
-                choice = chunk["choices"][0]
+                choice = cast(dict[str, Any], cast(Any, chunk)["choices"][0])
                 delta = cast(dict[str, Any], choice.get("delta") or {})
                 if delta.get("content"):
                     parts.append(delta["content"])
