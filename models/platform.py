@@ -35,6 +35,10 @@ class ModelCheckRow(BaseModel):
     error: str | None = None
     error_type: str | None = Field(default=None, description="ApplicationError type, e.g. LLMAuthError")
     usage: LLMUsage | None = None
+    profile: str | None = Field(default=None, description="The worker's profile (offline, local, config)")
+    structured_output: str | None = Field(default=None, description="json_schema | json_object | tools | prompt "
+                                          "| text: how the worker asked for the output")
+    output_schema: str | None = Field(default=None, description="The agent's output model that was checked")
 
 
 class ModelCheckReport(BaseModel):

@@ -65,9 +65,12 @@ class ModelCheckWorkflow:
             kind = cause.type if isinstance(cause, ApplicationError) else None
             row = ModelCheckRow(agent=agent, ok=False, error=message, error_type=kind)
         else:
-            row = ModelCheckRow(agent=agent, ok=result.output.ok, model=result.usage.model,
+            row = ModelCheckRow(agent=agent, ok=result.output.ok and not result.error, model=result.usage.model,
                                 provider=result.usage.provider, echo=result.output.echo,
-                                model_note=result.output.model_note, usage=result.usage)
+                                model_note=result.output.model_note, usage=result.usage,
+                                error=result.error, error_type="InvalidLLMOutput" if result.error else None,
+                                profile=result.profile or None, structured_output=result.structured_output or None,
+                                output_schema=result.output_schema or None)
         self._rows.append(row)
         return row
 

@@ -109,8 +109,11 @@ class AgentSpec(Generic[Out]):
     role: str = "writer"
     #: rules/policies.py kind the workflow schedules it with: live_agent | fast_agent | agent | long_agent
     policy: str = "agent"
-    #: max_tokens of each call (None: the provider's default)
+    #: max_tokens of each call (None: sized to the output schema by the gateway, or its TEXT_BUDGET for free
+    #: text); `llm.agents.<name>.max_tokens` in the config overrides it
     max_tokens: int | None = None
+    #: the activity calls `run_text` (essays, drafts, turns): `output_model` only names the shape
+    free_text: bool = False
     #: heartbeat this often while the model works (None: once, before the call)
     heartbeat_every_s: float | None = HEARTBEAT_EVERY_S
     description: str = ""
@@ -180,7 +183,14 @@ class AgentSpec(Generic[Out]):
                        model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
         """The one agent call path: render the prompt, force the per-call `model` if any (with this agent's
         role), call the gateway and heartbeat until it answers. `model_of`: use another agent's model."""
-        messages = render_prompt(self.prompt, variables)
+        return await self.call(render_prompt(self.prompt, variables), output_model,
+                               offline_context=offline_context, model=model, model_of=model_of,
+                               temperature=temperature)
+
+    async def call(self, messages: list[dict[str, str]], output_model: type[BaseModel] | None, *,
+                   offline_context: dict[str, Any] | None = None, model: str | None = None,
+                   model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
+        """`complete` with messages already built (the model check's representative prompts)."""
         LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None

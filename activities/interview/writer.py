@@ -15,7 +15,7 @@ from rules.grounding import flag_unverified
 from rules.interview.entries import sentences
 
 WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput, tier="high",  # free text: run_text
-                   policy="long_agent",
+                   policy="long_agent", free_text=True, max_tokens=2048,
                    description="Interview: first-person essay in the interviewee's voice (3 styles)")
 _LABEL = "[offline test double] "
 

@@ -174,6 +174,9 @@ def fill_schema(schema: dict[str, Any], seed: str = "", defs: dict[str, Any] | N
         return round((lo + hi) / 2, 3) if hi >= lo else lo
     if kind == "boolean":
         return False
+    formats = {"date": "2026-01-01", "date-time": "2026-01-01T09:00:00Z", "time": "09:00:00"}
+    if schema.get("format") in formats:
+        return formats[schema["format"]]
     text = f"{name.replace('_', ' ')}: {_snippet(seed)}" if name else _snippet(seed)
     minimum = int(schema.get("minLength", 0))
     if len(text) < minimum:
@@ -192,8 +195,8 @@ def _schema_of(optional_params: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(fmt, dict):
         if fmt.get("type") == "json_schema":
             return (fmt.get("json_schema") or {}).get("schema") or {}
-        if fmt.get("type") == "json_object":
-            return {"type": "object", "properties": {}}
+        if fmt.get("type") == "json_object":  # with a schema where the server takes one (llama.cpp's grammar)
+            return fmt.get("schema") or {"type": "object", "properties": {}}
     return None
 
 
@@ -325,7 +328,8 @@ class OfflineLLM(CustomLLM):
         elif item is not None:
             content = _label(_render(item), request.schema is not None)
         else:
-            responder = _state.responders.get(agent)
+            # a pipeline responder reads its pipeline's context; `models --check` has none: the schema filler
+            responder = None if request.context.get("model_check") else _state.responders.get(agent)
             produced = responder(request) if responder else None
             if produced is None:
                 produced = (fill_schema(request.schema, request.last_user) if request.schema is not None
