@@ -119,7 +119,8 @@ async def test_a_cancelled_call_closes_its_request_and_the_server_stops_generati
         await call
     # The server saw the client go away and stopped: the next request is answered at once, not after the
     # rest of a 2000-token answer (llama.cpp serves one request at a time).
-    assert await _quick_answer_s(http) < 8
+    # (an unclosed request would hold the server for the rest of its ~2000 tokens: 30 s or more on 2 cores)
+    assert await _quick_answer_s(http) < 20
     deadline = time.monotonic() + 5
     while "Disconnected from client" not in http.tail(20000) and time.monotonic() < deadline:
         await asyncio.sleep(0.2)
@@ -131,9 +132,9 @@ async def test_a_server_slower_than_the_deadline_is_cut_off_and_the_fallback_ans
     cfg.request_timeout_s = 1.5  # the attempt's budget for this call
     started = time.monotonic()
     text, usage = await gateway.complete("interview_writer", LONG, Long, max_tokens=2500, config=cfg)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 15
     assert usage.fallback_used and usage.provider == "offline"
-    assert await _quick_answer_s(http) < 8  # the abandoned generation did not keep the server busy
+    assert await _quick_answer_s(http) < 20  # the abandoned generation did not keep the server busy
 
 
 async def test_a_server_killed_mid_call_is_retried_as_an_outage(ts_env, worker, monkeypatch, tmp_path):
