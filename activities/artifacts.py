@@ -32,6 +32,7 @@ from temporalio.exceptions import ApplicationError
 
 from core.settings import artifact_dir
 from models.common import ArtifactRef, PutArtifactInput
+from models.platform import ArtifactChunk, ArtifactChunkRequest
 
 F = TypeVar("F", bound=Callable[..., Any])
 log = structlog.get_logger("colloquy.artifacts")
@@ -87,6 +88,31 @@ class ArtifactStore:
             raise ApplicationError(f"artifact {uri} changed since it was written (sha256 mismatch)",
                                    type="ArtifactError", non_retryable=True)
         return data.decode("utf-8")
+
+    def read_chunk(self, ref: ArtifactRef, offset: int, max_bytes: int) -> tuple[bytes, int]:
+        """(bytes offset..offset+max_bytes, the file's size) of an artifact in this store. The whole is checked
+        against `ref.sha256` by whoever puts the chunks together; a size that differs from the ref's is refused
+        here already."""
+        path = self._inside(ref.uri)
+        try:
+            with path.open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                fh.seek(offset)
+                data = fh.read(max_bytes)
+        except FileNotFoundError as exc:
+            raise ApplicationError(f"artifact {ref.name} not found in the worker's store {self.root}",
+                                   type="ArtifactNotFound", non_retryable=True) from exc
+        if size != ref.size_bytes:
+            raise ApplicationError(f"artifact {ref.name} changed since it was written ({size} bytes, not "
+                                   f"{ref.size_bytes})", type="ArtifactError", non_retryable=True)
+        return data, size
+
+    def _inside(self, uri: str) -> Path:
+        path = _path_of(uri)
+        if not path.resolve().is_relative_to(self.root):
+            raise ApplicationError(f"artifact {uri} is outside the store {self.root}", type="ArtifactError",
+                                   non_retryable=True)
+        return path
 
     @staticmethod
     def local_path(ref: ArtifactRef) -> Path:
@@ -162,4 +188,17 @@ async def get_artifact(ref: ArtifactRef) -> str:
     return await asyncio.to_thread(_get_artifact, ref)
 
 
-ACTIVITIES = [put_artifact, get_artifact]
+def _read_artifact_chunk(req: ArtifactChunkRequest) -> ArtifactChunk:
+    import base64
+
+    data, size = store().read_chunk(req.ref, req.offset, req.max_bytes)
+    return ArtifactChunk(offset=req.offset, data_b64=base64.b64encode(data).decode("ascii"), total_bytes=size)
+
+
+@activity.defn(name="read_artifact_chunk")
+async def read_artifact_chunk(req: ArtifactChunkRequest) -> ArtifactChunk:
+    """One chunk of an artifact for a client that cannot see this worker's disk (ReadArtifactWorkflow)."""
+    return await asyncio.to_thread(_read_artifact_chunk, req)
+
+
+ACTIVITIES = [put_artifact, get_artifact, read_artifact_chunk]

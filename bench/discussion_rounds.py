@@ -49,6 +49,7 @@ async def run_level(client, queue: str, level: str, latency: float, show: bool =
     for r in range(1, result.rules.max_rounds + 1):
         msgs = [m for m in result.messages if m.round == r]
         end = msgs[-1].at
+        assert end is not None and previous is not None  # the workflow stamps every message it records
         rounds.append(((end - previous).total_seconds(), len(msgs) * latency, len(msgs)))
         previous = end
     row = {"wall": wall, "llm": llm_s, "calls": result.usage.calls}

@@ -52,7 +52,9 @@ async def main(calls: int, latency_ms: float) -> None:
     offline.set_latency(latency_ms / 1000)
     gateway._register_providers()
     messages = [{"role": "user", "content": "Reply with ok, echo and a note. Word: colloquy"}]
-    model = resolve_model("model_check", current_config()).litellm_model
+    resolved = resolve_model("model_check", current_config())
+    assert resolved is not None  # None only when a fallback is asked for
+    model = resolved.litellm_model
 
     async def raw() -> None:
         await litellm.acompletion(model=model, messages=messages, response_format=ModelCheckOutput, num_retries=0,

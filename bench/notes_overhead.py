@@ -29,6 +29,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_S = 1.5
@@ -67,7 +68,7 @@ def _seed_notes(root: Path) -> None:
     from models.query import Entry
 
     repo = StorageRepository(root)
-    notes = [("2026-01-12", 7, "Bench 3x5 at 80 kg, heavy, slept 5 hours.", {"strength": {"lifts": []}}),
+    notes: list[tuple[str, int, str, dict[str, Any]]] = [("2026-01-12", 7, "Bench 3x5 at 80 kg, heavy, slept 5 hours.", {"strength": {"lifts": []}}),
              ("2026-01-13", 19, "Easy run 5k, legs tired.", {"running": {"runs": [{"distance_km": 5}]}}),
              ("2026-01-14", 18, "Bench 3x5 at 80 kg felt light after 8 hours of sleep.", {"strength": {"lifts": []}})]
     for day, hour, text, data in notes:

@@ -147,7 +147,7 @@ async def main(days: list[int], latency: float, repeat: int) -> None:
                   f"{w / base[0]:>9.2f} {t / base[1]:>8.2f}")
 
         print(f"\nPart 2 — 3 sub-queries, {latency:.2f}s simulated latency per LLM call")
-        walls = {}
+        strategy_walls: dict[str, float] = {}
         for strategy in ("independent", "dependent"):
             offline.reset()
             offline.set_latency(latency)
@@ -155,11 +155,11 @@ async def main(days: list[int], latency: float, repeat: int) -> None:
                                                TODAY, strategy=strategy, subs=3))
             _script_rest(offline, 3)
             wall, _, result = await run_query(env.client, queue, notes)
-            walls[strategy] = wall
+            strategy_walls[strategy] = wall
             print(f"{strategy:>12}: wall {wall:.3f}s, {result.usage.calls} LLM calls, "
                   f"{len(offline.calls('analyze_evidence'))} analyses")
         offline.set_latency(0)
-        print(f"sequential ÷ parallel wall = {walls['dependent'] / walls['independent']:.2f} "
+        print(f"sequential ÷ parallel wall = {strategy_walls['dependent'] / strategy_walls['independent']:.2f} "
               f"(ideal (3+5)/(1+5) = {8 / 6:.2f}: router, planner, synthesizer, evaluator, observer stay serial)")
 
         print(f"\nPart 3 — a year (365 entries) in one Analyzer call vs chunks (divide and conquer), "

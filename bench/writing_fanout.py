@@ -25,6 +25,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 import uuid  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 import yaml  # noqa: E402
 
@@ -49,7 +50,7 @@ def draft_only_config():
     return WorkflowConfig.model_validate(data)
 
 
-async def run_once(client, queue: str, models: list[str], cfg) -> tuple[float, object]:
+async def run_once(client, queue: str, models: list[str], cfg) -> tuple[float, Any]:  # (wall, WritingResult)
     from models.writing import WritingInput
     from workflows.writing import WritingWorkflow
 

@@ -10,7 +10,7 @@ import core.settings  # (offline litellm price map; must precede any litellm imp
 # isort: split
 import typer
 
-from client import discuss, history, interview, keys, notes, serve, write
+from client import discuss, history, interview, keys, notes, serve, study, write
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -21,21 +21,25 @@ from client.common import (
     TlsOpt,
     console,
     err_console,
+    fail,
     run,
     settings,
 )
+from client.errors import EXIT_CODES_HELP, ExitCode
 
 app = typer.Typer(
     help="Colloquy: LLM multi-agent pipelines (interview, notes/query, writing, discussion) as Temporal workflows.",
-    no_args_is_help=True, pretty_exceptions_enable=False,
+    no_args_is_help=True, pretty_exceptions_enable=False, epilog=EXIT_CODES_HELP,
 )
 server_app = typer.Typer(help="The embedded Temporal dev server (SQLite under .data/, Web UI on :8233).",
                          no_args_is_help=True)
 app.add_typer(server_app, name="server")
 app.add_typer(interview.app, name="interview")
+app.add_typer(study.app, name="study")
 app.add_typer(notes.app, name="notes")
 app.add_typer(write.app, name="write")
 app.command("discuss")(discuss.discuss)
+app.command("discuss-report")(discuss.discuss_report)
 app.add_typer(history.app, name="history")
 app.add_typer(keys.app, name="keys")
 app.command("serve")(serve.serve)
@@ -161,7 +165,7 @@ def health(
     """Check that the Temporal server answers and that workers poll Colloquy's task queues.
 
     Asks the server which workers polled each queue recently (DescribeTaskQueue). Exit codes: 0 healthy,
-    1 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
+    3 a queue has no (matching) poller, 2 the server cannot be reached or the settings are unusable."""
     import asyncio
 
     from core.pollers import check_queues, queues_for_role
@@ -190,118 +194,145 @@ def health(
     for check in checks:
         (console if check.ok else err_console).print(("ok  " if check.ok else "NOT ") + check.describe(),
                                                      highlight=False)
-    raise typer.Exit(0 if all(c.ok for c in checks) else 1)
+    raise typer.Exit(0 if all(c.ok for c in checks) else int(ExitCode.NO_WORKER))
 
 
 @app.command("models")
 def models(
-    vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview)."),
+    vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview; the worker's "
+                                         "view too)."),
     check: bool = typer.Option(False, "--check", help="Also call every agent's model once: starts "
                                "ModelCheckWorkflow on a running worker (`colloquy worker`) and prints the result."),
     agent: list[str] = typer.Option([], "--agent", help="With --check: only these agents (repeatable)."),
-    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="With --check: the workers' "
-                                   "base task queue."),
+    local: bool = typer.Option(False, "--local", help="Only this shell's view: ask no worker (no server needed)."),
+    task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="The workers' "
+                                   "base task queue (the LLM workers poll <queue>-llm)."),
     timeout: float = typer.Option(300.0, help="With --check: seconds to wait for the workflow."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier).
+    """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier): as this
+    shell resolves it, and as a running LLM worker does.
 
-    The table is computed in this process from the same config the workers read (COLLOQUY_* env,
-    colloquy.yaml); with --check the workers' own configuration answers."""
+    The local view comes from this process's config (COLLOQUY_* env, colloquy.yaml, GPU); the worker view is
+    asked from a worker polling <queue>-llm (WorkerModelsWorkflow: its env, config and GPU; no model is called).
+    They differ when the worker runs elsewhere (a container, another machine). --check then calls every agent's
+    model once on the worker and prints the worker's profile above its results."""
     from rich.table import Table
 
-    from activities.llm.config import (
-        AGENT_REGISTRY,
-        ConfigError,
-        check_agent_names,
-        current_config,
-        resolve_model,
-    )
-    from activities.llm.gpu import choose_tier, read_gpus
+    from activities.llm.config import AGENT_REGISTRY
+    from activities.model_check import model_table
     from workers import registry
 
     registry.llm_activities()  # imports every agent module, which registers its defaults
-    try:
-        cfg = current_config()
-        check_agent_names(cfg)
-    except ConfigError as exc:
-        err_console.print(f"[red]configuration error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    reading = read_gpus()
-    vram = reading.best_vram_gb if vram_gb is None else vram_gb
-    gpu_line = (", ".join(f"{g.name} {g.vram_total_gb} GB" for g in reading.gpus) or f"none ({reading.error})")
-    console.print(f"Profile: [bold]{cfg.profile}[/bold]  default provider: {cfg.default_provider}  "
-                  f"fallback: {cfg.fallback_provider or '-'}")
-    console.print(f"GPU: {gpu_line}; local tier: {choose_tier(vram).name}")
-    console.print(f"Config sources: {'; '.join(cfg.source)}")
-    if cfg.default_provider == "offline":
-        console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
-    table = Table("agent", "tier", "model (litellm id)", "fallback", "why")
-    try:
-        for name in sorted(AGENT_REGISTRY):
-            res = resolve_model(name, cfg, vram_gb=vram_gb)
-            fb = resolve_model(name, cfg, use_fallback=True, vram_gb=vram_gb)
-            assert res is not None
-            table.add_row(name, res.tier, res.litellm_model, fb.litellm_model if fb else "-", res.reason)
-    except ConfigError as exc:
-        err_console.print(f"[red]configuration error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    console.print(table)
-    if not check:
-        return
+    mine = model_table(vram_gb)
+    if mine.error:
+        err_console.print(f"[red]configuration error:[/red] {mine.error}")
+        raise typer.Exit(2)
     unknown = sorted(set(agent) - set(AGENT_REGISTRY))
-    if unknown:
+    if check and unknown:
         err_console.print(f"[red]error:[/red] unknown agent(s) {', '.join(unknown)}: known are "
                           f"{', '.join(sorted(AGENT_REGISTRY))}")
         raise typer.Exit(2)
-    agents = list(agent) or sorted(AGENT_REGISTRY)
+    _print_model_table(mine, f"Local view (this shell, host {mine.host})")
+    if local:
+        return
     temporal = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-    report = run(_model_check(agents, temporal, task_queue, timeout))
-    if report is None:
+    agents = list(agent) or sorted(AGENT_REGISTRY)
+    theirs, report = run(_ask_worker(temporal, task_queue, vram_gb, agents if check else None, timeout))
+    console.print()
+    if theirs.error:
+        err_console.print(f"[red]the worker's configuration is broken:[/red] {theirs.error}", highlight=False)
         raise typer.Exit(1)
+    _print_model_table(theirs, f"Worker view (an LLM worker on {task_queue}-llm, host {theirs.host})", mine)
+    if report is None:
+        return
     wf_id, result = report
-    rows = Table("agent", "ok", "provider", "model", "tokens in/out", "cost USD", "latency ms", "error")
+    # Each agent's own output schema, through the worker: the worker's profile, model and structured-output mode.
+    rows = Table("agent", "ok", "worker profile", "provider", "model", "output (mode)", "tokens in/out",
+                 "cost USD", "latency ms", "error", title=f"Model check on the worker (profile {theirs.profile})")
     for row in result.rows:
         u = row.usage
-        rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.provider or "-", row.model or "-",
+        rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.profile or "-", row.provider or "-",
+                     row.model or "-", f"{row.output_schema or '-'} ({row.structured_output or '-'})",
                      f"{u.input_tokens}/{u.output_tokens}" if u else "-", f"{u.cost_usd:.6f}" if u else "-",
                      f"{u.latency_ms:.0f}" if u else "-", (row.error or "")[:200])
     console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
     console.print(rows)
-    failed = [r.agent for r in result.rows if not r.ok]
-    console.print(f"{len(result.rows) - len(failed)}/{len(result.rows)} agents answered; total cost "
-                  f"${result.totals.cost_usd:.6f}")
+    failed = [r for r in result.rows if not r.ok]
+    console.print(f"{result.colloquy_status}: {len(result.rows) - len(failed)}/{len(result.rows)} agents answered; "
+                  f"total cost ${result.totals.cost_usd:.6f}")
+    for row in failed:  # one clear line per failed agent: which, and why
+        err_console.print(f"error: agent {row.agent} failed the check: {(row.error or 'no reason given')[:500]}",
+                          highlight=False, markup=False)
     raise typer.Exit(1 if failed else 0)
 
 
-async def _model_check(agents: list[str], temporal, task_queue: str, timeout: float):  # type: ignore[no-untyped-def]
+def _print_model_table(view, title: str, local=None) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001
+    """One view of the agent table (models.platform.ModelTable); beside `local`, rows that differ are marked."""
+    from rich.table import Table
+
+    console.print(f"[bold]{title}[/bold]", highlight=False)
+    console.print(f"Profile: [bold]{view.profile}[/bold]  default provider: {view.default_provider}  "
+                  f"fallback: {view.fallback_provider or '-'}")
+    console.print(f"GPU: {view.gpu}; local tier: {view.local_tier}")
+    console.print(f"Config sources: {'; '.join(view.sources)}")
+    if view.default_provider == "offline":
+        console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
+    mine = {r.agent: r for r in local.rows} if local is not None else {}
+    columns = ["agent", "tier", "model (litellm id)", "fallback", "why"] + (["vs local"] if local else [])
+    table = Table(*columns)
+    for r in view.rows:
+        cells = [r.agent, r.tier, r.model, r.fallback or "-", r.why]
+        if local is not None:
+            other = mine.get(r.agent)
+            same = other is not None and (other.model, other.fallback) == (r.model, r.fallback)
+            cells.append("same" if same else "[yellow]differs[/yellow]" if other else "only here")
+        table.add_row(*cells)
+    console.print(table)
+    if local is not None:
+        differ = sum(1 for r in view.rows if (mine.get(r.agent) and (mine[r.agent].model, mine[r.agent].fallback)
+                                              != (r.model, r.fallback)))
+        console.print(f"{differ} agent(s) resolve differently on the worker than in this shell" if differ else
+                      "the worker resolves every agent as this shell does", highlight=False)
+
+
+async def _ask_worker(temporal, task_queue: str, vram_gb: float | None,  # type: ignore[no-untyped-def]  # noqa: ANN001
+                      check_agents: list[str] | None, timeout: float):
+    """(the worker's ModelTable, (model check id, report) or None): both from workers on `task_queue`."""
+    import uuid
+    from datetime import timedelta
+
+    from client.worker_check import require_worker
+    from core.temporal import connect
+    from models.platform import WORKER_MODELS_WORKFLOW_TYPE, ModelTable, WorkerModelsRequest
+
+    client = await connect(temporal)
+    await require_worker(client, task_queue)  # within 3 s: both the workflow and the LLM worker are needed
+    table = await client.execute_workflow(
+        WORKER_MODELS_WORKFLOW_TYPE, WorkerModelsRequest(vram_gb=vram_gb), id=f"worker-models-{uuid.uuid4().hex[:8]}",
+        task_queue=task_queue, result_type=ModelTable, execution_timeout=timedelta(seconds=60),
+        static_summary="the agent table as an LLM worker resolves it")
+    report = None
+    if check_agents is not None and not table.error:
+        report = await _model_check(check_agents, client, task_queue, timeout)
+    return table, report
+
+
+async def _model_check(agents: list[str], client, task_queue: str, timeout: float):  # type: ignore[no-untyped-def]
     """Start ModelCheckWorkflow for `agents` on the workers' queue and wait for its report."""
     import uuid
     from datetime import UTC, datetime, timedelta
 
-    from temporalio.client import WorkflowFailureError
-    from temporalio.service import RPCError
-
-    from core.temporal import connect
     from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
 
-    client = await connect(temporal)
     wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
-    try:
-        handle = await client.start_workflow(
-            MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
-            result_type=ModelCheckReport,
-            execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
-        result: ModelCheckReport = await handle.result()
-    except WorkflowFailureError as exc:
-        err_console.print(f"[red]model check {wf_id} failed:[/red] {exc.cause or exc}. Is a worker polling "
-                          f"task queue {task_queue!r} (`colloquy worker`)?")
-        return None
-    except RPCError as exc:
-        err_console.print(f"[red]model check {wf_id} could not run:[/red] {exc}")
-        return None
+    handle = await client.start_workflow(
+        MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+        result_type=ModelCheckReport,
+        execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
+    result: ModelCheckReport = await handle.result()  # a failure: one line (client/errors.py), exit code 1
     return wf_id, result
 
 
@@ -325,6 +356,19 @@ def demo(
     raise typer.Exit(code)
 
 
+def _document_exit_codes(typer_app: typer.Typer) -> None:
+    """Every command's --help ends with the one exit-code table (client/errors.py)."""
+    typer_app.info.epilog = typer_app.info.epilog or EXIT_CODES_HELP
+    for command in typer_app.registered_commands:
+        command.epilog = command.epilog or EXIT_CODES_HELP
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _document_exit_codes(group.typer_instance)
+
+
+_document_exit_codes(app)
+
+
 def main() -> None:
     from core.logging import configure_logging
     from core.private import private_umask
@@ -334,9 +378,14 @@ def main() -> None:
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "WARNING"))
     code = 0
     try:
-        app()
+        try:
+            app()
+        except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 — expected errors: one line and their code
+            fail(exc)  # re-raises a bug with its traceback
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except typer.Exit as exc:
+        code = exc.exit_code
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # see notes: avoid the SDK's occasional abort at interpreter exit

@@ -54,11 +54,33 @@ def settings(address: str | None = None, namespace: str | None = None, tls: bool
         raise typer.Exit(2) from None
 
 
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    from core.temporal import TemporalConfigError
+def fail(exc: BaseException) -> None:
+    """Print an expected error as one line on stderr and exit with its documented code (client/errors.py);
+    re-raise anything else (a bug keeps its traceback)."""
+    from rich.markup import escape
 
+    from client.errors import classify
+
+    error = classify(exc)
+    if error is None:
+        raise exc
+    err_console.print(f"[red]error:[/red] {escape(error.message)}", soft_wrap=True, highlight=False)
+    raise typer.Exit(int(error.code)) from None
+
+
+def run(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a command's coroutine; expected errors become one line and an exit code (`fail`)."""
     try:
         return asyncio.run(coro)
-    except (ConnectionError, TemporalConfigError) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001 — fail() re-raises what it does not know
+        if isinstance(exc, typer.Exit):
+            raise
+        fail(exc)
+        raise  # unreachable: fail() always raises
+
+
+def status_text(common: str, own: str | None = None, detail: str | None = None) -> str:
+    """A status as the CLI prints it: the shared word (models/status.py, the run's ColloquyStatus), then the
+    pipeline's own word in brackets where it says more — `running (IN_PROGRESS)`, `halted (error state 'halt')`."""
+    extra = [w for w in (own if own and own.lower() != common else None, detail) if w]
+    return f"{common} ({'; '.join(extra)})" if extra else common

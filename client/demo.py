@@ -18,7 +18,7 @@ import time
 
 from rich.markup import escape
 
-from client.common import console
+from client.common import console, status_text
 from core.settings import TemporalSettings
 
 DEMO_TOPIC = "What six years of on-call for a payments platform taught me"
@@ -96,8 +96,9 @@ async def _demo(settings: TemporalSettings) -> int:
                                 RehearsalOptions(pace_seconds=DEMO_PACE_SECONDS,
                                                  fresh_question_timeout=3 * DEMO_CYCLE_SECONDS),
                                 say=lambda m: console.print(f"  {m}", markup=False, highlight=False, soft_wrap=True))
-        console.print(f"Session {report.final_status.lower()} ({report.exit_reason}) after {report.turns} answers; "
-                      "writing the essay…")
+        console.print(f"Session {status_text(report.colloquy_status, report.final_status, report.exit_reason)}: "
+                      f"{report.summary()}; "
+                      "writing the essay…", soft_wrap=True)
         try:
             result, essay, path = await asyncio.wait_for(fetch_essay(handle, wait=True), timeout=600)
         except InterviewClientError as exc:

@@ -1,7 +1,10 @@
 """`colloquy discuss "topic"` (mounted as a command in client/cli.py) — start a DiscussionWorkflow, follow its progress, print the outcome.
+`colloquy discuss-report ID [--html] [--out F]` — print or save a finished discussion's transcript or HTML report.
 
 The discussion itself (agents, rounds, scoring) runs in the workflow on the workers (`colloquy worker`); this
-client only starts it, polls the `progress` query while it runs and prints the result.
+client only starts it, polls the `progress` query while it runs and prints the result. Its transcript and report
+are artifacts on the worker's disk: the client names them and reads them through the worker
+(client/artifacts.read_artifact), never from the `file://` path in the result.
 """
 
 from __future__ import annotations
@@ -13,9 +16,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ApplicationError, CancelledError
 from temporalio.service import RPCError
 
+from client.artifacts import read_artifact
 from client.common import (
     AddressOpt,
     NamespaceOpt,
@@ -26,7 +30,10 @@ from client.common import (
     err_console,
     run,
     settings,
+    status_text,
 )
+from client.errors import CliError, ExitCode
+from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
 from models.discussion import (
     QUERY_PROGRESS,
@@ -86,15 +93,11 @@ async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionRe
     return result_task.result()
 
 
-def _path(uri: str) -> str:
-    return str(Path(uri.removeprefix("file://")))
-
-
 def print_result(result: DiscussionResult, ui_link: str) -> None:
     console.print()
     colour = "green" if result.outcome == "selected" else "yellow"
-    console.print(f"[bold {colour}]Outcome: {result.outcome}[/bold {colour}] — {result.outcome_detail}",
-                  soft_wrap=True)
+    console.print(f"[bold {colour}]{status_text(result.colloquy_status, None, result.outcome)}[/bold {colour}] — "
+                  f"{result.outcome_detail}", soft_wrap=True)
     if result.selected is not None:
         s = result.selected
         console.print(f"[bold]Selected idea: {s.id} {s.title} ({s.overall}/10)[/bold]", soft_wrap=True)
@@ -116,10 +119,14 @@ def print_result(result: DiscussionResult, ui_link: str) -> None:
     u = result.usage
     console.print(f"Usage: {u.calls} LLM call(s), {u.input_tokens}+{u.output_tokens} tokens, ${u.cost_usd:.4f}",
                   soft_wrap=True)
+    # artifacts live on the worker's disk: name them and say how to read them from here (through the worker)
+    wid = result.discussion_id
     if result.transcript:
-        console.print(f"Transcript: {_path(result.transcript.uri)}", soft_wrap=True)
+        console.print(f"Transcript: {result.transcript.name} — print it: colloquy discuss-report {wid}",
+                      soft_wrap=True)
     if result.report:
-        console.print(f"Report: {_path(result.report.uri)}", soft_wrap=True)
+        console.print(f"Report: {result.report.name} — save it: colloquy discuss-report {wid} --html --out "
+                      f"{result.report.name}", soft_wrap=True)
     console.print(f"Web UI: {ui_link}", soft_wrap=True)
 
 
@@ -132,13 +139,17 @@ def discuss(
     team: str | None = typer.Option(None, "--team", help="Comma-separated roles (default: all; leader and "
                                     "ideation are required)."),
     html: bool = typer.Option(False, "--html", help="Also render a self-contained HTML report."),
+    out: Path | None = typer.Option(None, "--out", help="Save the HTML report (with --html), else the transcript, "
+                                    "to this file: read through the worker, so it works where the client cannot "
+                                    "see the worker's disk."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: discussion-<topic>-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the discussion until it ends."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
-    """Start a team discussion on TOPIC, follow it and print the selected idea, scores and report path."""
+    """Start a team discussion on TOPIC, follow it and print the selected idea, scores and its artifacts (read
+    them with `colloquy discuss-report ID`)."""
     try:
         role_models = parse_models(models)
     except ValueError as exc:
@@ -151,6 +162,10 @@ def discuss(
         for error in errors:
             err_console.print(f"[red]error:[/red] {error}")
         raise typer.Exit(2)
+    if out is not None and not wait:
+        err_console.print("[red]error:[/red] --out needs to wait for the discussion: drop --no-wait, or save it "
+                          "later with `colloquy discuss-report ID --out FILE`")
+        raise typer.Exit(2)
     cfg = settings(address, namespace, tls, tls_cert, tls_key)
     wid = workflow_id or workflow_id_for(topic)
 
@@ -158,8 +173,13 @@ def discuss(
         from core.temporal import connect
 
         client: Client = await connect(cfg)
+        if wait:
+            await require_worker(client, task_queue)  # within 3 s, before anything starts
+        else:
+            await warn_if_no_worker(client, task_queue)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=DiscussionResult)
+                                             result_type=DiscussionResult,
+                                             static_summary=f"Discussion ({level}): {inp.topic[:120]}")
         rules = LEVELS[level]
         console.print(f"Discussion [bold]{wid}[/bold] started: level {level} ({rules.max_rounds} round(s), "
                       f"min {rules.min_ideas} ideas, threshold {rules.min_score_threshold})", soft_wrap=True)
@@ -169,14 +189,68 @@ def discuss(
                           soft_wrap=True)
             return 0
         try:
-            result = await follow(handle)
+            result = await while_worker(client, task_queue, follow(handle),
+                                        f"`temporal workflow result --workflow-id {wid}`")
         except WorkflowFailureError as exc:
             cause = exc.cause
             message = cause.message if isinstance(cause, ApplicationError) else str(cause or exc)
-            err_console.print(f"[red]discussion failed:[/red] {message}", soft_wrap=True)
+            word = "cancelled" if isinstance(cause, CancelledError) else "failed"  # its ColloquyStatus
+            err_console.print(f"[red]discussion {word}:[/red] {message}", soft_wrap=True)
             return 1
         print_result(result, cfg.workflow_url(wid))
+        if out is not None:
+            await save_artifact(client, result, task_queue, html, out)
         return 0
 
     code = run(_run())
     raise typer.Exit(code)
+
+
+async def save_artifact(client: Client, result: DiscussionResult, task_queue: str, html: bool,
+                        out: Path | None) -> str:
+    """The transcript (or, `html`, the HTML report) read through a worker on `task_queue`; saved to `out`, or
+    returned for printing."""
+    ref = result.report if html else result.transcript
+    if ref is None:
+        what = "no HTML report (start the discussion with --html)" if html else "no transcript"
+        raise CliError(f"discussion {result.discussion_id} has {what}", ExitCode.REFUSED)
+    text = await read_artifact(client, ref, task_queue)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        console.print(f"saved {out} ({ref.name}, {len(text)} characters, read through the worker)", soft_wrap=True)
+    return text
+
+
+def discuss_report(
+    workflow_id: str = typer.Argument(..., help="The discussion's workflow id."),
+    html: bool = typer.Option(False, "--html", help="The HTML report (the run needs --html) instead of the "
+                              "transcript."),
+    out: Path | None = typer.Option(None, "--out", help="Save it to this file instead of printing it."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Print (or save with --out) a finished discussion's transcript, or its HTML report with --html.
+
+    Read through a worker on the discussion's task queue (client/artifacts.read_artifact): the client never needs
+    the worker's disk (containers, k8s, another machine)."""
+    cfg = settings(address, namespace, tls, tls_cert, tls_key)
+
+    async def _run() -> int:
+        from temporalio.client import WorkflowExecutionStatus
+
+        from core.temporal import connect
+
+        client: Client = await connect(cfg)
+        desc = await describe_run(client, workflow_id, WORKFLOW_TYPE)
+        if desc.status == WorkflowExecutionStatus.RUNNING:
+            raise CliError(f"discussion {workflow_id} is still running: follow it with `temporal workflow query "
+                           f"--workflow-id {workflow_id} --type {QUERY_PROGRESS}`", ExitCode.REFUSED)
+        handle = client.get_workflow_handle(workflow_id, result_type=DiscussionResult)
+        result: DiscussionResult = await handle.result()   # a failed run: one line (client/errors.py)
+        text = await save_artifact(client, result, desc.task_queue, html, out)
+        if out is None:
+            console.print(text, markup=False, highlight=False, soft_wrap=True)
+        return 0
+
+    raise typer.Exit(run(_run()))

@@ -18,6 +18,8 @@ from client.common import console, err_console
 
 app = typer.Typer(help="Run history and cost analytics (writing pipeline).", no_args_is_help=True)
 
+OfflineOpt = typer.Option(False, "--include-offline", help="Include runs answered by the offline test double "
+                          "(left out by default: their scores and $0 costs are not comparable).")
 DbOpt = typer.Option(None, "--db", envvar="COLLOQUY_HISTORY_DB", help="History DB: a DuckDB file (default .data/history.duckdb) or a postgresql:// URL.")
 
 TITLES = {
@@ -26,6 +28,7 @@ TITLES = {
     "trend": "Quality Trend (runs by start time)",
     "weekly": "Weekly Summary (complete runs)",
     "post": "Post Iterations: {param}",
+    "post_all": "Post Iterations: {param} (every run, aborted ones without a number)",
     "best_for_task": "Best Agent for State {param}",
     "agent_over_time": "Agent {param} Over Time",
 }
@@ -39,14 +42,14 @@ def print_table(table: Table) -> None:
         console.print(table, width=max(console.width, console.measure(table).maximum))
 
 
-def _show(name: str, param: str | None, db: str | None) -> None:
+def _show(name: str, param: str | None, db: str | None, include_offline: bool = False) -> None:
     from activities.writing.history import HistoryStore
 
     try:
-        columns, rows = HistoryStore(db).query(name, param)
+        columns, rows = HistoryStore(db).query(name, param, include_offline=include_offline)
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
-        raise typer.Exit(1) from None
+        raise typer.Exit(4) from None  # not found: no history yet (client/errors.py)
     except Exception as exc:  # a locked or unreadable DB file, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
@@ -56,7 +59,7 @@ def _show(name: str, param: str | None, db: str | None) -> None:
     print_table(table)
     if not rows:
         console.print("(no rows yet)")
-    if name == "post" and len(rows) >= 2 and rows[0][2] is not None and rows[-1][2] is not None:
+    if name.startswith("post") and len(rows) >= 2 and rows[0][2] is not None and rows[-1][2] is not None:
         delta = rows[-1][2] - rows[0][2]
         console.print(f"Trend: {delta:+.1f} score over {len(rows)} iterations")
 
@@ -72,46 +75,50 @@ def _fmt(value: object) -> str:
 
 
 @app.command("agents")
-def agents(db: str | None = DbOpt) -> None:
+def agents(db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
     """Agent comparison: average audit scores each model's drafts received (overall, hook, specifics, voice)."""
-    _show("agents", None, db)
+    _show("agents", None, db, include_offline)
 
 
 @app.command("costs")
-def costs(db: str | None = DbOpt) -> None:
+def costs(db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
     """Invocations, tokens and cost by agent (model) across all runs."""
-    _show("costs", None, db)
+    _show("costs", None, db, include_offline)
 
 
 @app.command("trend")
-def trend(db: str | None = DbOpt) -> None:
+def trend(db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
     """Final score and cost per run over time."""
-    _show("trend", None, db)
+    _show("trend", None, db, include_offline)
 
 
 @app.command("weekly")
-def weekly(db: str | None = DbOpt) -> None:
+def weekly(db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
     """Weekly runs, average quality, cost and tokens (complete runs)."""
-    _show("weekly", None, db)
+    _show("weekly", None, db, include_offline)
 
 
 @app.command("post")
-def post(story: str = typer.Argument(..., help="The story name (e.g. post_03)."), db: str | None = DbOpt) -> None:
-    """Iterations of one story: score, cost and what changed."""
-    _show("post", story, db)
+def post(story: str = typer.Argument(..., help="The story name (e.g. post_03)."), db: str | None = DbOpt,
+         include_offline: bool = OfflineOpt,
+         all_runs: bool = typer.Option(False, "--all", help="Also list aborted (halted/failed) runs.")) -> None:
+    """Iterations of one story: score, cost, what changed and each run's status (aborted runs are not
+    iterations; --all lists them too)."""
+    _show("post_all" if all_runs else "post", story, db, include_offline)
 
 
 @app.command("best")
 def best(state: str = typer.Argument("draft", help="The state (task) to rank agents for."),
-         db: str | None = DbOpt) -> None:
+         db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
     """Which agent performs best for a state (by the audit scores its outputs received)."""
-    _show("best_for_task", state, db)
+    _show("best_for_task", state, db, include_offline)
 
 
 @app.command("agent")
-def agent(name: str = typer.Argument(..., help="A model id."), db: str | None = DbOpt) -> None:
+def agent(name: str = typer.Argument(..., help="A model id."), db: str | None = DbOpt,
+          include_offline: bool = OfflineOpt) -> None:
     """One agent's average scores per run over time."""
-    _show("agent_over_time", name, db)
+    _show("agent_over_time", name, db, include_offline)
 
 
 @app.command("export")
@@ -124,7 +131,7 @@ def export(directory: Path = typer.Argument(..., help="Where to write <table>.cs
         files = HistoryStore(db).export(directory)
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
-        raise typer.Exit(1) from None
+        raise typer.Exit(4) from None  # not found: no history yet (client/errors.py)
     except Exception as exc:  # an unreadable DB, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None

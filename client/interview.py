@@ -13,24 +13,19 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sys
 import time
-import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import typer
-from rich.markup import escape
 from temporalio.client import (
     Client,
     WorkflowExecutionStatus,
     WorkflowFailureError,
     WorkflowHandle,
     WorkflowQueryFailedError,
-    WorkflowUpdateFailedError,
-    WorkflowUpdateRPCTimeoutOrCancelledError,
 )
 from temporalio.common import WorkflowIDConflictPolicy, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -45,30 +40,45 @@ from client.common import (
     TlsKeyOpt,
     TlsOpt,
     console,
-    err_console,
     run,
     settings,
+    status_text,
 )
+from client.errors import CliError, ExitCode
+from client.interview_calls import (  # noqa: F401  (re-exported: the public helpers of interview clients)
+    CLIENT_ID,
+    CLOSING_STATUSES,
+    END_EVENTS,
+    ENTRY_ACK_TIMEOUT_S,
+    FINISHED,
+    InterviewClientError,
+    _print_state,
+    ask_assistant,
+    control_session,
+    fmt_seconds,
+    interview_handle,
+    is_running,
+    new_question_or_end,
+    send_entry,
+    sequenced,
+    session_state,
+    short_id,
+    submit_entry,
+    wait_for_state,
+)
+from client.worker_check import require_worker, warn_if_no_worker
 from models.interview import (
     DEFAULT_DURATION_SECONDS,
     DEFAULT_FOLLOW_UP_SECONDS,
     QUERY_EVENT_LOG,
-    QUERY_SESSION_STATE,
     QUERY_TRANSCRIPT,
-    SIGNAL_TRANSCRIPT_ENTRY,
     TASK_QUEUE,
-    UPDATE_ASSISTANT_QUERY,
-    UPDATE_SESSION_CONTROL,
-    UPDATE_SUBMIT_ENTRY,
     WORKFLOW_TYPE,
-    AssistantAnswer,
-    AssistantQuery,
     EventLogPage,
     InterviewEvent,
     InterviewInput,
     InterviewResult,
     Mode,
-    SessionControl,
     SessionState,
     SubmitEntryResult,
     TranscriptEntry,
@@ -78,21 +88,15 @@ from rules.errors import error_message
 from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
-    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal, watch its event log, "
-         "rehearse it with a simulated interviewee, print its essay, continue it with a follow-up session.",
+    help="Run live interviews (InterviewWorkflow): start one, join it from the terminal or a browser (link), watch "
+         "its event log, rehearse it with a simulated interviewee, print its essay, continue it with a follow-up "
+         "session.",
     no_args_is_help=True,
 )
 
-FINISHED = {"COMPLETED", "TERMINATED"}
-CLOSING_STATUSES = {"FINALIZING", *FINISHED}
-END_EVENTS = {"INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED"}
 #: What the rehearsal interviewer says when the interviewee has nothing more to say: the engine's closing
 #: detection (000) ends the session at once on it.
 CLOSING_REMARK = "Thank you so much for your time and for sharing all of this. This has been a wonderful conversation."
-
-
-class InterviewClientError(Exception):
-    """An error a user can act on (unknown id, rejected entry, finished session): printed, never a traceback."""
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -109,150 +113,6 @@ def parse_duration(text: str) -> int:
     raise typer.BadParameter(f"{text!r} is not a duration: use seconds (90), 6m, 1h30m or mm:ss")
 
 
-def fmt_seconds(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    s = max(0, int(round(seconds)))
-    return f"{s // 60:02d}:{s % 60:02d}"
-
-
-def short_id() -> str:
-    return uuid.uuid4().hex[:6]
-
-
-async def interview_handle(client: Client, workflow_id: str) -> WorkflowHandle:
-    """A handle on the latest run of an interview; a clear error when there is no such workflow."""
-    handle = client.get_workflow_handle(workflow_id, result_type=InterviewResult)
-    try:
-        desc = await handle.describe()
-    except RPCError as exc:
-        raise InterviewClientError(f"no interview with workflow id {workflow_id!r} in namespace "
-                                   f"{client.namespace} ({exc.message})") from None
-    if desc.workflow_type != WORKFLOW_TYPE:
-        raise InterviewClientError(f"{workflow_id!r} is a {desc.workflow_type}, not an {WORKFLOW_TYPE}")
-    return handle
-
-
-async def session_state(handle: WorkflowHandle) -> SessionState:
-    try:
-        return await handle.query(QUERY_SESSION_STATE, result_type=SessionState)
-    except (WorkflowQueryFailedError, RPCError) as exc:
-        raise InterviewClientError(f"cannot read the state of {handle.id}: {error_message(exc)}") from None
-
-
-#: How long a client waits for an entry to be acknowledged before it gives up with a clear error.
-ENTRY_ACK_TIMEOUT_S = 10.0
-#: This process's client id (entries carry it with an increasing client_seq, per interview).
-CLIENT_ID = f"client-{uuid.uuid4().hex[:12]}"
-_client_seqs: dict[str, int] = {}
-
-
-def sequenced(workflow_id: str, entry: TranscriptEntry) -> TranscriptEntry:
-    """The entry numbered in this client's order for that interview (client_id + the next client_seq). The engine
-    refuses an entry numbered below one it already recorded from this client: an update this client gave up on
-    can never land later, after entries it sent meanwhile (signals included)."""
-    if entry.client_id is not None and entry.client_seq is not None:
-        return entry
-    _client_seqs[workflow_id] = _client_seqs.get(workflow_id, 0) + 1
-    return entry.model_copy(update={"client_id": CLIENT_ID, "client_seq": _client_seqs[workflow_id]})
-
-
-async def send_entry(handle: WorkflowHandle, entry: TranscriptEntry) -> None:
-    """Send one entry on the high-rate path (a signal, durable at once, even while no worker runs), numbered."""
-    try:
-        await handle.signal(SIGNAL_TRANSCRIPT_ENTRY, sequenced(handle.id, entry))
-    except RPCError as exc:
-        raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
-
-
-async def submit_entry(handle: WorkflowHandle, entry: TranscriptEntry,
-                       timeout: float = ENTRY_ACK_TIMEOUT_S) -> SubmitEntryResult:
-    """Submit one entry through the validated update: its acknowledgement, the validator's message on rejection,
-    or — after `timeout` s without an answer — a clear error saying whether any worker polls the interview's
-    queue. An entry given up on is numbered (`sequenced`): it is refused if it arrives after a later one."""
-    entry = sequenced(handle.id, entry)
-    try:
-        return await asyncio.wait_for(handle.execute_update(
-            UPDATE_SUBMIT_ENTRY, entry, result_type=SubmitEntryResult,
-            id=f"entry-{entry.entry_id}-{entry.client_id}-{entry.client_seq}"), timeout)
-    except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"entry rejected: {error_message(exc)}") from None
-    except RPCError as exc:
-        raise InterviewClientError(f"entry not delivered to {handle.id}: {exc.message}") from None
-    except (TimeoutError, WorkflowUpdateRPCTimeoutOrCancelledError):
-        raise InterviewClientError(await _unacknowledged(handle, entry, timeout)) from None
-
-
-async def _unacknowledged(handle: WorkflowHandle, entry: TranscriptEntry, timeout: float) -> str:
-    from core.pollers import FRESH_SECONDS, no_worker_hint, pollers
-
-    given_up = (f"entry {entry.entry_id!r} not acknowledged within {timeout:g}s; it will not be recorded after "
-                f"entries sent from now on (client seq {entry.client_seq})")
-    try:
-        queue = (await handle.describe()).task_queue
-        polling = [p for p in await pollers(handle._client, queue, "workflow") if p.seconds_ago <= FRESH_SECONDS]
-    except RPCError as exc:
-        return f"{given_up}: cannot reach the interview ({exc.message})"
-    return f"{given_up}: {no_worker_hint(queue)}" if not polling else f"{given_up}: its worker is busy or stopping"
-
-
-async def control_session(handle: WorkflowHandle, action: str, reason: str | None = None) -> SessionState:
-    try:
-        return await handle.execute_update(UPDATE_SESSION_CONTROL, SessionControl(action=action, reason=reason),
-                                           result_type=SessionState)
-    except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"{action} rejected: {error_message(exc)}") from None
-    except RPCError as exc:
-        raise InterviewClientError(f"{action} not delivered to {handle.id}: {exc.message}") from None
-
-
-async def ask_assistant(handle: WorkflowHandle, text: str) -> AssistantAnswer:
-    try:
-        return await handle.execute_update(UPDATE_ASSISTANT_QUERY, AssistantQuery(query_id=f"ask-{short_id()}",
-                                                                                   text=text),
-                                           result_type=AssistantAnswer)
-    except WorkflowUpdateFailedError as exc:
-        raise InterviewClientError(f"assistant query rejected: {error_message(exc)}") from None
-    except RPCError as exc:
-        raise InterviewClientError(f"assistant query not delivered to {handle.id}: {exc.message}") from None
-
-
-async def wait_for_state(handle: WorkflowHandle, ready: Callable[[SessionState], bool], timeout: float,
-                         poll: float = 0.2) -> SessionState:
-    """Poll `session_state` until `ready(state)` or the timeout; returns the last state read either way."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            state = await session_state(handle)
-        except InterviewClientError:
-            if time.monotonic() >= deadline:
-                raise
-            await asyncio.sleep(poll)
-            continue
-        if ready(state) or time.monotonic() >= deadline:
-            return state
-        await asyncio.sleep(poll)
-
-
-def new_question_or_end(last_question: str | None, require_in_progress: bool = True
-                        ) -> Callable[[SessionState], bool]:
-    """A `wait_for_state` condition: the session ended, or the engine offers a question other than the last one."""
-    def ready(s: SessionState) -> bool:
-        if s.status in CLOSING_STATUSES:
-            return True
-        live = s.status == "IN_PROGRESS" or not require_in_progress
-        return live and bool(s.next_question) and s.next_question != last_question
-    return ready
-
-
-async def is_running(handle: WorkflowHandle) -> bool:
-    try:
-        desc = await handle.describe()
-    except RPCError as exc:
-        raise InterviewClientError(f"cannot describe {handle.id}: {exc.message}") from None
-    return desc.status == WorkflowExecutionStatus.RUNNING
-
-
 # ----------------------------------------------------------------------------------------------- start
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
@@ -267,7 +127,8 @@ async def start_interview(client: Client, inp: InterviewInput, workflow_id: str 
                             + (f", follow-up of {inp.previous_session_id}" if inp.previous_session_id else "")),
         )
     except WorkflowAlreadyStartedError:
-        raise InterviewClientError(f"workflow id {wf_id!r} is already taken: choose another --id") from None
+        raise InterviewClientError(f"workflow id {wf_id!r} is already taken: choose another --id",
+                                   ExitCode.USAGE) from None
 
 
 async def start_follow_up(client: Client, previous_id: str, topic: str | None = None,
@@ -276,9 +137,10 @@ async def start_follow_up(client: Client, previous_id: str, topic: str | None = 
     """Start a follow-up session of a finished interview (000: default 6 minutes, transcripts merged later).
 
     Without `topic`, the first topic the Follow-Up agent suggested for the previous session is used."""
-    prev = await interview_handle(client, previous_id)
+    prev = await interview_handle(client, previous_id, check_worker=True)
     if await is_running(prev):
-        raise InterviewClientError(f"{previous_id} is still running: a follow-up continues a finished session")
+        raise InterviewClientError(f"{previous_id} is still running: a follow-up continues a finished session",
+                                   ExitCode.REFUSED)
     try:
         result: InterviewResult = await prev.result()
     except WorkflowFailureError as exc:
@@ -300,6 +162,10 @@ class AnswerSource(Protocol):
 
     label: str
 
+    @property
+    def total(self) -> int | None:
+        """How many answers there are (None: as many as asked for)."""
+
     def exhausted(self, turn: int) -> bool:
         """True when there is no answer `turn` to give (checked before the question is recorded)."""
 
@@ -313,6 +179,10 @@ class TranscriptAnswers:
 
     answers: list[str]
     label: str = "transcript"
+
+    @property
+    def total(self) -> int | None:
+        return len(self.answers)
 
     def exhausted(self, turn: int) -> bool:
         return turn > len(self.answers)
@@ -335,6 +205,10 @@ class PersonaAnswers:
     label: str = "persona"
     fallbacks: int = 0
     offline: bool = False
+
+    @property
+    def total(self) -> int | None:
+        return self.max_turns
 
     def exhausted(self, turn: int) -> bool:
         return self.max_turns is not None and turn > self.max_turns
@@ -381,16 +255,45 @@ class RehearsalReport:
     rejected: list[str] = field(default_factory=list)
     duplicates: int = 0
     closed_by_client: bool = False
-    stale_questions: int = 0       # times the engine offered no new question within fresh_question_timeout
-    final_status: str = ""
+    stale_questions: int = 0       # times the engine kept its question after an answer (asked again)
+    total: int | None = None       # answers the source has (None: a persona without --max-turns)
+    parts: int = 0                 # entries beyond one per answer: answers over the engine's length limit, split
+    stop_reason: str = ""          # why the rehearsal stopped, in words
+    final_status: str = ""         # the engine's own session status (seed 003: COMPLETED, TERMINATED, ...)
     exit_reason: str | None = None
+    colloquy_status: str = ""      # the same in the shared vocabulary (the run's ColloquyStatus)
+
+    def summary(self) -> str:
+        """'48 of 48 answers used', or '10 of 48 answers used — stopped: <why>'."""
+        used = f"{self.turns} of {self.total} answers used" if self.total is not None else f"{self.turns} answers"
+        extra = f" (sent as {self.turns + self.parts} entries: long answers split)" if self.parts else ""
+        left = self.total is not None and self.turns < self.total
+        return used + extra + (f" — stopped: {self.stop_reason}" if left and self.stop_reason else "")
 
 
 def _entry_id(turn: int, who: str) -> str:
     return f"rehearsal-t{turn:03d}-{who}"
 
 
-_REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a$")
+_REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a(?:-\d+)?$")
+
+
+def split_answer(text: str, limit: int) -> list[str]:
+    """An answer in parts of at most `limit` characters, cut after a sentence (else a word) — never dropped: the
+    engine rejects longer entries."""
+    text = text.strip()
+    parts: list[str] = []
+    while len(text) > limit:
+        window = text[:limit]
+        cut = max(window.rfind(". "), window.rfind("? "), window.rfind("! "))
+        cut = cut + 1 if cut > limit // 2 else window.rfind(" ")
+        if cut <= 0:
+            cut = limit
+        parts.append(text[:cut].strip())
+        text = text[cut:].strip()
+    if text:
+        parts.append(text)
+    return parts
 
 
 async def resume_turn(handle: WorkflowHandle) -> int:
@@ -444,17 +347,21 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
     """Drive a live session with a simulated interviewee until it ends.
 
     Each turn: read `session_state`; record the engine's next question as the interviewer's entry; get the
-    answer from `source`; submit it; wait until the engine has decided its next question *with* that answer
-    (event log: an interviewer-AI call after the answer). When the source has nothing more to say, or the engine
-    has no new question left, the interviewer closes (000 closing detection ends the session). Entry ids are
-    deterministic (`rehearsal-t001-q` / `-a`), so re-running after a crash re-submits nothing twice."""
+    answer from `source`; submit it (split into several entries when it is over the engine's length limit); wait
+    until the engine has decided its next question *with* that answer (event log: an interviewer-AI call after the
+    answer). When the engine keeps its question after an answer, the interviewer asks it again and the next answer
+    is given: no answer is dropped. When the source has nothing more to say the interviewer closes (000 closing
+    detection ends the session); when the session ends first, the report says so with the count used/total.
+    Entry ids are deterministic (`rehearsal-t001-q` / `-a`, `-a-2` for a second part), so re-running after a
+    crash re-submits nothing twice."""
     opts = opts or RehearsalOptions()
     say = say or (lambda _m: None)
     handle = await interview_handle(client, workflow_id)
-    report = RehearsalReport(workflow_id=workflow_id)
+    report = RehearsalReport(workflow_id=workflow_id, total=source.total)
     turn = await resume_turn(handle)
     if turn:
         say(f"resuming after {turn} answers already recorded")
+    report.turns = turn
     state = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES or bool(s.next_question)
                                  and s.status in ("IN_PROGRESS", "PAUSED"), opts.start_timeout, opts.poll_seconds)
     last_question: str | None = None
@@ -473,19 +380,18 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
                                          opts.fresh_question_timeout, opts.poll_seconds)
             continue
         question = state.next_question
-        if not question or question == last_question:
-            if decided_after_answer:
-                # The engine decided with the last answer in hand and kept its question: its plan is used up.
-                report.stale_questions += 1
-                if opts.close_when_done:
-                    await close()
-                    break
-                decided_after_answer = False
-            # Otherwise a decision is still coming (slow model): wait for the question to change.
+        if not question or question == last_question and not decided_after_answer:
+            # A decision is still coming (slow model): wait for the question to change; after that long, whatever
+            # the engine offers is its decision.
             state = await wait_for_state(handle, new_question_or_end(last_question), opts.fresh_question_timeout,
                                          opts.poll_seconds)
+            decided_after_answer = bool(last_question)
             continue
+        if question == last_question:
+            # The engine decided with the last answer in hand and kept its question: ask it again, answer on.
+            report.stale_questions += 1
         if source.exhausted(turn + 1):
+            report.stop_reason = "the answers ran out"
             if not opts.close_when_done:
                 break  # stop here without waiting; the session goes on (another client may take over)
             await close()
@@ -494,6 +400,7 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
                                                       text=question), report)
         if asked is None:
+            turn -= 1
             break
         report.questions.append(question)
         say(f"Interviewer: {question}")
@@ -501,27 +408,43 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         last_question = question
         answer = await source.answer(turn, question, recent[-8:])
         if answer is None:  # a source that gives up mid-turn: the question stays unanswered, the session goes on
+            turn -= 1
+            report.stop_reason = f"the {source.label} source had no answer to question {turn + 1}"
             break
         if opts.pace_seconds:
             await asyncio.sleep(opts.pace_seconds)  # the interviewee speaking: real time passes, by design
-        cursor = (await session_state(handle)).last_event_id
-        answer_id = _entry_id(turn, "a")
-        answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=answer),
-                                 report)
+        current = await session_state(handle)
+        cursor = current.last_event_id
+        parts = split_answer(answer, current.max_entry_chars)
+        answer_id, answered = "", None
+        for n, part in enumerate(parts, start=1):
+            answer_id = _entry_id(turn, "a") + (f"-{n}" if n > 1 else "")
+            answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=part,
+                                                             reply_to_section_id=current.current_section.id
+                                                             if current.current_section else None), report)
+            if answered is None:
+                break
+            recent.append(answered.entry)
         if answered is None:
+            turn -= int(answer_id.endswith("-a"))   # not one part of it recorded: not used
             break
         report.turns = turn
-        recent.append(answered.entry)
+        report.parts += len(parts) - 1
         say(f"Interviewee: {answer}")
         decided = await wait_for_decision(handle, answer_id, cursor, opts.fresh_question_timeout, opts.poll_seconds)
         decided_after_answer = decided is not None
         state = decided or await session_state(handle)
+    report.turns = turn
     if not report.closed_by_client and state.status not in CLOSING_STATUSES:
         report.final_status, report.exit_reason = state.status, state.exit_reason
+        report.colloquy_status = state.colloquy_status
         return report
     final = await wait_for_state(handle, lambda s: s.status in CLOSING_STATUSES, opts.start_timeout,
                                  opts.poll_seconds)
     report.final_status, report.exit_reason = final.status, final.exit_reason
+    report.colloquy_status = final.colloquy_status
+    if not report.stop_reason and not report.closed_by_client:
+        report.stop_reason = f"the session ended ({final.exit_reason or final.colloquy_status})"
     return report
 
 
@@ -610,22 +533,36 @@ async def _maybe_await(value: Any) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ essay
-async def fetch_essay(handle: WorkflowHandle, wait: bool = False) -> tuple[InterviewResult, str, Path | None]:
-    """The essay of a finished session: (result, essay text, local path)."""
-    from activities.artifacts import ArtifactStore, store
+async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client | None = None
+                      ) -> tuple[InterviewResult, str, Path | None]:
+    """The essay of a finished session: (result, essay text, its path on the worker's disk).
 
-    if not wait and await is_running(handle):
+    The text is read through Temporal (ReadArtifactWorkflow on the interview's task queue), never from that path:
+    the client may not share the worker's disk (containers, k8s, another machine). `client` defaults to the one
+    the handle was made with."""
+    from activities.artifacts import ArtifactStore
+    from client.artifacts import read_artifact
+
+    client = client or handle._client  # noqa: SLF001 — the SDK keeps no public accessor on the handle
+    try:
+        desc = await handle.describe()
+    except RPCError as exc:
+        raise InterviewClientError(f"cannot describe {handle.id}: {exc.message}") from None
+    if not wait and desc.status == WorkflowExecutionStatus.RUNNING:
         state = await session_state(handle)
-        raise InterviewClientError(f"{handle.id} is still running ({state.status}, phase {state.phase}, "
-                                   f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait")
+        raise InterviewClientError(f"{handle.id} is still {status_text(state.colloquy_status, state.status)} "
+                                   f"(phase {state.phase}, "
+                                   f"{fmt_seconds(state.seconds_remaining_overall)} left): wait for it with --wait",
+                                   ExitCode.REFUSED)
     try:
         result: InterviewResult = await handle.result()
     except WorkflowFailureError as exc:
         raise InterviewClientError(f"{handle.id} failed: {error_message(exc)}") from None
     if result.essay is None:
         why = result.error or f"exit reason {result.exit_reason}"
-        raise InterviewClientError(f"{handle.id} ended ({result.status}) without an essay: {why}")
-    text = store().get(result.essay)
+        raise InterviewClientError(f"{handle.id} ended {status_text(result.colloquy_status, result.status)} without "
+                                   f"an essay: {why}")
+    text = await read_artifact(client, result.essay, desc.task_queue)
     return result, text, ArtifactStore.local_path(result.essay)
 
 
@@ -637,28 +574,15 @@ def _client(address, namespace, tls, tls_cert, tls_key, tls_ca=None, api_key_env
 
 
 def _fail(exc: Exception) -> None:
-    err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
-    raise typer.Exit(1)
+    from client.common import fail
 
-
-def _print_state(state: SessionState) -> None:
-    sec = state.current_section
-    section = f"{sec.title} ({sec.substate})" if sec else "-"
-    console.print(f"[bold]{escape(state.topic)}[/bold]  ·  {state.status}  ·  phase {state.phase}  ·  section "
-                  f"{escape(section)}", soft_wrap=True)
-    console.print(f"time left: section {fmt_seconds(state.seconds_remaining_in_section)}, overall "
-                  f"{fmt_seconds(state.seconds_remaining_overall)}  ·  entries {state.entries}"
-                  + (f"  ·  waiting for: {escape(state.waiting_for)}" if state.waiting_for else ""), soft_wrap=True)
-    if state.section_goal_text:
-        console.print(f"goal: {escape(state.section_goal_text)}", soft_wrap=True)
-    if state.upcoming_sections:
-        console.print(f"next sections: {escape(', '.join(state.upcoming_sections))}", soft_wrap=True)
+    fail(exc)
 
 
 def _read_context(context: str, context_file: Path | None) -> str:
     if context_file is not None:
         if not context_file.is_file():
-            raise InterviewClientError(f"context file {context_file} not found")
+            raise InterviewClientError(f"context file {context_file} not found", ExitCode.USAGE)
         return (context + "\n\n" + context_file.read_text(encoding="utf-8")).strip()
     return context
 
@@ -687,6 +611,7 @@ def start_cmd(
                              cycle_seconds=cycle_seconds, interviewee_name=interviewee)
         handle = await start_interview(client, inp, workflow_id, task_queue)
         _print_started(handle.id, settings(address, namespace))
+        await warn_if_no_worker(client, task_queue)  # started: it waits in Temporal until a worker polls
 
     _guard(_run)
 
@@ -695,119 +620,48 @@ def _print_started(wf_id: str, s) -> None:
     console.print(f"started [bold]{wf_id}[/bold]", soft_wrap=True)
     console.print(f"Web UI: {s.workflow_url(wf_id)}", soft_wrap=True)
     console.print(f"take part:  colloquy interview join {wf_id}", soft_wrap=True)
+    console.print(f"browser:    colloquy interview link {wf_id}  (room and console links; `colloquy serve`)",
+                  soft_wrap=True)
     console.print(f"watch:      colloquy interview watch {wf_id}", soft_wrap=True)
     console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
 
 
 def _guard(fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
     try:
-        run(fn())
-    except InterviewClientError as exc:
-        _fail(exc)
-    except ValueError as exc:  # pydantic validation of user input (topic too long, bad mode, ...)
-        _fail(exc)
-
-
-JOIN_HELP = """commands: /state  /pause  /resume  /done (I'm done with this section)  /end  /ask TEXT (assistant)
-          /code (multi-line code, end with a line '.')  /quit (leave; the session keeps running)  /help"""
+        run(fn())  # expected errors (InterviewClientError, pydantic validation, RPC, ...): one line, exit code
+    except ValueError as exc:  # a plain ValueError from parsing what the user typed
+        _fail(CliError(str(exc), ExitCode.USAGE))
 
 
 @app.command("join")
 def join_cmd(
     workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
     entry_prefix: str = typer.Option("", help="Prefix for this client's entry ids (default: a random one)."),
-    wait_question: float = typer.Option(30.0, help="Seconds to wait for the interviewer's next question."),
+    wait_question: float = typer.Option(30.0, help="Piped input: seconds to wait for the next question after an "
+                                        "answer before reading the next line."),
+    poll: float = typer.Option(0.5, help="Seconds between looks at the session (the screen follows it)."),
+    heartbeat: float = typer.Option(5.0, help="Seconds between presence heartbeats."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Take part in an interview from the terminal (you are the interviewee).
+    """Take part in an interview from the terminal (you are the interviewee), live.
 
-    Shows phase, section, time left and the interviewer's next question (recorded as an interviewer entry); your
-    answers go in through the `submit_entry` update. Rejected input is explained and the session goes on. Type
-    /help for commands (/pause, /resume, /done, /end, /ask, /code, /state, /quit)."""
+    The screen follows the session as it changes — the interviewer's next question (recorded as an interviewer
+    entry when shown), section and phase changes, paused, resumed, the end — without pressing Enter; the bottom
+    line shows the time left. Your answers go in through the `submit_entry` update; each is first saved in
+    .data/join/<workflow id>.jsonl, and one that cannot be delivered (the session ended) is reported, never lost.
+    Heartbeats tell the session you are there. Type /help for commands (/pause, /resume, /done, /end, /ask, /code,
+    /state, /quit)."""
     async def _run() -> None:
+        from client.live_join import join_session
+
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
-        await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
+        await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question, poll_seconds=poll,
+                           heartbeat_seconds=heartbeat)
 
     _guard(_run)
-
-
-async def _readline(prompt: str) -> str | None:
-    console.print(prompt, end="")
-    line = await asyncio.to_thread(sys.stdin.readline)
-    return None if line == "" else line.rstrip("\n")
-
-
-async def join_session(handle: WorkflowHandle, prefix: str, wait_question: float = 30.0) -> None:
-    state = await wait_for_state(handle, lambda s: s.status not in ("NOT_STARTED", "PLANNING"), 120.0)
-    _print_state(state)
-    console.print(escape(JOIN_HELP), soft_wrap=True)
-    counter = 0
-    last_question: str | None = None
-    while True:
-        state = await session_state(handle)
-        if state.status in CLOSING_STATUSES:
-            console.print(f"session {state.status.lower()} ({state.exit_reason or 'finished'}): "
-                          f"`colloquy interview essay {handle.id} --wait` prints the essay", soft_wrap=True)
-            return
-        if state.next_question and state.next_question != last_question and state.status == "IN_PROGRESS":
-            counter += 1
-            try:
-                await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-q", speaker="interviewer",
-                                                           text=state.next_question))
-            except InterviewClientError as exc:
-                console.print(f"[yellow]{escape(str(exc))}[/yellow]", soft_wrap=True)
-            last_question = state.next_question
-            console.print(f"[cyan]Interviewer[/cyan] \\[{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
-                          f" left]: {escape(state.next_question)}", soft_wrap=True)
-        line = await _readline("you> ")
-        if line is None or line.strip() == "/quit":
-            console.print(f"left {handle.id}; it keeps running (rejoin with `colloquy interview join {handle.id}`)",
-                          soft_wrap=True)
-            return
-        text = line.strip()
-        if not text:
-            continue
-        try:
-            if text in ("/help", "/?"):
-                console.print(escape(JOIN_HELP), soft_wrap=True)
-            elif text == "/state":
-                _print_state(await session_state(handle))
-            elif text in ("/pause", "/resume", "/end", "/done"):
-                action = {"/done": "candidate_done"}.get(text, text[1:])
-                new = await control_session(handle, action, reason="from colloquy interview join")
-                console.print(f"{action}: status {new.status}"
-                              + (f" — {escape(new.waiting_for)}" if new.waiting_for else ""), soft_wrap=True)
-            elif text.startswith("/ask"):
-                answer = await ask_assistant(handle, text[4:].strip())
-                console.print(f"[magenta]assistant[/magenta]: {escape(answer.text)}"
-                              + (f"  \\[flagged: {escape(answer.flag_reason or '')}]" if answer.flagged else ""),
-                              soft_wrap=True)
-            elif text == "/code":
-                code_lines: list[str] = []
-                while (code_line := await _readline("... ")) not in (None, "."):
-                    code_lines.append(code_line)  # type: ignore[arg-type]
-                counter += 1
-                await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-code", speaker="interviewee",
-                                                           text="\n".join(code_lines), kind="code"))
-                console.print("code submitted", soft_wrap=True)
-            elif text.startswith("/"):
-                console.print(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}",
-                              soft_wrap=True)
-            else:
-                counter += 1
-                result = await submit_entry(handle, TranscriptEntry(entry_id=f"{prefix}-{counter}-a",
-                                                                    speaker="interviewee", text=text))
-                if result.entry.late:
-                    console.print("[dim](recorded late: attributed to the previous section)[/dim]", soft_wrap=True)
-                # Give the engine a moment to decide the next question (its cycle runs on new content).
-                await wait_for_state(handle, new_question_or_end(last_question, require_in_progress=False),
-                                     wait_question)
-        except InterviewClientError as exc:
-            # A rejected entry changes nothing in the session: say why and carry on.
-            console.print(f"[red]{escape(str(exc))}[/red]", soft_wrap=True)
 
 
 @app.command("watch")
@@ -826,11 +680,13 @@ def watch_cmd(
     requests/responses, warnings, completion) until the interview ends."""
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False,
                                                                    soft_wrap=True),
                                   after, follow, interval)
-        console.print(f"(last event id {last})", style="dim", soft_wrap=True)
+        state = await session_state(handle)
+        console.print(f"(last event id {last}; status {status_text(state.colloquy_status, state.status)})",
+                      style="dim", soft_wrap=True)
 
     _guard(_run)
 
@@ -850,7 +706,7 @@ def rehearse_cmd(
     style: str = typer.Option("standard", help="Essay style of a new interview."),
     pace: float = typer.Option(2.0, help="Seconds the simulated interviewee 'speaks' before each answer."),
     max_turns: int | None = typer.Option(None, help="Persona mode: stop after this many answers (then close)."),
-    wait_essay: bool = typer.Option(True, help="Wait for the essay and print its path."),
+    wait_essay: bool = typer.Option(True, help="Wait for the essay and say how to print it."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
@@ -864,9 +720,9 @@ def rehearse_cmd(
     from client import rehearsal_data as data
 
     if (transcript is None) == (persona is None):
-        _fail(InterviewClientError("choose one answer source: --transcript FILE or --persona NAME"))
+        _fail(InterviewClientError("choose one answer source: --transcript FILE or --persona NAME", ExitCode.USAGE))
     if topic is None and workflow_id is None:
-        _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one"))
+        _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one", ExitCode.USAGE))
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
@@ -874,30 +730,34 @@ def rehearse_cmd(
             script = data.load_transcript(transcript, interviewer) if transcript is not None else None
             who = data.load_persona(persona) if persona is not None else None
         except data.RehearsalDataError as exc:
-            raise InterviewClientError(str(exc)) from None
+            raise InterviewClientError(str(exc), ExitCode.USAGE) from None
         name = script.interviewee if script else who.name  # type: ignore[union-attr]
         if workflow_id is None:
             inp = InterviewInput(topic=topic or "", duration_seconds=parse_duration(duration),
                                  cycle_seconds=cycle_seconds, style=style, interviewee_name=name)  # type: ignore[arg-type]
+            await require_worker(client, task_queue)  # a rehearsal waits on the worker at once
             handle = await start_interview(client, inp, None, task_queue)
             _print_started(handle.id, settings(address, namespace))
         else:
-            handle = await interview_handle(client, workflow_id)
+            handle = await interview_handle(client, workflow_id, check_worker=True)
         state = await session_state(handle)
         source: AnswerSource = (TranscriptAnswers(script.answers) if script else
                                 PersonaAnswers(client, handle.id, state.topic, who, task_queue, max_turns))
         console.print(f"rehearsing {handle.id} with {source.label} answers from {name}", soft_wrap=True)
         report = await rehearse(client, handle.id, source, RehearsalOptions(pace_seconds=pace),
                                 say=lambda m: console.print(m, markup=False, highlight=False, soft_wrap=True))
-        console.print(f"session {report.final_status} ({report.exit_reason}): {report.turns} answers"
+        console.print(f"session {status_text(report.colloquy_status, report.final_status, report.exit_reason)}: "
+                      f"{report.summary()}"
                       + (f", {len(report.rejected)} rejected" if report.rejected else ""), soft_wrap=True)
         if isinstance(source, PersonaAnswers) and (source.offline or source.fallbacks):
             console.print("[yellow]answers came from the offline test double[/yellow]" if source.offline else
                           f"[yellow]{source.fallbacks} answers were the persona's fallback lines[/yellow]",
                           soft_wrap=True)
         if wait_essay:
-            result, _text, path = await fetch_essay(handle, wait=True)
-            console.print(f"essay: {path}  ({result.title or 'untitled'})", soft_wrap=True)
+            result, text, _path = await fetch_essay(handle, wait=True)  # read through the worker, not its disk
+            name = result.essay.name if result.essay else "essay"
+            console.print(f"essay: {name} ({result.title or 'untitled'}, {len(text)} characters) — print it: "
+                          f"colloquy interview essay {handle.id} (--out FILE saves it)", soft_wrap=True)
             console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}", soft_wrap=True)
 
     _guard(_run)
@@ -915,15 +775,17 @@ def essay_cmd(
     """Print (or save with --out) the essay of a finished interview."""
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
-        handle = await interview_handle(client, workflow_id)
-        result, text, path = await fetch_essay(handle, wait)
+        handle = await interview_handle(client, workflow_id, check_worker=True)
+        result, text, _path = await fetch_essay(handle, wait)
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
             console.print(f"saved {out} ({len(text)} characters)", soft_wrap=True)
         else:
             console.print(text, markup=False, highlight=False, soft_wrap=True)
-        console.print(f"essay artifact: {path}", style="dim", soft_wrap=True)
+        console.print(f"essay artifact: {result.essay.name if result.essay else 'essay'} (read through the worker); "
+                      f"session {status_text(result.colloquy_status, result.status, result.exit_reason)}",
+                      style="dim", soft_wrap=True)
         if result.usage.calls:
             console.print(f"{result.usage.calls} LLM calls, {result.usage.input_tokens} + "
                           f"{result.usage.output_tokens} tokens, ${result.usage.cost_usd:.4f}", style="dim",
@@ -954,5 +816,24 @@ def continue_cmd(
                                                task_queue, cycle_seconds=cycle_seconds)
         console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""), soft_wrap=True)
         _print_started(handle.id, settings(address, namespace))
+        await warn_if_no_worker(client, task_queue)
 
     _guard(_run)
+
+
+@app.command("link")
+def link_cmd(
+    workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
+    base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_SERVE_URL",
+                                        help="Where `colloquy serve` is reached (default http://127.0.0.1:"
+                                        "COLLOQUY_SERVE_PORT, else 8234)."),
+) -> None:
+    """Print the browser links of an interview: the interviewee room (send it to them: its key opens this session
+    only, no sign-in) and the interviewer console (sign in with the serve token). Served by `colloquy serve`;
+    keys come from its secret (COLLOQUY_ROOM_SECRET, else .data/room-secret), so run this where it runs."""
+    from client.room import load_secret, room_path
+    from core.codec import serve_port
+
+    base = (base_url or f"http://127.0.0.1:{serve_port()}").rstrip("/")
+    console.print(f"interviewee: {base}{room_path(load_secret(), workflow_id)}", soft_wrap=True, highlight=False)
+    console.print(f"console:     {base}/console/{workflow_id}", soft_wrap=True, highlight=False)

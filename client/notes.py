@@ -4,6 +4,7 @@
     colloquy notes                                      interactive REPL (each line one input)
     colloquy notes import DIR                           every file a LOG, with a progress bar
     colloquy notes context                              the global context the Observer keeps
+    colloquy notes reparse                              parse the notes a Router failure kept as written
     colloquy notes answer WORKFLOW_ID                   answer a clarifying question later
 
 Clarifying questions are asked in the terminal and sent with the `clarify` update (models.query.UPDATE_CLARIFY). Closing the terminal does not
@@ -96,7 +97,8 @@ Asker = Callable[[object], Awaitable[object | None]]
 # The workflow's contract, by name (models/query.py): the client never imports workflows/.
 async def start_query(client, req, wf_id: str, task_queue: str):  # noqa: ANN001, ANN201
     """Start a QueryWorkflow; the handle's result() is a QueryResult."""
-    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult)
+    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult,
+                                       static_summary=f"Notes: {' '.join(req.text.split())[:120]}")
 
 
 def query_handle(client, wf_id: str):  # noqa: ANN001, ANN201
@@ -184,7 +186,7 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
         IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
             "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
             "batch_size": batch_size, "undated": undated, "today": today}),
-        id=wf_id, task_queue=task_queue, result_type=ImportResult)
+        id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
     result_task = asyncio.ensure_future(handle.result())
     latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
     while not result_task.done():
@@ -206,13 +208,35 @@ def import_summary(result) -> str:  # noqa: ANN001
     return text
 
 
-async def read_global_context(client, task_queue: str, notes_dir: str | None) -> str:  # noqa: ANN001
+async def read_global_context(client, task_queue: str, notes_dir: str | None,  # noqa: ANN001
+                              check_worker: bool = True) -> str:
     """The global context as the worker's store holds it (NotesContextWorkflow), not the client's folder."""
+    from client.worker_check import require_worker
     from models.query import CONTEXT_WORKFLOW_TYPE, ContextRequest
 
+    if check_worker:
+        await require_worker(client, task_queue, agents=False)
     return await client.execute_workflow(
         CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
-        task_queue=task_queue, result_type=str)
+        task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
+
+
+async def run_reparse(client, task_queue: str, app_id: str, notes_dir: str | None,  # noqa: ANN001, ANN201
+                      limit: int | None = None, check_worker: bool = True):
+    """ReparseNotesWorkflow on the worker: the notes tagged needs-parsing in its store, parsed now."""
+    from client.worker_check import require_worker
+    from models.query import REPARSE_WORKFLOW_TYPE, ReparseRequest, ReparseResult
+
+    if check_worker:
+        await require_worker(client, task_queue)
+    req = ReparseRequest(app_id=app_id, notes_dir=notes_dir)
+    if limit:
+        req.limit = limit
+    wf_id = f"notes-reparse-{uuid.uuid4().hex[:8]}"
+    result = await client.execute_workflow(
+        REPARSE_WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=ReparseResult,
+        static_summary="Parse the notes kept unparsed (needs-parsing)")
+    return wf_id, result
 
 
 async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN201
@@ -220,11 +244,15 @@ async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN2
     the caller says so instead of silently reprinting the old answer."""
     from temporalio.client import WorkflowExecutionStatus
 
+    from client.worker_check import describe_run, require_worker, while_worker
+
     handle = query_handle(client, wf_id)
-    desc = await handle.describe()
+    desc = await describe_run(client, wf_id, WORKFLOW_TYPE)
     if desc.status != WorkflowExecutionStatus.RUNNING:
         return await handle.result(), True
-    return await follow_query(handle, ask), False
+    await require_worker(client, desc.task_queue)  # the pending question is a query: a worker answers it
+    return await while_worker(client, desc.task_queue, follow_query(handle, ask),
+                              f"`colloquy notes answer {wf_id}`"), False
 
 
 def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
@@ -236,10 +264,15 @@ def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: 
         console.print(f"[dim]evidence: {', '.join(dict.fromkeys(result.evidence_cited))}[/dim]")
     for w in result.warnings:
         console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
-    if show_usage:
-        console.print(f"[dim]{result.input_type.value} · domains {', '.join(result.domains_loaded)} · "
-                      f"{result.entries_read} entries read · {result.usage.calls} LLM calls, "
-                      f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
+    if result.reparsed and result.reparsed.parsed:
+        console.print(f"[dim]parsed now, kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
+    if not show_usage:   # the repl: only a degraded answer says its status
+        if result.partial:
+            console.print(f"[dim]{result.colloquy_status}[/dim]")
+        return
+    console.print(f"[dim]{result.colloquy_status} · {result.input_type.value} · domains "
+                  f"{', '.join(result.domains_loaded)} · {result.entries_read} entries read · {result.usage.calls} LLM calls, "
+                  f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
 
 
 # ============================================================================================ HTTP API
@@ -259,15 +292,16 @@ async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict: 
             await asyncio.wait([result_task], timeout=poll_s)
         if not result_task.done():
             return {"workflow_id": handle.id, "status": "running"}
-        return {"workflow_id": handle.id, "status": "completed",
-                "result": result_task.result().model_dump(mode="json")}
+        result = result_task.result()   # completed, or partial (a degraded answer that says what is missing)
+        return {"workflow_id": handle.id, "status": result.colloquy_status, "result": result.model_dump(mode="json")}
     finally:
         if not result_task.done():
             result_task.cancel()
 
 
 def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
-    """The seed's two endpoints (§16.3) plus what a clarifying question needs:
+    """The seed's two endpoints (§16.3) plus what a clarifying question needs (`client`: a Temporal client, or an
+    async function returning one — `colloquy serve` connects on the first request):
     POST /input {"text", "session_context"?, "today"?, "time_zone"? | "utc_offset_minutes"?}
                                                         → 200 completed | 202 waiting_user/running
     POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
@@ -285,6 +319,11 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     def error(status: int, message: str) -> web.Response:
         return web.json_response({"error": message}, status=status)
 
+    given = client
+
+    async def temporal():  # noqa: ANN202
+        return await given() if callable(given) else given
+
     async def body_json(request: web.Request) -> dict | web.Response:
         try:
             data = await request.json()
@@ -293,13 +332,13 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return data if isinstance(data, dict) else error(400, "the body must be a JSON object")
 
     def outcome(data: dict) -> web.Response:
-        return web.json_response(data, status=200 if data["status"] == "completed" else 202)
+        return web.json_response(data, status=200 if "result" in data else 202)
 
     async def query_workflow(wf_id: str) -> web.Response | None:
         """None if wf_id names a query workflow (its registry: the server's workflows of type QueryWorkflow);
         otherwise the 404 to answer — an interview's or a writing run's id is not a query workflow."""
         try:
-            desc = await query_handle(client, wf_id).describe()
+            desc = await query_handle(await temporal(), wf_id).describe()
         except RPCError as exc:
             if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
                 return error(404, f"no such query workflow: {wf_id}")
@@ -338,7 +377,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
         except ValueError as exc:
             return error(400, f"invalid input: {exc}")
-        handle = await start_query(client, req, workflow_id_for(req.app_id, text), task_queue)
+        handle = await start_query(await temporal(), req, workflow_id_for(req.app_id, text), task_queue)
         return await guarded(handle)
 
     async def post_clarify(request: web.Request) -> web.Response:
@@ -351,7 +390,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
         if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
             return refused
-        handle = query_handle(client, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         try:
             await send_clarification(handle, answer)
         except WorkflowUpdateFailedError as exc:
@@ -363,14 +402,18 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     async def get_input(request: web.Request) -> web.Response:
         if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
             return refused
-        handle = query_handle(client, request.match_info["workflow_id"])
+        handle = query_handle(await temporal(), request.match_info["workflow_id"])
         return await guarded(handle)
 
     async def get_context(request: web.Request) -> web.Response:
+        from client.errors import NoWorkerError
+
         try:  # through the worker: the notes live where it runs, not necessarily beside this server
-            text = await read_global_context(client, task_queue, notes_dir)
+            text = await read_global_context(await temporal(), task_queue, notes_dir)
         except WorkflowFailureError as exc:
             return error(500, str(getattr(exc.cause, "message", exc.cause)))
+        except NoWorkerError as exc:
+            return error(503, exc.message)
         return web.Response(text=text, content_type="text/markdown")
 
     api = web.Application(client_max_size=API_MAX_BODY)
@@ -398,6 +441,9 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
                        utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset())
     if max_entries:
         req.max_entries = max_entries
+    from client.worker_check import require_worker, while_worker
+
+    await require_worker(client, task_queue)  # within 3 s, instead of a silent spinner
     handle = await start_query(client, req, wf_id, task_queue)
     with console.status("thinking…") as status:
         async def ask(pending):  # noqa: ANN001, ANN202
@@ -406,9 +452,10 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
             status.start()
             return reply
 
-        result = await follow_query(handle, ask)
+        result = await while_worker(client, task_queue, follow_query(handle, ask),
+                                    f"`colloquy notes answer {wf_id}`")
     if result is None:
-        console.print(f"[yellow]Left open.[/yellow] The workflow waits for your answer: "
+        console.print(f"[yellow]Left open (waiting_user).[/yellow] The workflow waits for your answer: "
                       f"`colloquy notes answer {wf_id}`")
     else:
         print_result(result, wf_id)
@@ -416,13 +463,10 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
 
 
 def _report_failure(exc: Exception) -> None:
-    from temporalio.client import WorkflowFailureError
+    """One line and the documented exit code (client/errors.py); a bug keeps its traceback."""
+    from client.common import fail
 
-    if isinstance(exc, WorkflowFailureError):
-        cause = exc.cause
-        err_console.print(f"[red]error:[/red] {getattr(cause, 'message', cause)}")
-        raise typer.Exit(1) from None
-    raise exc
+    fail(exc)
 
 
 @app.command("ask")
@@ -433,6 +477,7 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
     _check_tz(tz)
+    _check_today(today)
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
@@ -453,6 +498,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
     from rich.prompt import Prompt
 
     _check_tz(tz)
+    _check_today(today)
 
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key)
@@ -474,7 +520,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
                 from temporalio.client import WorkflowFailureError
 
                 if not isinstance(exc, WorkflowFailureError):
-                    raise
+                    raise  # no worker, unreachable server, ...: run() prints it as one line and exits
                 err_console.print(f"[red]error:[/red] {getattr(exc.cause, 'message', exc.cause)}")
                 continue
             if result is not None:
@@ -533,6 +579,9 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                 bar.update(task, total=p.total or None, completed=p.done, current=p.current)
 
             try:
+                from client.worker_check import require_worker
+
+                await require_worker(client, task_queue)
                 wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show,
                                                  undated=undated, today=date.today())
             except Exception as exc:  # noqa: BLE001
@@ -540,6 +589,8 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                 return
             bar.update(task, total=result.total, completed=result.total)
         console.print(f"{import_summary(result)} of {result.total} files (workflow {wf_id}).")
+        if result.reparsed and result.reparsed.parsed:
+            console.print(f"[dim]also parsed notes kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
         for f in result.failed[:20]:
             console.print(f"[yellow]not imported[/yellow] {escape(f)}")
         for w in result.warnings[:20]:
@@ -554,7 +605,10 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
               wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
-    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes."""
+    """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes.
+
+    The same API is served by `colloquy serve` under /notes (behind its token, beside the interview pages); this
+    standalone form stays for scripts that use it without a token on its own port."""
     from aiohttp import web
 
     async def _run() -> None:
@@ -572,6 +626,39 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
         run(_run())
     except KeyboardInterrupt:
         pass
+
+
+@app.command("reparse")
+def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
+                limit: int | None = typer.Option(None, "--limit", min=1, max=1000,
+                                                 help="Most notes parsed in this run (default 50)."),
+                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    """Parse the notes a Router failure kept as written (tagged needs-parsing), in the worker's notes store.
+
+    Each `ask`/log and each import already parses a few of them; this parses up to --limit now and reports
+    "N parsed, M still unparsed (reason)". A note the Parser fails on stays flagged, with the reason."""
+    from rich.markup import escape
+
+    from rules.query.summaries import reparse_summary
+
+    async def _run() -> None:
+        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        try:
+            wf_id, result = await run_reparse(client, task_queue, app_id, notes_dir, limit)
+        except Exception as exc:  # noqa: BLE001
+            _report_failure(exc)
+            return
+        if not result.parsed and not result.unparsed:
+            console.print(f"Nothing to parse: no note is tagged needs-parsing (workflow {wf_id}).")
+            return
+        console.print(f"{escape(reparse_summary(result))} (workflow {wf_id}).")
+        for entry_id in result.parsed:
+            console.print(f"[green]parsed[/green] {entry_id}")
+        for entry_id, reason in result.failed.items():
+            console.print(f"[yellow]still unparsed[/yellow] {entry_id}: {escape(reason)}")
+
+    run(_run())
 
 
 @app.command("context")
@@ -605,3 +692,13 @@ def _check_tz(tz: str | None) -> None:
         except ValueError as exc:
             err_console.print(f"[red]error:[/red] {exc}")
             raise typer.Exit(2) from None
+
+
+def _check_today(today: str | None) -> None:
+    if today:
+        try:
+            date.fromisoformat(today)
+        except ValueError:
+            err_console.print(f"[red]error:[/red] --today {today!r} is not a date: use YYYY-MM-DD", highlight=False)
+            raise typer.Exit(2) from None
+

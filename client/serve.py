@@ -1,5 +1,9 @@
-"""`colloquy serve`: run Colloquy's HTTP app (client/webapp.py: the codec server for the Temporal Web UI and
-CLI, and later other features' pages and APIs) on 127.0.0.1, protected by a token.
+"""`colloquy serve`: the one HTTP server of the project, on 127.0.0.1 — client/webapp.py (the codec server for
+the Temporal Web UI and CLI, sign-in, health) plus, as extensions, the interview room and interviewer console
+(client/room.py) and the notes API under /notes (client/notes.py). Pages and APIs are protected by the token,
+except the interviewee room, whose link carries its own key.
+
+Temporal is connected on the first request that needs it, so the codec endpoints work without a cluster.
 
 aiohttp is imported only when the command runs, so other `colloquy` commands start as fast as before.
 """
@@ -15,10 +19,22 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from client.common import (
+    AddressOpt,
+    ApiKeyEnvOpt,
+    NamespaceOpt,
+    TlsCaOpt,
+    TlsCertOpt,
+    TlsKeyOpt,
+    TlsOpt,
+)
 from core.codec import KEYS_FILE_ENV, SERVE_PORT_ENV, KeyringError, serve_port
 
 if TYPE_CHECKING:
     from aiohttp import web
+
+    from client.room import Connect
+    from core.codec import EncryptionCodec
 
 TOKEN_ENV = "COLLOQUY_SERVE_TOKEN"
 
@@ -30,6 +46,21 @@ def default_origins(ui_port: int | None = None) -> list[str]:
 
         ui_port = DevServer.remembered().ui_port
     return [f"http://127.0.0.1:{ui_port}", f"http://localhost:{ui_port}"]
+
+
+def build_serve_app(token: str, codec: EncryptionCodec | None, origins: list[str], temporal: Connect,
+                    secret: bytes, task_queue: str, notes_app: str, notes_dir: str | None) -> web.Application:
+    """Everything `colloquy serve` serves: the webapp (codec, sign-in), the interview room and console, study
+    links and the researcher page (client/study_web.py), and the notes API under /notes, all behind the one token (the room behind its own key)."""
+    from client.notes import build_api
+    from client.room import room_extension
+    from client.study_web import study_extension
+    from client.webapp import build_app
+
+    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret),
+                                                       study_extension(temporal, secret)])
+    app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
+    return app
 
 
 async def _run(app: web.Application, host: str, port: int, ready: Callable[[], None]) -> None:
@@ -56,15 +87,27 @@ def serve(
     origin: list[str] = typer.Option(None, "--origin", help="A Web UI origin allowed by CORS (repeatable; default "
                                      "the embedded server's UI, http://127.0.0.1:8233 and http://localhost:8233)."),
     ui_port: int | None = typer.Option(None, help="The embedded Web UI's port, for the default origins."),
+    notes_app: str = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--notes-app",
+                                  help="Domain app of the /notes API (env COLLOQUY_NOTES_APP)."),
+    notes_dir: str | None = typer.Option(None, "--notes-dir", help="Notes root of the /notes API (default: the "
+                                         "worker's)."),
+    task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
+                                   "(the /notes API starts workflows there)."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
+    api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
-    """Serve Colloquy's HTTP endpoints: the codec server (/codec) for the Temporal Web UI and CLI.
+    """Serve Colloquy's pages and APIs: the interview room (/room/ID/KEY, for the interviewee) and interviewer
+    console (/console/ID), study links (/study/ID/join/TOKEN) and the researcher page (/studies/ID), the notes API (/notes/input, /notes/context), and the codec server (/codec).
 
-    Needs COLLOQUY_CODEC_KEYS_FILE (the keys that decrypt) and a token: COLLOQUY_SERVE_TOKEN, or one is made and
-    printed. Use it with `temporal workflow show ... --codec-endpoint http://127.0.0.1:8234/codec --codec-auth
-    "Bearer <token>"`, or in the Web UI's codec settings after signing in at /login. Stops on Ctrl-C/SIGTERM."""
-    from client.common import console, err_console
-    from client.webapp import build_app
+    The token (COLLOQUY_SERVE_TOKEN, or one is made and printed) protects everything but the interviewee room,
+    whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in once at /login in a
+    browser. Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
+    --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
+    from client.common import console, err_console, settings
+    from client.room import LazyClient, load_secret
     from core.codec import load_codec
+    from core.temporal import connect
 
     port = port or serve_port()
     try:
@@ -76,11 +119,16 @@ def serve(
     generated = not token
     token = token or secrets.token_urlsafe(32)
     origins = list(origin or []) or default_origins(ui_port)
-    app = build_app(token, codec, origins)
+    temporal_settings = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+
+    app = build_serve_app(token, codec, origins, LazyClient(lambda: connect(temporal_settings)), load_secret(),
+                          task_queue, notes_app, notes_dir)
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"
 
     def ready() -> None:
-        console.print(f"Colloquy serving on {base} (codec endpoint {base}/codec)", highlight=False)
+        console.print(f"Colloquy serving on {base}: interview console {base}/console/<workflow id>, interviewee "
+                      f"links from `colloquy interview link <workflow id>`, notes API {base}/notes/input, codec "
+                      f"endpoint {base}/codec", highlight=False)
         if codec is None:
             err_console.print(f"[yellow]payload encryption is off[/yellow] ({KEYS_FILE_ENV} not set): /codec "
                               "answers 503", highlight=False)
@@ -101,4 +149,4 @@ def serve(
     except OSError as exc:
         err_console.print(f"[red]error:[/red] cannot listen on {host}:{port}: {exc.strerror or exc}",
                           highlight=False)
-        raise typer.Exit(1) from None
+        raise typer.Exit(2) from None  # a port in use: bad settings (client/errors.py)

@@ -1,9 +1,11 @@
-"""Colloquy's HTTP app (aiohttp; run by `colloquy serve`, client/serve.py), with the Temporal remote codec
-endpoints.
+"""Colloquy's HTTP app (aiohttp; run by `colloquy serve`, client/serve.py): the Temporal remote codec endpoints
+here; the interview room and console (client/room.py) and the notes API (client/notes.py, under /notes) are
+added by `colloquy serve` as extensions.
 
     POST /codec/encode, POST /codec/decode   the Temporal codec-server protocol: JSON {"payloads": [...]} with
                                              base64 fields in and out (the Web UI and `temporal --codec-endpoint`)
-    GET  /login, POST /login                 a browser signs in with the token once (an HttpOnly cookie)
+    GET  /login, POST /login                 a browser signs in with the token once (an HttpOnly cookie); `?next=`
+                                             a path here to go back to (the interviewer console)
     GET  /healthz, GET /                     public, no data
 
 Every route is protected by a bearer token unless marked `@public`: `Authorization: Bearer <token>` (the
@@ -147,11 +149,19 @@ async def index(request: web.Request) -> web.Response:
         f"<code>{html.escape(str(request.url.with_path('/codec').with_query(None)))}</code></p>")))
 
 
+def _next_path(value: object) -> str | None:
+    """Where to go after signing in: a path on this server only (never another site)."""
+    text = str(value or "")
+    return text if text.startswith("/") and not text.startswith("//") and "\\" not in text else None
+
+
 @public
 async def login_form(request: web.Request) -> web.Response:
+    nxt = _next_path(request.query.get("next"))
+    hidden = f'<input type="hidden" name="next" value="{html.escape(nxt)}">' if nxt else ""
     return web.Response(content_type="text/html", text=_PAGE.format(body=(
-        '<h1>Sign in</h1><form method="post" action="/login"><label>Token <input type="password" name="token" '
-        'autofocus autocomplete="off"></label> <button>Sign in</button></form><p>The token is the one '
+        f'<h1>Sign in</h1><form method="post" action="/login">{hidden}<label>Token <input type="password" '
+        'name="token" autofocus autocomplete="off"></label> <button>Sign in</button></form><p>The token is the one '
         "<code>colloquy serve</code> printed (or COLLOQUY_SERVE_TOKEN).</p>")))
 
 
@@ -162,7 +172,9 @@ async def login(request: web.Request) -> web.Response:
     if not hmac.compare_digest(given.encode(), request.app[CONFIG].token.encode()):
         return web.Response(status=401, content_type="text/html",
                             text=_PAGE.format(body='<p>Wrong token. <a href="/login">Try again</a>.</p>'))
-    response = web.Response(content_type="text/html", text=_PAGE.format(body=(
+    nxt = _next_path(form.get("next"))
+    response = web.Response(status=303, headers={"Location": nxt}) if nxt else web.Response(
+        content_type="text/html", text=_PAGE.format(body=(
         "<p>Signed in. The Temporal Web UI can now decode payloads through this server: in its Codec Server "
         "settings use this server's <code>/codec</code> endpoint and tick “include cross-origin credentials”."
         "</p>")))

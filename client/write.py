@@ -3,7 +3,9 @@
     colloquy write STORY.md --models openai/gpt-4o-mini,anthropic/claude-3-5-haiku-20241022 [--config gated]
     colloquy write status <workflow-id>
     colloquy write approve <workflow-id>
-    colloquy write reject <workflow-id> [--feedback "make the hook concrete"]   (no feedback = abort)
+    colloquy write reject <workflow-id> --feedback "make the hook concrete"   (asks for feedback when missing)
+    colloquy write abort <workflow-id>
+    colloquy write convert-config SEED_workflow_config.yaml   (seed 004's shape → Colloquy's)
 
 `write STORY.md` is the default subcommand (`write start STORY.md` is the same). The workflow runs on the
 workers (`colloquy worker`); this client validates the config locally, starts the run, follows the
@@ -23,10 +25,16 @@ import typer
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
-from temporalio.client import WorkflowFailureError, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+)
 from temporalio.service import RPCError
 from typer.core import TyperGroup
 
+from client.artifacts import read_artifact
 from client.common import (
     AddressOpt,
     NamespaceOpt,
@@ -37,9 +45,14 @@ from client.common import (
     err_console,
     run,
     settings,
+    status_text,
 )
+from client.errors import CliError, ExitCode
+from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
 from models.writing import (
+    COMPLETE_STATUSES,
+    MAX_MODELS,
     MAX_STORY_CHARS,
     QUERY_OUTPUTS,
     QUERY_RUN_STATUS,
@@ -54,8 +67,10 @@ from models.writing import (
     WritingInput,
     WritingResult,
 )
+from rules.errors import error_message
 from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
+from rules.writing.outcome import status_line
 from rules.writing.transitions import normalise_approval
 
 POLL_SECONDS = 0.5
@@ -79,6 +94,11 @@ def parse_models(spec: str) -> list[str]:
     models = list(dict.fromkeys(m.strip() for m in spec.split(",") if m.strip()))
     if not models:
         raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
+    if len(models) > MAX_MODELS:  # the workflow's own limit, checked before anything starts
+        raise ValueError(f"--models names {len(models)} models, at most {MAX_MODELS}")
+    long = [m for m in models if len(m) > 200]
+    if long:
+        raise ValueError(f"model id {long[0][:40]!r}... is longer than 200 characters")
     return models
 
 
@@ -100,7 +120,8 @@ def show_pending(p: PendingApproval) -> None:
 
 
 def print_status(s: StatusView) -> None:
-    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {s.status} in state {s.state!r} — "
+    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {status_text(s.colloquy_status, s.status)} in state "
+                  f"{s.state!r} — "
                   f"{s.transition_count} transition(s), {s.invocations} invocation(s), {s.tokens:,} tokens, "
                   f"${s.cost_usd:.4f}", soft_wrap=True)
     if s.visits:
@@ -109,25 +130,31 @@ def print_status(s: StatusView) -> None:
         console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
 
 
-def print_result(r: WritingResult, ui_link: str) -> None:
-    colour = "green" if r.status == "complete" else "yellow" if r.status == "halted" else "red"
+def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
+    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "complete_below_floor") \
+        else "red"
     console.print()
-    console.print(f"[bold {colour}]{r.status}[/bold {colour}] in {r.final_state!r}"
-                  + (" (forced by the orchestrator)" if r.forced else "") + (f": {escape(r.reason)}" if r.reason else ""),
-                  soft_wrap=True)
+    console.print(f"[bold {colour}]{escape(status_line(r.status, r.final_state, r.forced))}[/bold {colour}]"
+                  + (f"\nreason: {escape(r.reason)}" if r.reason else ""), soft_wrap=True)
     console.print("path: " + " → ".join([r.transitions[0][0]] + [t for _, t in r.transitions])
                   if r.transitions else "path: -", soft_wrap=True)
-    if r.final_post:
-        console.print(f"final post: {r.final_post.ref.uri.removeprefix('file://')} "
-                      f"({r.final_post.word_count} words, from {r.final_post.state}/{r.final_post.model})",
-                      soft_wrap=True)
+    if r.final_post and r.status in COMPLETE_STATUSES:
+        # The ref's path is on the worker's disk: name it, and say how to read it from here (through Temporal).
+        console.print(f"final post: {r.final_post.ref.name} ({r.final_post.word_count} words, from "
+                      f"{r.final_post.state}/{r.final_post.model}); print it: colloquy write outputs {wid or 'ID'} "
+                      "--show final", soft_wrap=True)
         console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
-    if r.final_score is not None:
-        console.print(f"final score: {r.final_score:g}/10")
+        if r.final_score is not None:
+            console.print(f"final score: {r.final_score:g}/10")
+    elif r.status not in COMPLETE_STATUSES:
+        console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
+                      f"{r.run_id}",
+                      soft_wrap=True)
     console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
                   f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
     if "run_summary.md" in r.artifacts:
-        console.print(f"run summary: {r.artifacts['run_summary.md'].uri.removeprefix('file://')}", soft_wrap=True)
+        console.print(f"run summary: run_summary.md (colloquy write outputs {wid or 'ID'} --show run_summary.md)",
+                      soft_wrap=True)
     console.print(f"Web UI: {ui_link}", soft_wrap=True)
 
 
@@ -238,12 +265,12 @@ def start(
             if not sep:
                 raise ValueError(f"--persona {item!r} is not name=FILE")
             personas[name.strip()] = Path(path).read_text(encoding="utf-8")
-    except (ValueError, OSError) as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
-    except ConfigError as exc:
+    except ConfigError as exc:  # a ValueError too: caught first, one line per problem
         for error in exc.errors:
-            err_console.print(f"[red]config error:[/red] {error}")
+            err_console.print(f"[red]config error:[/red] {escape(error)}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except (ValueError, OSError) as exc:
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
     if not text.strip() or len(text) > MAX_STORY_CHARS:
         err_console.print(f"[red]error:[/red] the story must be non-empty and at most {MAX_STORY_CHARS:,} characters")
@@ -258,20 +285,28 @@ def start(
         from core.temporal import connect
 
         client = await connect(tsettings)
+        if wait:
+            await require_worker(client, task_queue)  # within 3 s, before anything starts
+        else:
+            await warn_if_no_worker(client, task_queue)
         handle = await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
-                                             result_type=WritingResult)
+                                             result_type=WritingResult,
+                                             static_summary=f"Writing: {name} ({len(model_ids)} model(s), "
+                                                            f"config {cfg.name})")
         console.print(f"Started [bold]{wid}[/bold]: {len(model_ids)} model(s), config {cfg.name!r}, "
                       f"story {name!r}", soft_wrap=True)
         if not wait:
             console.print(f"Follow with: colloquy write status {wid}")
             return 0
         try:
-            result = await follow(handle, interactive=sys.stdin.isatty() if ask is None else ask)
+            result = await while_worker(client, task_queue,
+                                        follow(handle, interactive=sys.stdin.isatty() if ask is None else ask),
+                                        f"`colloquy write status {wid}`")
         except WorkflowFailureError as exc:
-            err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")
+            err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")  # ColloquyStatus "failed"
             return 1
-        print_result(result, tsettings.workflow_url(wid))
-        return 0 if result.status == "complete" else 1
+        print_result(result, tsettings.workflow_url(wid), wid)
+        return 0 if result.status == "complete" else 1  # complete_below_floor: 1, the post is not good enough
 
     raise typer.Exit(run(_run()))
 
@@ -279,13 +314,41 @@ def start(
 Q = TypeVar("Q")
 
 
-async def _query(handle: WorkflowHandle, name: str, result_type: type[Q]) -> Q | None:
-    """Run a query; on failure print why (unknown id, no worker, ...) and return None."""
+async def _query(handle: WorkflowHandle, name: str, result_type: type[Q]) -> Q:
+    """Run a query (a worker answers it: `_run_handle` checked that one polls)."""
+    return await handle.query(name, result_type=result_type)
+
+
+async def _run_handle(client, workflow_id: str) -> WorkflowHandle:  # noqa: ANN001
+    """The writing run `workflow_id`, once it is known to exist and a worker polls its queue to answer queries
+    (one line and exit code 4 / 3 otherwise, within 3 s)."""
+    desc = await describe_run(client, workflow_id, WORKFLOW_TYPE)
+    await require_worker(client, desc.task_queue, agents=False)
+    return client.get_workflow_handle(workflow_id, result_type=WritingResult)
+
+
+async def _agree_with_server(handle: WorkflowHandle, s: StatusView) -> StatusView:
+    """A run the server says has ended is never shown as running (e.g. one that failed its input checks
+    before its first state, started by an older worker)."""
+    if s.status not in ("running", "waiting_approval"):
+        return s
     try:
-        return await handle.query(name, result_type=result_type)
-    except RPCError as exc:
-        err_console.print(f"[red]error:[/red] cannot query {handle.id}: {exc.message}")
-        return None
+        desc = await handle.describe()
+    except RPCError:
+        return s
+    ended = desc.status.name.lower() if desc.status is not None and desc.status.name != "RUNNING" else None
+    if ended is None or ended == "continued_as_new":
+        return s
+    reason = s.reason
+    if ended == "failed":
+        try:
+            await handle.result()
+        except WorkflowFailureError as exc:
+            reason = str(exc.cause)
+        except Exception:  # noqa: BLE001 - the reason is a courtesy; the status is what matters
+            pass
+    return s.model_copy(update={"status": "failed" if ended != "completed" else s.status, "reason": reason
+                                or f"the workflow {ended.replace('_', ' ')}", "pending_approval": None})
 
 
 def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: str | None, tsettings) -> int:
@@ -293,23 +356,22 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
         from core.temporal import connect
 
         client = await connect(tsettings)
-        handle = client.get_workflow_handle(workflow_id)
+        handle = await _run_handle(client, workflow_id)
         s = await _query(handle, QUERY_RUN_STATUS, StatusView)
-        if s is None:
-            return 2
         if s.pending_approval is None:
-            err_console.print(f"[red]error:[/red] {workflow_id} is not waiting for approval (state {s.state!r}, "
-                              f"{s.status})")
-            return 2
+            raise CliError(f"{workflow_id} is not waiting for approval (state {s.state!r}, "
+                           f"{status_text(s.colloquy_status, s.status)})",
+                           ExitCode.REFUSED)
         show_pending(s.pending_approval)
         try:
             receipt = await handle.execute_update(UPDATE_SUBMIT_APPROVAL, ApprovalInput(
                 decision=decision, feedback=feedback, request_id=request_id or s.pending_approval.request_id),
                 result_type=ApprovalReceipt)
         except WorkflowUpdateFailedError as exc:
-            err_console.print(f"[red]refused:[/red] {exc.cause}")
-            return 2
-        console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}")
+            raise CliError(f"refused: {error_message(exc)}", ExitCode.REFUSED) from None
+        now = await _agree_with_server(handle, await _query(handle, QUERY_RUN_STATUS, StatusView))
+        console.print(f"[green]{receipt.decision}[/green] sent for {receipt.request_id}; the run is "
+                      f"{status_text(now.colloquy_status, now.status)} in state {now.state!r}", soft_wrap=True)
         return 0
 
     return run(_run())
@@ -330,16 +392,62 @@ def approve(
 @app.command("reject")
 def reject(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
-    feedback: str | None = typer.Option(None, "--feedback", "-f", help="What synthesis should change; without "
-                                        "feedback the run is aborted."),
+    feedback: str | None = typer.Option(None, "--feedback", "-f", help="What synthesis should change (asked for "
+                                        "on a terminal when missing)."),
     request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
-    """Send feedback back into synthesis (--feedback TEXT), or abort the run (no feedback)."""
-    decision = "feedback" if feedback and feedback.strip() else "abort"
-    raise typer.Exit(_answer(workflow_id, decision, feedback, request_id,
+    """Send the post back into synthesis with feedback. Without --feedback it asks for it (on a terminal);
+    rejecting never aborts the run — `colloquy write abort ID` does."""
+    if not (feedback and feedback.strip()):
+        if sys.stdin.isatty():
+            feedback = typer.prompt("What should the synthesis change?", default="", show_default=False)
+        if not (feedback and feedback.strip()):
+            err_console.print("[red]error:[/red] reject needs feedback: say what the synthesis should change "
+                              f"(colloquy write reject {workflow_id} --feedback TEXT); to stop the run use "
+                              f"colloquy write abort {workflow_id}", soft_wrap=True)
+            raise typer.Exit(2)
+    raise typer.Exit(_answer(workflow_id, "feedback", feedback, request_id,
                              settings(address, namespace, tls, tls_cert, tls_key)))
+
+
+@app.command("abort")
+def abort(
+    workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
+    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
+    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+) -> None:
+    """Abort the run waiting for approval (it ends halted, the reason says the reviewer aborted it)."""
+    raise typer.Exit(_answer(workflow_id, "abort", None, request_id,
+                             settings(address, namespace, tls, tls_cert, tls_key)))
+
+
+@app.command("convert-config")
+def convert_config(
+    path: Path = typer.Argument(..., help="A config in seed 004's workflow_config.yaml shape.", exists=True,
+                                dir_okay=False, readable=True),
+) -> None:
+    """Print seed 004's workflow_config.yaml converted to Colloquy's config shape (validated). `write --config
+    PATH` accepts the seed's shape as it is; this shows what it becomes."""
+    import yaml
+
+    from rules.writing.config import parse_config
+    from rules.writing.seed_config import from_seed_shape, is_seed_shape
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        converted = from_seed_shape(data) if is_seed_shape(data) else data
+        cfg = parse_config(converted, path.stem)
+    except yaml.YAMLError as exc:
+        err_console.print(f"[red]error:[/red] not valid YAML: {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    except ConfigError as exc:
+        for error in exc.errors:
+            err_console.print(f"[red]config error:[/red] {escape(error)}", soft_wrap=True)
+        raise typer.Exit(2) from None
+    print(yaml.safe_dump(cfg.model_dump(mode="json", exclude_defaults=True), sort_keys=False), end="")
 
 
 @app.command("status")
@@ -355,9 +463,8 @@ def status(
         from core.temporal import connect
 
         client = await connect(tsettings)
-        s = await _query(client.get_workflow_handle(workflow_id), QUERY_RUN_STATUS, StatusView)
-        if s is None:
-            return 2
+        handle = await _run_handle(client, workflow_id)
+        s = await _agree_with_server(handle, await _query(handle, QUERY_RUN_STATUS, StatusView))
         print_status(s)
         if s.transitions:
             table = Table("#", "from", "to")
@@ -374,29 +481,61 @@ def status(
 @app.command("outputs")
 def outputs(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
+    show: str | None = typer.Option(None, "--show", help="Print one artifact's text: `final` (the final post) or "
+                                    "an artifact name from the table (e.g. draft_v1_m-a.md, run_summary.md). "
+                                    "Read through the worker: no shared disk needed."),
+    out: Path | None = typer.Option(None, "--out", help="With --show: save the text to this file instead."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
 ) -> None:
-    """Every state's latest outputs (artifact paths, words, previews) and the final post (`outputs` query)."""
+    """Every state's latest outputs (artifact names, words, previews) and the final post (`outputs` query);
+    --show NAME prints an artifact, read through Temporal by a worker on the run's queue."""
     tsettings = settings(address, namespace, tls, tls_cert, tls_key)
 
     async def _run() -> int:
         from core.temporal import connect
 
         client = await connect(tsettings)
+        desc = await describe_run(client, workflow_id, WORKFLOW_TYPE)
+        await require_worker(client, desc.task_queue, agents=False)
         view = await _query(client.get_workflow_handle(workflow_id), QUERY_OUTPUTS, OutputsView)
-        if view is None:
-            return 2
+        if show is not None:
+            ref = _find_artifact(view, show)
+            if ref is None and desc.status == WorkflowExecutionStatus.COMPLETED:  # run_summary.md, state_log.jsonl
+                result = await client.get_workflow_handle(workflow_id, result_type=WritingResult).result()
+                ref = result.artifacts.get(show)
+            if ref is None:
+                raise CliError(f"{workflow_id} has no artifact {show!r}: use `final` or a name from "
+                               f"`colloquy write outputs {workflow_id}`", ExitCode.REFUSED)
+            text = await read_artifact(client, ref, desc.task_queue)
+            if out is not None:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.write_text(text, encoding="utf-8")
+                console.print(f"saved {out} ({len(text)} characters)", soft_wrap=True)
+            else:
+                console.print(text, markup=False, highlight=False, soft_wrap=True)
+            return 0
         table = Table("state", "model", "words", "artifact", "preview")
         for state, items in view.outputs.items():
             for o in items:
                 table.add_row(state, o.model, str(o.word_count), o.ref.name, escape(o.preview[:80]))
         console.print(table)
-        first = next((o for items in view.outputs.values() for o in items), None)
-        if first:
-            console.print(f"artifacts in: {Path(first.ref.uri.removeprefix('file://')).parent}", soft_wrap=True)
         if view.final_post:
-            console.print(f"final post: {view.final_post.ref.uri.removeprefix('file://')}", soft_wrap=True)
+            console.print(f"final post: {view.final_post.ref.name}", soft_wrap=True)
+        console.print(f"print one: colloquy write outputs {workflow_id} --show NAME|final  (read through the "
+                      "worker; the paths are on its disk)", soft_wrap=True)
         return 0
 
     raise typer.Exit(run(_run()))
+
+
+def _find_artifact(view: OutputsView, name: str):  # noqa: ANN202 — ArtifactRef | None
+    if name == "final":
+        return view.final_post.ref if view.final_post else None
+    for items in view.outputs.values():
+        for o in items:
+            if o.ref.name == name:
+                return o.ref
+    if view.final_post and view.final_post.ref.name == name:
+        return view.final_post.ref
+    return None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from typing import Any, TextIO
+from collections.abc import MutableMapping
+from typing import Any, TextIO, cast
 
 import structlog
 from temporalio import activity
@@ -17,7 +18,7 @@ from temporalio import activity
 from core.secrets import install_log_redaction, redact_event
 
 
-def _temporal_context(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _temporal_context(_: Any, __: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     try:
         info = activity.info()
     except RuntimeError:
@@ -126,7 +127,7 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream: 
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level_name, logging.INFO)),
-        logger_factory=structlog.PrintLoggerFactory(file=stream or _CurrentStderr()),
+        logger_factory=structlog.PrintLoggerFactory(file=stream or cast(TextIO, _CurrentStderr())),
         cache_logger_on_first_use=False,
     )
     logging.basicConfig(level=getattr(logging, level_name, logging.INFO), stream=sys.stderr,

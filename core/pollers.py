@@ -88,7 +88,10 @@ async def check_queues(client: Client, task_queue: str, role: str = "all",
 
 
 def no_worker_hint(task_queue: str) -> str:
-    return (f"no worker is polling task queue {task_queue!r}: start one with `colloquy worker` "
+    from core.settings import TASK_QUEUE
+
+    flag = "" if task_queue == TASK_QUEUE else f" --task-queue {task_queue}"
+    return (f"no worker is polling task queue {task_queue!r}: start one with `colloquy worker{flag}` "
             f"(or `make up`), pointed at the same server and namespace")
 
 

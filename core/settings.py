@@ -10,12 +10,16 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from core.resources import prompts_dir
+
 # litellm fetches a price map from the internet at import unless told not to. Every entry point imports
 # this module first.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+# The folder above this package: the repository in a source checkout, site-packages in an installed wheel. Read-only
+# data is never looked up from here but with importlib.resources (core/resources.py).
 ROOT = Path(__file__).resolve().parent.parent
-PROMPTS_DIR = ROOT / "prompts"
+PROMPTS_DIR = prompts_dir()  # the prompts package's folder (core/resources.py)
 
 TASK_QUEUE = "colloquy"
 LLM_TASK_QUEUE = "colloquy-llm"
@@ -26,8 +30,18 @@ UI_PORT = 8233
 SEARCH_ATTRIBUTES = ("ColloquyPipeline", "ColloquyPhase", "ColloquyTopic", "ColloquyStatus")
 
 
+def source_checkout() -> bool:
+    """True when running from the repository (or an editable install of it), not from an installed wheel."""
+    return (ROOT / "pyproject.toml").is_file() and (ROOT / "core" / "settings.py").is_file()
+
+
 def data_dir() -> Path:
-    return Path(os.environ.get("COLLOQUY_DATA_DIR", ROOT / ".data")).resolve()
+    """Where the app writes (artifacts, notes, temporal.db, history): COLLOQUY_DATA_DIR, else the checkout's
+    .data/, else ./.data in the current directory (never inside site-packages)."""
+    explicit = os.environ.get("COLLOQUY_DATA_DIR")
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    return (ROOT / ".data").resolve() if source_checkout() else (Path.cwd() / ".data").resolve()
 
 
 def artifact_dir() -> Path:

@@ -15,6 +15,7 @@ import sys
 import tomllib
 from importlib import metadata
 from pathlib import Path
+from typing import cast
 
 from packaging.markers import default_environment
 from packaging.requirements import Requirement
@@ -43,7 +44,7 @@ def closure(reqs: list[Requirement]) -> dict[str, str]:
     todo = [(r, "") for r in reqs]
     while todo:
         req, extra = todo.pop()
-        if req.marker and not req.marker.evaluate({**env, "extra": extra}):
+        if req.marker and not req.marker.evaluate({**cast(dict[str, str], env), "extra": extra}):
             continue
         name = _norm(req.name)
         try:

@@ -10,9 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from models.common import ArtifactRef, UsageTotals
+from models.status import COMPLETED
 
 # ------------------------------------------------------------------------------------------- public names
 # The workflow's contract: clients start it and talk to it by these names. Never change a value (running
@@ -224,7 +225,7 @@ class DiscussionProgress(BaseModel):
     discussion_id: str
     topic: str
     level: str
-    status: str
+    status: str = Field(description="The shared vocabulary (models/status.py): the run's ColloquyStatus")
     phase: str
     round: int
     max_rounds: int
@@ -234,6 +235,12 @@ class DiscussionProgress(BaseModel):
     events: list[DiscussionEvent] = Field(default_factory=list)
     selected_idea_id: str | None = None
     usage: UsageTotals = Field(default_factory=UsageTotals)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """The same field name as every pipeline's status view: a discussion's `status` is already the shared word."""
+        return self.status
 
 
 class DiscussionResult(BaseModel):
@@ -254,3 +261,9 @@ class DiscussionResult(BaseModel):
     report: ArtifactRef | None = None
     events: list[DiscussionEvent] = Field(default_factory=list)
     usage: UsageTotals
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """A discussion returns a result only when it completed (failures and cancels end the run instead)."""
+        return COMPLETED

@@ -9,9 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from models.common import ArtifactRef, UsageTotals
+from models.status import interview_status
 
 # ------------------------------------------------------------------------------------------- public names
 WORKFLOW_TYPE = "InterviewWorkflow"
@@ -21,6 +22,7 @@ UPDATE_SUBMIT_ENTRY = "submit_entry"              # validated; returns SubmitEnt
 SIGNAL_SESSION_CONTROL = "session_control"        # pause|resume|disconnect|reconnect|candidate_done|end
 UPDATE_SESSION_CONTROL = "control_session"        # same payload, validated, returns SessionState
 UPDATE_ASSISTANT_QUERY = "assistant_query"        # 003 §8 assistant channel: AssistantQuery -> AssistantAnswer
+UPDATE_HEARTBEAT = "heartbeat"                    # presence: Heartbeat -> SessionState (no heartbeat for N s: PAUSED)
 QUERY_SESSION_STATE = "session_state"             # -> SessionState (003 §9 UI contract)
 QUERY_EVENT_LOG = "event_log"                     # (after_event_id: int = 0) -> EventLogPage
 QUERY_TRANSCRIPT = "transcript"                   # -> TranscriptView
@@ -29,6 +31,7 @@ QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
 
 DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
+DEFAULT_PRESENCE_TIMEOUT_SECONDS = 20.0           # no interviewee heartbeat this long -> PAUSED (disconnect)
 MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
 
 Mode = Literal["adaptive", "structured"]
@@ -56,6 +59,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "PLAN_READY", "INTERVIEWER_MESSAGE", "PHASE_CHANGED", "AI_REQUEST", "AI_RESPONSE", "AI_FAILED",
     "SESSION_PAUSED", "SESSION_RESUMED", "CANDIDATE_DONE_REQUESTED", "ENTRY_REJECTED", "CONTROL_REJECTED",
     "CLOSING_DETECTED", "COVERAGE_UPDATED", "CONTINUED_AS_NEW", "ARTIFACT_SAVED",
+    "SCHEDULE_CHANGED",
 )
 
 
@@ -125,6 +129,10 @@ class InterviewInput(BaseModel):
     max_entry_chars: int = MAX_ENTRY_CHARS
     continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
     essay_on_termination: bool = False
+    presence_timeout_seconds: float = Field(
+        default=DEFAULT_PRESENCE_TIMEOUT_SECONDS, ge=0,
+        description="No interviewee heartbeat for this long while IN_PROGRESS -> PAUSED (0 = presence off). "
+                    "Presence starts with the first heartbeat: clients that never heartbeat are never paused")
     carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     @classmethod
@@ -151,6 +159,10 @@ class TranscriptEntry(BaseModel):
     section_id: str | None = None
     late: bool = False
     session_id: str | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
+    reply_to_section_id: str | None = Field(
+        default=None, description="Client: the section whose question was on screen when this was typed (decides "
+                                  "the late grace: a late answer counts for the previous section only if it "
+                                  "answers that section's question)")
     client_id: str | None = Field(default=None, max_length=200,
                                   description="The sending client (with client_seq: entries land in the client's order)")
     client_seq: int | None = Field(default=None, ge=1, description="The client's own increasing number for its "
@@ -171,6 +183,14 @@ class SessionControl(BaseModel):
     action: str = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
     reason: str | None = None
     client_timestamp: datetime | None = None
+
+
+class Heartbeat(BaseModel):
+    """Presence (update `heartbeat`): a client that shows the session says it is still there."""
+
+    client_id: str = Field(min_length=1, max_length=200, description="One id per open page / terminal")
+    role: Literal["interviewee", "interviewer"] = "interviewee"
+    seq: int = Field(default=0, ge=0, description="The client's heartbeat counter (for logs)")
 
 
 class AssistantQuery(BaseModel):
@@ -382,6 +402,9 @@ class SessionState(BaseModel):
     mode: str
     status: str
     phase: str
+    colloquy_status: str = Field(default="running", description="`status` in the shared vocabulary "
+                                 "(models/status.py: running, paused, finalizing, completed, halted, failed): the "
+                                 "run's ColloquyStatus search attribute")
     current_section: SectionStatus | None = None
     section_goal_text: str = ""
     seconds_remaining_in_section: float | None = None
@@ -395,6 +418,7 @@ class SessionState(BaseModel):
     coverage_summary: list[str] = Field(default_factory=list)
     coverage_flags: dict[str, str] = Field(default_factory=dict)
     waiting_for: str = ""
+    max_entry_chars: int = Field(default=MAX_ENTRY_CHARS, description="The longest entry the engine accepts")
     entries: int = 0
     last_event_id: int = 0
     exit_reason: str | None = None
@@ -407,11 +431,22 @@ class SessionState(BaseModel):
     asked_question_ids: list[str] = Field(default_factory=list)
     decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    question_event_id: int = Field(default=0, description="Event that put next_question in force: a client "
+                                   "records the question it shows once per id (entry id from it)")
+    paused_reason: str | None = Field(default=None, description="pause (a person) | disconnect (presence/client)")
+    presence_timeout_seconds: float = Field(default=0.0, description="0: presence off for this session")
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat")
 
 
 class InterviewResult(BaseModel):
     workflow_id: str
     status: Literal["COMPLETED", "TERMINATED"]
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (completed, halted): the run's final ColloquyStatus."""
+        return interview_status(self.status)
     exit_reason: str
     title: str = ""
     essay: ArtifactRef | None = None
@@ -486,6 +521,12 @@ class InterviewState(BaseModel):
     grace_until: datetime | None = None
     exit_reason: str | None = None
     continued: int = 0
+    question_event_id: int = Field(default=0, description="Event that put the decision's question in force")
+    paused_reason: str | None = None
+    interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat: "
+                                                 "presence is on once set")
+    interviewee_client: str | None = None
+    presence_from: datetime | None = Field(default=None, description="Absence counts from here (a resume)")
     client_seqs: dict[str, int] = Field(default_factory=dict, description="Highest client_seq recorded per client_id")
 
 

@@ -10,9 +10,10 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, computed_field, field_validator
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.status import query_status
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
 
@@ -26,6 +27,11 @@ QUERY_SESSION_STATE = "session_state"                      # -> SessionStateView
 IMPORT_WORKFLOW_TYPE = "ImportNotesWorkflow"               # ImportRequest -> ImportResult (continue-as-new)
 QUERY_IMPORT_PROGRESS = "import_progress"                  # -> ImportProgress
 CONTEXT_WORKFLOW_TYPE = "NotesContextWorkflow"             # ContextRequest -> the worker's global context
+REPARSE_WORKFLOW_TYPE = "ReparseNotesWorkflow"             # ReparseRequest -> ReparseResult (`notes reparse`)
+
+NEEDS_PARSING = "needs-parsing"  # the tag of a note kept as written after a Router failure, parsed later
+REPARSE_PER_RUN = 3              # flagged notes an `ask`/log or an import parses on the side (fewest failures, oldest first)
+REPARSE_DEFAULT_LIMIT = 50       # `colloquy notes reparse` (--limit)
 
 MAX_INPUT_CHARS = 20_000
 MAX_ANSWER_CHARS = 4_000
@@ -329,6 +335,8 @@ class SynthesizeInput(BaseModel):
     evaluation_feedback: list[EvaluationFeedback] = Field(default_factory=list)
     user_responses: dict[str, str] = Field(default_factory=dict)
     response_style: Literal["concise", "detailed"] = "concise"
+    entries_refs: list[ArtifactRef] = Field(default_factory=list, description="The entries the answer rests on: "
+                                            "its quotes are checked against them (rules/grounding.py)")
 
 
 # --------------------------------------------------------------------------------------------- evaluator
@@ -549,6 +557,9 @@ class SessionStateView(BaseModel):
     """The `session_state` query."""
 
     state: str
+    colloquy_status: str = Field(default="running", description="The run's status in the shared vocabulary "
+                                 "(models/status.py: running, waiting_user, completed, partial, failed): its "
+                                 "ColloquyStatus search attribute")
     path: list[str]
     input_type: str | None = None
     attempts: dict[str, int]
@@ -579,6 +590,14 @@ class QueryResult(BaseModel):
     usage: UsageTotals = Field(default_factory=UsageTotals)
     offline: bool = Field(default=False, description="An agent answer came from the offline test double")
     entries_in_scope: int = Field(default=0, description="Entries the searches found (read: entries_read)")
+    reparsed: ReparseResult | None = Field(default=None, description="Notes kept unparsed earlier (needs-parsing) "
+                                           "that this run parsed, or tried to")
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """The answer's final ColloquyStatus (shared vocabulary): partial or completed."""
+        return query_status("COMPLETE", partial=self.partial)
 
 
 # ------------------------------------------------------------------------------------------------ import
@@ -668,6 +687,8 @@ class ImportResult(BaseModel):
     updated: int = 0
     unchanged: int = 0
     warnings: list[str] = Field(default_factory=list)
+    reparsed: ReparseResult | None = Field(default=None, description="Notes kept unparsed earlier (needs-parsing) "
+                                           "that the import's last run parsed, or tried to")
 
 
 class ContextRequest(BaseModel):
@@ -676,4 +697,59 @@ class ContextRequest(BaseModel):
     notes_dir: str | None = None
 
 
+# ---------------------------------------------------------------------------- notes parsed later (reparse)
+class NeedsParsingInput(BaseModel):
+    notes_dir: str | None = None
+    limit: int = Field(default=REPARSE_PER_RUN, description="At most this many notes, fewest failures then oldest "
+                       "first")
+    exclude_source_key: str | None = Field(default=None, description="Not this note (the run's own, just kept)")
+
+
+class NeedsParsingResult(BaseModel):
+    entries: list[Entry] = Field(default_factory=list, description="The notes to parse now (raw text as stored)")
+    total: int = Field(default=0, description="Every note tagged needs-parsing in the store, these included")
+
+
+class ReparsedNote(BaseModel):
+    entry_id: str
+    parsed: ParserOutput | None = Field(default=None, description="The Parser's checked answer; None: it failed")
+    error: str | None = Field(default=None, description="Why the Parser failed (one line)")
+
+
+class StoreReparsedInput(BaseModel):
+    notes_dir: str | None = None
+    notes: list[ReparsedNote]
+    at: datetime = Field(description="When (workflow time): the history line and the idempotency mark")
+
+
+class StoreReparsedResult(BaseModel):
+    parsed: list[str] = Field(default_factory=list, description="Updated in place: flag removed, history kept")
+    still_flagged: list[str] = Field(default_factory=list, description="The Parser failed: flag kept, reason noted")
+    gone: list[str] = Field(default_factory=list, description="Not flagged any more (another run parsed it) or "
+                            "not found")
+
+
+class ReparseRequest(BaseModel):
+    """ReparseNotesWorkflow input (`colloquy notes reparse`)."""
+
+    app_id: str = "general"
+    notes_dir: str | None = None
+    limit: int = Field(default=REPARSE_DEFAULT_LIMIT, ge=1, le=1000)
+
+
+class ReparseResult(BaseModel):
+    parsed: list[str] = Field(default_factory=list, description="Entry ids now parsed (flag removed)")
+    failed: dict[str, str] = Field(default_factory=dict, description="Entry id -> why the Parser failed (still "
+                                   "flagged)")
+    waiting: int = Field(default=0, description="Flagged notes not tried in this run (over its limit)")
+    warnings: list[str] = Field(default_factory=list)
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+    @property
+    def unparsed(self) -> int:
+        return len(self.failed) + self.waiting
+
+
 LogField.model_rebuild()
+QueryResult.model_rebuild()
+ImportResult.model_rebuild()

@@ -7,14 +7,17 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from models.common import ArtifactRef, LLMUsage
+from models.status import writing_status
 
 StateType = Literal["initial", "fan-out", "single", "orchestrator-task", "human-approval", "terminal"]
 Task = Literal["draft", "audit", "final_audit", "synthesize", "final_analysis", "quality_gate"]
 RuleName = Literal["state_visit_limit", "cycle_detection", "transition_limit", "timeout", "cost_limit"]
-RunStatus = Literal["running", "waiting_approval", "complete", "halted", "failed"]
+RunStatus = Literal["running", "waiting_approval", "complete", "complete_below_floor", "halted", "failed"]
+# Statuses of a run that ended with a post it may use (the floor status says the score was below the floor).
+COMPLETE_STATUSES = ("complete", "complete_below_floor")
 
 # ------------------------------------------------------------------------------------------- public names
 # The workflow's contract: clients start it and talk to it by these names. Never change a value (running
@@ -50,6 +53,7 @@ class SafetyLimits(_Strict):
     max_transitions_hard: int = 50
     max_runtime_hard: float = 3600.0
     max_cost_hard: float = 10.0
+    max_tokens_hard: int | None = Field(default=None, description="Hard token cap for the run (None: no cap)")
 
 
 def _default_rules() -> list[RuleConfig]:
@@ -85,6 +89,10 @@ class RunSettings(_Strict):
     timeout_per_agent: float = Field(default=300.0, gt=0, description="Seconds one fan-out branch may take")
     default_context_window: int = 128_000
     preview_chars: int = 160
+    retry_count: int = Field(default=2, ge=0, le=5, description="In-place retries of a single state whose call "
+                             "failed transiently (after its activity policy), before its failure transition")
+    score_floor: float | None = Field(default=None, ge=0, le=10, description="A run that completes with a final "
+                                      "score below this ends complete_below_floor (no human approved it)")
 
 
 class StateConfig(_Strict):
@@ -214,6 +222,7 @@ class TaskResult(BaseModel):
     final_audit: FinalAudit | None = None
     analysis: FinalAnalysis | None = None
     gate: AuditResult | None = None
+    prompt_ref: ArtifactRef | None = Field(default=None, description="The rendered prompt, as sent (agent logs)")
 
 
 class BreakContext(BaseModel):
@@ -285,7 +294,7 @@ class Invocation(BaseModel):
     persona: str | None = None
     started_at: datetime
     duration_s: float = 0.0
-    status: Literal["success", "failed", "timeout"]
+    status: Literal["success", "failed", "timeout", "cancelled"]
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
@@ -300,6 +309,9 @@ class Invocation(BaseModel):
     attempt: int = 1
     fallback_used: bool = False
     guidance: str | None = None
+    prompt_ref: ArtifactRef | None = None
+    inputs: list[str] = Field(default_factory=list, description="artifact names the agent was given")
+    session_tokens: int = Field(default=0, description="this model's cumulative tokens in the run (§6 session)")
 
     @property
     def total_tokens(self) -> int:
@@ -330,6 +342,10 @@ class BreakerState(BaseModel):
     elapsed_baseline_s: float = 0.0
     cost_baseline: float = 0.0
     consultations: int = 0
+    total_tokens: int = 0
+    # human-driven rounds (approval feedback) are counted apart: visits count again from this baseline
+    visit_baseline: dict[str, int] = Field(default_factory=dict)
+    human_rounds: int = 0
 
 
 class PendingApproval(BaseModel):
@@ -376,6 +392,8 @@ class RunState(BaseModel):
     pending_guidance: dict[str, str] = Field(default_factory=dict)
     pending_previous_post: dict[str, ArtifactRef] = Field(default_factory=dict)
     human_feedback: list[str] = Field(default_factory=list)
+    rejected_posts: list[str] = Field(default_factory=list, description="names of posts a human sent back")
+    approved: bool = False
     forced_output: AgentOutput | None = None
     reason: str | None = None
     final_score: float | None = None
@@ -403,6 +421,12 @@ class StatusView(BaseModel):
     story: str
     state: str
     status: RunStatus
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (models/status.py): the run's ColloquyStatus search attribute."""
+        return writing_status(self.status)
     models: list[str]
     visits: dict[str, int]
     transitions: list[tuple[str, str]]
@@ -448,6 +472,12 @@ class RunArtifacts(BaseModel):
 class WritingResult(BaseModel):
     run_id: str
     status: RunStatus
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def colloquy_status(self) -> str:
+        """`status` in the shared vocabulary (completed, partial, halted): the run's final ColloquyStatus."""
+        return writing_status(self.status)
     final_state: str
     reason: str | None = None
     forced: bool = False

@@ -17,7 +17,7 @@ os.environ.pop("COLLOQUY_CONFIG", None)
 os.environ.pop("COLLOQUY_CODEC_KEYS_FILE", None)  # payload encryption off unless a test turns it on
 os.environ.pop("COLLOQUY_OFFLINE_LATENCY_MS", None)
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,7 +68,7 @@ async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
 
 
 @pytest.fixture(autouse=True)
-def offline() -> AsyncIterator[object]:
+def offline() -> Iterator[object]:
     """The offline provider, clean for each test."""
     reset_config_cache()
     offline_provider.reset()

@@ -61,7 +61,7 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
         ))
     if role in ("all", "llm"):
         workers.append(Worker(
-            client, task_queue=f"{task_queue}-llm", activities=registry.llm_activities(),
+            client, task_queue=f"{task_queue}-llm", activities=registry.llm_worker_activities(),
             interceptors=interceptors, max_concurrent_activities=max_concurrent_activities,
             graceful_shutdown_timeout=graceful_shutdown_timeout,
         ))
@@ -100,8 +100,8 @@ async def running_workers(client: Client, task_queue: str | None = None, role: R
     Without a queue name a fresh `test-xxxxxxxx` queue is used, so concurrent users never share pollers.
     """
     queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
-    kwargs = {} if graceful_shutdown_timeout is None else {"graceful_shutdown_timeout": graceful_shutdown_timeout}
-    workers = build_workers(client, queue, role, **kwargs)
+    workers = build_workers(client, queue, role,
+                            graceful_shutdown_timeout=graceful_shutdown_timeout or GRACEFUL_SHUTDOWN)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     try:
         yield queue

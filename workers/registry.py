@@ -12,9 +12,10 @@ from activities.artifacts import ACTIVITIES as ARTIFACT_ACTIVITIES
 
 
 def workflows() -> list[type]:
-    from workflows.model_check import ModelCheckWorkflow
+    from workflows.artifacts import ReadArtifactWorkflow
+    from workflows.model_check import ModelCheckWorkflow, WorkerModelsWorkflow
 
-    found: list[type] = [ModelCheckWorkflow]
+    found: list[type] = [ModelCheckWorkflow, WorkerModelsWorkflow, ReadArtifactWorkflow]
     for module in _pipeline_modules("workflows"):
         found.extend(getattr(module, "WORKFLOWS", []))
     return found
@@ -27,6 +28,13 @@ def llm_activities() -> list[Any]:
     for module in _pipeline_modules("activities"):
         found.extend(getattr(module, "LLM_ACTIVITIES", []))
     return found
+
+
+def llm_worker_activities() -> list[Any]:
+    """What an LLM worker runs: every agent, plus `worker_models` (its resolved agent table; calls no model)."""
+    from activities.model_check import worker_models
+
+    return [*llm_activities(), worker_models]
 
 
 def agent_names() -> list[str]:
@@ -61,7 +69,7 @@ def other_activities() -> list[Any]:
 
 # One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
 # (agent activities) and ACTIVITIES (everything else).
-PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion"]
+PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study"]
 
 
 def _pipeline_modules(package: str) -> list[Any]:

@@ -46,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptInput,
         TurnInput,
     )
+    from models.status import CANCELLED, COMPLETED, FAILED, FINAL, PHASE_DONE, RUNNING
     from rules.discussion.ideas import merge_ideas
     from rules.discussion.inputs import normalized_team, topic_keyword, validate_input
     from rules.discussion.levels import LEVELS, rules_for
@@ -54,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.discussion.selection import Outcome, select_idea
     from rules.errors import error_message
     from workflows.calls import call_activity, call_agent
+    from workflows.inputs import check_start_input, fail_start
 
 ROLE_STEP = {"researcher": "research", "ideation": "ideation", "critic": "critique", "implementer":
              "implementation", "leader": "synthesis", "moderator": "scoring"}
@@ -69,11 +71,13 @@ def _unless_cancelled(err: ActivityError) -> None:
 @workflow.defn(name=WORKFLOW_TYPE)
 class DiscussionWorkflow:
     @workflow.init
-    def __init__(self, inp: DiscussionInput) -> None:
+    def __init__(self, raw: Any = None) -> None:
+        parsed, self._input_error = check_start_input(DiscussionInput, raw, WORKFLOW_TYPE)
+        inp = parsed or DiscussionInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self._inp = inp
         self._team = normalized_team(inp.team)
         self._rules = LEVELS.get(inp.level, LEVELS["standard"])
-        self._status = "running"
+        self._status = RUNNING
         self._phase = "kickoff"
         self._round = 0
         self._step = ""
@@ -95,23 +99,28 @@ class DiscussionWorkflow:
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
-    async def run(self, inp: DiscussionInput) -> DiscussionResult:
+    async def run(self, raw: Any = None) -> DiscussionResult:
+        if self._input_error is not None:
+            self._status, self._phase = FAILED, PHASE_DONE
+            fail_start("discussion", self._input_error)
         try:
-            return await self._discuss(inp)
+            return await self._discuss(self._inp)
         except BaseException as exc:
             if is_cancelled_exception(exc):
-                self._set_status("cancelled")
+                self._set_status(CANCELLED)
+            elif isinstance(exc, (ActivityError, ApplicationError)) and self._status not in FINAL:
+                self._set_status(FAILED)
             raise
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
         errors = validate_input(inp)
         if errors:
-            self._set_status("invalid")
+            self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
                                    non_retryable=True)
         self._rules = rules_for(inp.level)
-        self._set_status("running")
+        self._set_status(RUNNING)
 
         await self._kickoff()
         round_transcripts: list[ArtifactRef] = []
@@ -122,6 +131,15 @@ class DiscussionWorkflow:
             if ref is not None:
                 round_transcripts.append(ref)
 
+        if not self._ideas and workflow.patched("discussion-no-ideas-fails-validation"):
+            # seed 002: "Final validation fails if no ideas were generated" — the run fails, with its transcript
+            transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
+            self._set_phase("validation", "failed: no ideas to validate")
+            self._set_status(FAILED)
+            raise ApplicationError(
+                f"final validation failed: no ideas were generated in {self._rules.max_rounds} round(s) — nothing "
+                "to score or select (see the events for failed or skipped agents)"
+                + (f"; transcript: {transcript.uri}" if transcript else ""), type="NoIdeas", non_retryable=True)
         scoring_problem = await self._validate()
         outcome = await self._select(scoring_problem)
         transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
@@ -137,7 +155,7 @@ class DiscussionWorkflow:
             result.report = await self._visualize(result)
             result.events = self._events
         self._set_phase("done", f"{outcome.kind}: {outcome.detail}")
-        self._set_status("completed")
+        self._set_status(COMPLETED)
         return result
 
     # ---------------------------------------------------------------------------------------- phase 1
@@ -147,7 +165,7 @@ class DiscussionWorkflow:
             await self._turn(discussion_kickoff, "leader", 0, step="kickoff")
         except ActivityError as err:
             _unless_cancelled(err)
-            self._set_status("failed")
+            self._set_status(FAILED)
             raise ApplicationError(
                 f"kickoff failed: the team leader could not frame the discussion ({error_message(err)}); "
                 "no discussion without a kickoff", type="KickoffFailed", non_retryable=True) from err
@@ -225,7 +243,9 @@ class DiscussionWorkflow:
         self._set_phase("selection", "the highest-scored idea wins; the Team Leader comments")
         preference: str | None = None
         comment = ""
-        if any(i.overall is not None for i in self._ideas):
+        leader_decides = (bool(self._ideas) and "moderator" not in self._team and "leader" in self._team
+                          and workflow.patched("discussion-select-without-moderator"))
+        if any(i.overall is not None for i in self._ideas) or leader_decides:
             try:
                 turn = await self._turn(discussion_select, "leader", 0, step="selection")
                 preference, comment = turn.preferred_idea_id, turn.explanation_excerpt
@@ -234,7 +254,8 @@ class DiscussionWorkflow:
                 self._event("selection_comment_failed", "selection", 0, "leader",
                             f"the leader's selection comment failed (the score decides anyway): {error_message(err)}")
         return select_idea(self._ideas, self._rules.min_score_threshold, leader_preference=preference,
-                           leader_comment=comment, rounds=self._rules.max_rounds, scoring_problem=scoring_problem)
+                           leader_comment=comment, rounds=self._rules.max_rounds, scoring_problem=scoring_problem,
+                           leader_decides=leader_decides)
 
     # ---------------------------------------------------------------------------------------- phase 4
     async def _visualize(self, result: DiscussionResult) -> ArtifactRef | None:
@@ -299,8 +320,11 @@ class DiscussionWorkflow:
         workflow.set_current_details(f"{phase}: {detail}")
 
     def _set_status(self, status: str) -> None:
+        """One upsert; a final status ends the phase too (ColloquyPhase="done")."""
         self._status = status
-        sa.upsert(status=status)
+        if status in FINAL:
+            self._phase = PHASE_DONE
+        sa.upsert(phase=PHASE_DONE if status in FINAL else None, status=status)
 
 
 WORKFLOWS: list[type] = [DiscussionWorkflow]

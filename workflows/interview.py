@@ -2,11 +2,13 @@
 
     plan = await planner(topic, context, duration)                        (fallback: a plan from the topic)
     INTERVIEW_STARTED; SECTION_STARTED(first section)
-    ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace
+    ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace,
+    │             presence (after the first interviewee heartbeat: none for 20 s → PAUSED, the next one resumes)
     └ live loop, on a 10 s timer AND on new entries:
-          notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only with new content
+          notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only on new interviewee words
           decision = await orchestrator(plan+coverage, last 30, notes, research)     ← reused if < 30 s old
-          mark the asked question (id, else Jaccard > 0.6); publish interviewer instructions
+          propose the question; publish interviewer instructions (a plan question is marked asked when an
+          interviewer entry asks it: the decided id when the entry echoes the decision, else Jaccard > 0.6)
           structured mode: dimension coverage → bounded follow-up from the pool, or end the section
           continue-as-new when history grows long (state carried, old texts archived as artifacts)
     transcript (merged with the previous session) → analysis → writer (essay) ; follow-up agent
@@ -56,6 +58,7 @@ with workflow.unsafe.imports_passed_through():
         SIGNAL_SESSION_CONTROL,
         SIGNAL_TRANSCRIPT_ENTRY,
         UPDATE_ASSISTANT_QUERY,
+        UPDATE_HEARTBEAT,
         UPDATE_SESSION_CONTROL,
         UPDATE_SUBMIT_ENTRY,
         WORKFLOW_TYPE,
@@ -63,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         AssistantAnswer,
         AssistantQuery,
         EventLogPage,
+        Heartbeat,
         InterviewInput,
         InterviewResult,
         LoadSessionInput,
@@ -76,11 +80,13 @@ with workflow.unsafe.imports_passed_through():
         TranscriptEntry,
         TranscriptView,
     )
+    from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message
     from rules.interview import budget
     from rules.interview.entries import EntryError
     from rules.interview.session import Outcome, Session
     from workflows.calls import call_activity, call_agent, save_artifact
+    from workflows.inputs import check_start_input, fail_start, invalid, signal_input, update_input
 
 PIPELINE = "interview"
 KEEP_EVENTS = 200            # events kept in memory across continue-as-new (older ones are archived)
@@ -95,20 +101,23 @@ class AgentFailed(Exception):
 
 
 def _validate(check: Callable[[Any], Any], arg: Any) -> None:
-    """Update validators: the session's EntryError becomes the ValueError the caller sees."""
+    """Update validators: the session's EntryError becomes the non-retryable InvalidInput the caller sees."""
     try:
         check(arg)
     except EntryError as err:
-        raise ValueError(str(err)) from None
+        raise invalid(str(err)) from None
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
 class InterviewWorkflow:
     @workflow.init
-    def __init__(self, inp: InterviewInput) -> None:
+    def __init__(self, raw: Any = None) -> None:
+        parsed, self.input_error = check_start_input(InterviewInput, raw, WORKFLOW_TYPE)
+        inp = parsed or InterviewInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self.inp = inp
         self.wid = workflow.info().workflow_id
         self.s = Session(inp, self.wid, inp.carried)
+        self.s.patched = workflow.patched      # behaviour changes that change commands (histories replay the old way)
         self.wake = False              # the live loop should look again
         self.tick = False              # the live loop's cadence timer fired
         self.clock_fired = False       # the clock's timer fired
@@ -119,16 +128,22 @@ class InterviewWorkflow:
 
     # ================================================================================================ run
     @workflow.run
-    async def run(self, inp: InterviewInput) -> InterviewResult:
+    async def run(self, raw: Any = None) -> InterviewResult:
+        if self.input_error is not None:
+            self.s.ended, self.s.accepting = True, False
+            fail_start(PIPELINE, self.input_error)
+        inp = self.inp
         if inp.carried is None:
             self._apply(self.s.create(workflow.now()))
-            sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning")
+            sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning", status=interview_status(self.s.state.status))
+            workflow.set_current_details(f"planning the interview on {inp.topic!r}")
             try:
                 await self._prepare_plan()
             except (AgentFailed, ActivityError) as err:
                 error = error_message(err) if isinstance(err, ActivityError) else str(err)
                 self._apply(self.s.terminate_early(workflow.now(), error))
-                sa.upsert(status="terminated")
+                sa.upsert(phase=PHASE_DONE, status=interview_status(self.s.state.status))  # TERMINATED: halted
+                workflow.set_current_details(f"halted before it started: {error}")
                 return self.s.early_result(error)
             if self.s.ended:
                 return await self._finish()
@@ -151,7 +166,10 @@ class InterviewWorkflow:
             for line in out.said:
                 workflow.logger.info(line)
         for key, value in out.upserts:
-            sa.upsert(**{"status" if key == "status" else "phase": value})
+            if key == "status":
+                sa.upsert(status=interview_status(value))
+            else:
+                sa.upsert(phase=value)
         for index, summary_input in out.summaries:
             self.summary_tasks.append(asyncio.create_task(self._summarize_section(index, summary_input)))
         self.wake = self.wake or out.wake
@@ -187,7 +205,10 @@ class InterviewWorkflow:
 
     # ============================================================================================ handlers
     @workflow.signal(name=SIGNAL_TRANSCRIPT_ENTRY)
-    async def on_transcript_entry(self, entry: TranscriptEntry) -> None:
+    async def on_transcript_entry(self, raw: Any) -> None:
+        entry = self._signal_arg(TranscriptEntry, raw, SIGNAL_TRANSCRIPT_ENTRY)
+        if entry is None:
+            return
         try:
             self.s.check_entry(entry)
         except EntryError as err:
@@ -204,7 +225,8 @@ class InterviewWorkflow:
             self._apply(self.s.accept_entry(workflow.now(), entry)[2])
 
     @workflow.update(name=UPDATE_SUBMIT_ENTRY)
-    async def submit_entry(self, entry: TranscriptEntry) -> SubmitEntryResult:
+    async def submit_entry(self, raw: Any) -> SubmitEntryResult:
+        entry = update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY)
         # entries sent while the plan is being prepared join the first section
         await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if not self.s.accepting:
@@ -221,11 +243,14 @@ class InterviewWorkflow:
         return self.s.submit_result(accepted, duplicate)
 
     @submit_entry.validator
-    def _validate_submit_entry(self, entry: TranscriptEntry) -> None:
-        _validate(self.s.check_entry, entry)
+    def _validate_submit_entry(self, raw: Any) -> None:
+        _validate(self.s.check_entry, update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY))
 
     @workflow.signal(name=SIGNAL_SESSION_CONTROL)
-    def on_session_control(self, control: SessionControl) -> None:
+    def on_session_control(self, raw: Any) -> None:
+        control = self._signal_arg(SessionControl, raw, SIGNAL_SESSION_CONTROL)
+        if control is None:
+            return
         try:
             action = self.s.check_control(control)
         except EntryError as err:
@@ -234,16 +259,30 @@ class InterviewWorkflow:
         self._apply(self.s.control(workflow.now(), action, control.reason))
 
     @workflow.update(name=UPDATE_SESSION_CONTROL)
-    def control_session(self, control: SessionControl) -> SessionState:
+    def control_session(self, raw: Any) -> SessionState:
+        control = update_input(SessionControl, raw, UPDATE_SESSION_CONTROL)
         self._apply(self.s.control(workflow.now(), self.s.check_control(control), control.reason))
         return self.session_state()
 
     @control_session.validator
-    def _validate_control(self, control: SessionControl) -> None:
-        _validate(self.s.check_control, control)
+    def _validate_control(self, raw: Any) -> None:
+        _validate(self.s.check_control, update_input(SessionControl, raw, UPDATE_SESSION_CONTROL))
+
+    @workflow.update(name=UPDATE_HEARTBEAT)
+    def heartbeat(self, raw: Any) -> SessionState:
+        """Presence: the first interviewee heartbeat turns it on (the clock then also watches for silence: no
+        heartbeat for presence_timeout_seconds → PAUSED, disconnect); one after that pause resumes. Histories
+        recorded before presence have no heartbeat, so their clocks arm exactly the timers they did."""
+        self._apply(self.s.heartbeat(workflow.now(), update_input(Heartbeat, raw, UPDATE_HEARTBEAT)))
+        return self.session_state()
+
+    @heartbeat.validator
+    def _validate_heartbeat(self, raw: Any) -> None:
+        update_input(Heartbeat, raw, UPDATE_HEARTBEAT)
 
     @workflow.update(name=UPDATE_ASSISTANT_QUERY)
-    async def assistant_query(self, query: AssistantQuery) -> AssistantAnswer:
+    async def assistant_query(self, raw: Any) -> AssistantAnswer:
+        query = update_input(AssistantQuery, raw, UPDATE_ASSISTANT_QUERY)
         if query.query_id in self.s.state.assistant_answers:
             return self.s.state.assistant_answers[query.query_id].model_copy(update={"duplicate": True})
         assistant_input, out = self.s.assistant_asked(workflow.now(), query)
@@ -258,12 +297,23 @@ class InterviewWorkflow:
         return answer
 
     @assistant_query.validator
-    def _validate_assistant(self, query: AssistantQuery) -> None:
-        _validate(self.s.check_assistant_query, query)
+    def _validate_assistant(self, raw: Any) -> None:
+        _validate(self.s.check_assistant_query, update_input(AssistantQuery, raw, UPDATE_ASSISTANT_QUERY))
+
+    def _signal_arg(self, model: Any, raw: Any, name: str) -> Any:
+        """The signal's argument, or None after logging ENTRY_REJECTED / CONTROL_REJECTED in the event log (as for
+        an entry the session refuses; nothing else changes)."""
+        arg, error = signal_input(model, raw, name)
+        if arg is None:
+            kind = "ENTRY_REJECTED" if name == SIGNAL_TRANSCRIPT_ENTRY else "CONTROL_REJECTED"
+            entry_id = raw.get("entry_id") if isinstance(raw, dict) else None
+            self.s.event(workflow.now(), "system", kind, {"signal": name, "error": error}
+                         | ({"entry_id": str(entry_id)} if entry_id is not None else {}))
+        return arg
 
     @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionState:
-        return self.s.view(workflow.now())
+        return self.s.view(workflow.now(), failed=self.input_error is not None)
 
     @workflow.query(name=QUERY_EVENT_LOG)
     def event_log(self, after_event_id: int = 0) -> EventLogPage:
@@ -430,7 +480,7 @@ class InterviewWorkflow:
         st, inp = self.s.state, self.inp
         final = "TERMINATED" if st.status == "TERMINATED" else "COMPLETED"
         workflow.set_current_details("writing up: transcript, analysis, essay, exports")
-        sa.upsert(status="finalizing" if final == "COMPLETED" else "terminated")
+        sa.upsert(status=interview_status(st.status))  # FINALIZING, or TERMINATED: halted
         if self.summary_tasks:
             await asyncio.gather(*self.summary_tasks)
         await self._shed_before_finish()
@@ -462,7 +512,7 @@ class InterviewWorkflow:
         exports = await call_activity(interview_export_bundles, self.s.export_input(final, ref, follow_up, title),
                                       kind="artifact", summary="export bundles")
         st.status = final
-        sa.upsert(status=final.lower())
+        sa.upsert(phase=PHASE_DONE, status=interview_status(final))
         workflow.set_current_details(f"{final.lower()} ({st.exit_reason}); essay: {essay.name if essay else 'none'}")
         return InterviewResult(
             workflow_id=self.wid, status=final, exit_reason=st.exit_reason or "unknown", title=title, essay=essay,  # type: ignore[arg-type]

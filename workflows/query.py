@@ -12,12 +12,17 @@ every edge is checked and counted by LoopCounters so no cycle can run away. WAIT
 
 ImportNotesWorkflow: `colloquy notes import DIR` — every file a LOG, parsed and stored in batches, progress as a
 query, continue-as-new every few batches.
+
+ReparseNotesWorkflow: `colloquy notes reparse` — notes a Router failure kept as written (tagged needs-parsing) are
+parsed and updated in place; QueryWorkflow and ImportNotesWorkflow parse a few of them on the side.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -35,10 +40,12 @@ with workflow.unsafe.imports_passed_through():
         notes_apply_context_updates,
         notes_list_import_files,
         notes_load_domains,
+        notes_needs_parsing,
         notes_read_global_context,
         notes_recent_entries,
         notes_store_batch,
         notes_store_entry,
+        notes_store_reparsed,
     )
     from activities.query.synthesizer import synthesize_answer
     from core import search_attributes as sa
@@ -51,6 +58,8 @@ with workflow.unsafe.imports_passed_through():
         QUERY_IMPORT_PROGRESS,
         QUERY_PENDING_CLARIFICATION,
         QUERY_SESSION_STATE,
+        REPARSE_PER_RUN,
+        REPARSE_WORKFLOW_TYPE,
         UPDATE_CLARIFY,
         WORKFLOW_TYPE,
         ActiveDomainContext,
@@ -79,6 +88,8 @@ with workflow.unsafe.imports_passed_through():
         InputType,
         ListImportInput,
         LoadDomainsInput,
+        NeedsParsingInput,
+        NeedsParsingResult,
         NotesLocation,
         ObserveInput,
         ObserverOutput,
@@ -92,6 +103,9 @@ with workflow.unsafe.imports_passed_through():
         QueryResult,
         QueryType,
         RecentEntriesInput,
+        ReparsedNote,
+        ReparseRequest,
+        ReparseResult,
         RetrievalAttempt,
         RetrieveInput,
         RetrieverOutput,
@@ -102,11 +116,14 @@ with workflow.unsafe.imports_passed_through():
         StoreBatchResult,
         StoreEntryInput,
         StoreEntryResult,
+        StoreReparsedInput,
+        StoreReparsedResult,
         SubQuery,
         SynthesizeInput,
         SynthesizerOutput,
         Verdict,
     )
+    from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING, query_status
     from rules.errors import error_message
     from rules.query.corrections import check_target, chosen_entry, option_label
     from rules.query.domains import combine_domains, domain_schemas, known_domains, valid_selection
@@ -140,11 +157,73 @@ with workflow.unsafe.imports_passed_through():
         merge_analyses,
         merge_gaps_status,
     )
-    from rules.query.summaries import describe_store, entries_summary, label_offline, scope_note, unique
+    from rules.query.summaries import (
+        describe_store,
+        entries_summary,
+        label_offline,
+        reparse_summary,
+        scope_note,
+        unique,
+    )
     from workflows.calls import call_activity, call_agent
+    from workflows.inputs import fail_start, invalid, start_input, update_input
 
 PIPELINE = "query"
+REPARSE_CONCURRENCY = 4  # Parser calls at once when flagged notes are parsed later
 
+
+async def reparse_flagged(catalog: DomainCatalog, notes_dir: str | None, limit: int,
+                          exclude_source_key: str | None = None,
+                          on_usage: Callable[[LLMUsage], None] | None = None) -> ReparseResult:
+    """Notes kept as written after a Router failure (tagged needs-parsing) are parsed later: up to `limit` of
+    them (fewest failed attempts, then oldest first) with every domain of the app, as an import parses; each
+    entry is updated in place (flag removed, raw text and earlier data kept in its history). A Parser failure
+    leaves the note flagged and is reported with its reason; it never fails the caller. Storage errors raise."""
+    found: NeedsParsingResult = await call_activity(
+        notes_needs_parsing, NeedsParsingInput(notes_dir=notes_dir, limit=limit,
+                                               exclude_source_key=exclude_source_key),
+        summary=f"notes kept unparsed (needs-parsing), up to {limit}", result_type=NeedsParsingResult)
+    result = ReparseResult(waiting=max(0, found.total - len(found.entries)))
+    if not found.entries:
+        return result
+    ctx = combine_domains(catalog, [d.name for d in catalog.domains])
+    schemas = domain_schemas(catalog, ctx.domains_loaded)
+
+    async def parse(entry: Entry) -> ReparsedNote:
+        try:
+            out: AgentResult[ParserOutput] = await call_agent(
+                parse_log, ParseInput(raw_input=entry.raw_content, timestamp=entry.timestamp, domain_schemas=schemas,
+                                      vocabulary=ctx.vocabulary),
+                summary=f"Parser: note {entry.id}, kept unparsed earlier", result_type=AgentResult[ParserOutput])
+        except ActivityError as err:
+            return ReparsedNote(entry_id=entry.id, error=error_message(err))
+        result.usage.add(out.usage)
+        if on_usage is not None:
+            on_usage(out.usage)
+        return ReparsedNote(entry_id=entry.id, parsed=out.output)
+
+    for i in range(0, len(found.entries), REPARSE_CONCURRENCY):
+        notes = list(await asyncio.gather(*(parse(e) for e in found.entries[i:i + REPARSE_CONCURRENCY])))
+        stored: StoreReparsedResult = await call_activity(
+            notes_store_reparsed, StoreReparsedInput(notes_dir=notes_dir, notes=notes, at=workflow.now()),
+            summary=f"store {sum(1 for n in notes if n.parsed)} note(s) parsed later", result_type=StoreReparsedResult)
+        result.parsed += stored.parsed
+        result.failed.update({n.entry_id: n.error or "the Parser failed" for n in notes
+                              if n.entry_id in stored.still_flagged})
+    return result
+
+
+async def reparse_on_the_side(catalog: DomainCatalog, notes_dir: str | None, exclude_source_key: str | None = None,
+                              on_usage: Callable[[LLMUsage], None] | None = None) -> ReparseResult:
+    """The bounded pass an `ask`/log or an import makes: a few flagged notes; nothing it meets fails the run."""
+    try:
+        result = await reparse_flagged(catalog, notes_dir, REPARSE_PER_RUN, exclude_source_key, on_usage)
+    except ActivityError as err:
+        return ReparseResult(warnings=[f"notes kept unparsed earlier were not checked: {error_message(err)}"])
+    if result.failed:
+        result.warnings.append("notes kept unparsed earlier (needs-parsing): "
+                               + reparse_summary(result, REPARSE_PER_RUN))
+    return result
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -199,21 +278,39 @@ class QueryWorkflow:
         self.correction_target: str | None = None
         self.reanalyze = False             # a clarification was answered: re-plan, then analyze again
         self.unrouted = False              # the Router failed: the note was kept as written
+        self.backlog: asyncio.Task[ReparseResult] | None = None  # flagged notes parsed on the side
+        self.reparsed: ReparseResult | None = None
+        self.failed = False                # the run failed (invalid input, or a step that cannot degrade)
 
     # ================================================================================== the state machine
     @workflow.run
-    async def run(self, req: QueryRequest) -> QueryResult:
+    async def run(self, raw: Any = None) -> QueryResult:
+        self.failed = True                 # until the input is accepted: the `session_state` query says failed
+        req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
         self.req = req
         text = clean_text(req.text).strip()
         if not text:
-            raise ApplicationError("the input is empty: write a note or a question", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, "the input is empty: write a note or a question")
         if len(text) > MAX_INPUT_CHARS:
-            raise ApplicationError(f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
-                                   "into several notes (or use `colloquy notes import`)", type="ValidationError",
-                                   non_retryable=True)
+            fail_start(PIPELINE, f"the input is {len(text)} characters, over the {MAX_INPUT_CHARS} limit: split it "
+                       "into several notes (or use `colloquy notes import`)")
+        self.failed = False
+        try:
+            return await self._run(req)
+        except ApplicationError as err:   # a step that cannot degrade failed: say so in the search attributes
+            self.failed = True
+            sa.upsert(phase=PHASE_DONE, status=self._status())
+            workflow.set_current_details(f"failed in {self.state.value.lower()}: {err.message}")
+            raise
+
+    def _status(self) -> str:
+        """ColloquyStatus now (models/status.py): the search attribute and the `session_state` query agree."""
+        return query_status(self.state.value, waiting_user=self.state == State.WAIT_USER and self.pending is not None,
+                            partial=self.partial or self.final_partial, failed=self.failed)
+
+    async def _run(self, req: QueryRequest) -> QueryResult:
         self.today = req.today or self._now().date()
-        sa.upsert(pipeline=PIPELINE, status="running")
+        sa.upsert(pipeline=PIPELINE, status=self._status())
         steps = {
             State.ROUTE: self._route, State.BUILD_CONTEXT: self._build_context, State.PARSE: self._parse,
             State.STORE: self._store, State.PLAN: self._plan, State.EXPAND_DOMAIN: self._expand_domain,
@@ -230,8 +327,9 @@ class QueryWorkflow:
             except ActivityError as err:
                 state = self._degrade(state, err)
                 degraded = True
+        await self._join_backlog()
         self._enter(State.COMPLETE, degraded=degraded)
-        status = "partial" if self.partial or self.final_partial else "completed"
+        status = self._status()            # COMPLETE: partial or completed
         sa.upsert(status=status)
         workflow.set_current_details(f"{status}: {self.response[:200]}")
         return self._result()
@@ -243,7 +341,7 @@ class QueryWorkflow:
             raise ApplicationError(f"state machine stopped: {err}", type="StateMachineError",
                                    non_retryable=True) from None
         self.state = state
-        sa.upsert(phase=state.value)
+        sa.upsert(phase=PHASE_DONE if state == State.COMPLETE else state.value.lower())
 
     def _degrade(self, state: State, err: ActivityError) -> State:
         """Error cascade, last step (§16.4): the agent failed after Temporal's retries and the gateway's
@@ -287,6 +385,12 @@ class QueryWorkflow:
         workflow.set_current_details("routing the input")
         self.catalog = await call_activity(notes_load_domains, LoadDomainsInput(app_id=self.req.app_id),
                                            summary=f"load domains of app {self.req.app_id}")
+        if workflow.patched("reparse-flagged-notes"):
+            # Notes an earlier Router failure kept unparsed: a few are parsed now, beside this run (joined before
+            # the first retrieval, so this question sees them, and before the end).
+            self.backlog = asyncio.create_task(reparse_on_the_side(
+                self.catalog, self.req.notes_dir, exclude_source_key=f"{workflow.info().workflow_id}:log",
+                on_usage=self.usage.add))
         available = [d for d in combine_domains(self.catalog, []).available_domains]
         result: AgentResult[RouterOutput] = await call_agent(
             route_input, RouteInput(raw_input=self.req.text, session_context=self.req.session_context,
@@ -380,7 +484,8 @@ class QueryWorkflow:
         self.response = describe_store(result, self.parsed, correction=self.input_type == InputType.CORRECTION)
         if self.unrouted:
             self.response = (f"I could not classify your input right now, so I kept it as note {result.entry_id} "
-                             "exactly as written (tagged needs-parsing). Ask again later for an answer.")
+                             "exactly as written (tagged needs-parsing). It is parsed the next time your notes are "
+                             "used (or by `colloquy notes reparse`); ask again later for an answer.")
         return State.PLAN if self.input_type == InputType.BOTH else State.OBSERVE
 
     # ------------------------------------------------------------------------------------ query flow
@@ -433,6 +538,7 @@ class QueryWorkflow:
     async def _retrieve(self) -> State:
         """Every sub-query's instructions at once (parallel retrieval for multiple gaps / sub-queries)."""
         assert self.req is not None and self.ctx is not None and self.plan is not None
+        await self._join_backlog()
         subs = [s for stage in execution_groups(self.plan) for s in stage]
         workflow.set_current_details(f"retrieving for {len(subs)} sub-quer{'y' if len(subs) == 1 else 'ies'}")
         round_no = sum(1 for p in self.counters.path if p == State.RETRIEVE.value)
@@ -578,17 +684,19 @@ class QueryWorkflow:
         """Durable: the workflow waits (no worker needed) until `clarify` answers/declines or the timeout."""
         assert self.req is not None and self.pending is not None
         pending = self.pending
-        sa.upsert(status="waiting_user")
+        sa.upsert(status=self._status())  # waiting_user
         workflow.set_current_details("waiting for the user: " + " | ".join(q.question for q in pending.questions))
         self.answer = None
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=self.req.clarification_timeout_s))
+                                          timeout=timedelta(seconds=self.req.clarification_timeout_s),
+                                          timeout_summary=f"clarification {pending.request_id} timeout "
+                                                          f"({self.req.clarification_timeout_s:g}s)")
         except TimeoutError:
             self.warnings.append(f"no answer to the clarifying question(s) within "
                                  f"{self.req.clarification_timeout_s:.0f}s; answered with what the notes contain")
         answer, self.answer, self.pending = self.answer, None, None
-        sa.upsert(status="running")
+        sa.upsert(status=self._status())  # running again
         answered = answer is not None and not answer.decline and bool(answer.answers)
         if self.correction_options:
             options, self.correction_options = self.correction_options, []
@@ -637,7 +745,8 @@ class QueryWorkflow:
                 query=self.query_text, query_type=self.plan.query_type if self.plan else QueryType.SIMPLE,
                 analysis=analysis, vocabulary=self.ctx.vocabulary, is_partial=partial, unanswered_gaps=missing,
                 evaluation_feedback=self.feedback, user_responses=self.user_responses,
-                response_style=self.req.response_style),
+                response_style=self.req.response_style,
+                entries_refs=[ref for refs in self.refs.values() for ref in refs]),
             summary=f"Synthesizer{' (partial)' if partial else ''}: {self.query_text[:50]}",
             result_type=AgentResult[SynthesizerOutput])
         self._count(result.usage)
@@ -712,6 +821,13 @@ class QueryWorkflow:
         return State.COMPLETE
 
     # ------------------------------------------------------------------------------------------ helpers
+    async def _join_backlog(self) -> None:
+        """Wait for the notes parsed on the side (see _route); their outcome goes into the result once."""
+        if self.backlog is None or self.reparsed is not None:
+            return
+        self.reparsed = await self.backlog
+        self.warnings.extend(w for w in self.reparsed.warnings if w not in self.warnings)
+
     def _now(self) -> datetime:
         """Workflow time on the user's clock (deterministic: workflow.now() + the request's UTC offset)."""
         offset = timedelta(minutes=self.req.utc_offset_minutes if self.req else 0)
@@ -762,19 +878,26 @@ class QueryWorkflow:
             domains_loaded=self.ctx.domains_loaded if self.ctx else [], path=list(self.counters.path),
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations}, warnings=self.warnings,
             entries_read=len(self.entry_ids), usage=self.usage, offline=self.offline,
-            entries_in_scope=max(self.in_scope, len(self.entry_ids)))
+            entries_in_scope=max(self.in_scope, len(self.entry_ids)), reparsed=self.reparsed)
 
     # ============================================================================ user input and state
     @workflow.update(name=UPDATE_CLARIFY)
-    async def clarify(self, answer: ClarifyAnswer) -> ClarifyAck:
+    async def clarify(self, raw: Any) -> ClarifyAck:
         """Answers to the pending clarifying questions (by question id), or decline=True."""
+        answer = update_input(ClarifyAnswer, raw, UPDATE_CLARIFY)
         assert self.pending is not None
         request_id = self.pending.request_id
         self.answer = answer
         return ClarifyAck(request_id=request_id, accepted=sorted(answer.answers), declined=answer.decline)
 
     @clarify.validator
-    def _validate_clarify(self, answer: ClarifyAnswer) -> None:
+    def _validate_clarify(self, raw: Any) -> None:
+        try:
+            self._check_clarify(update_input(ClarifyAnswer, raw, UPDATE_CLARIFY))
+        except ValueError as err:
+            raise invalid(str(err)) from None
+
+    def _check_clarify(self, answer: ClarifyAnswer) -> None:
         if self.pending is None or self.answer is not None:
             raise ValueError("no clarification is pending for this query (it was answered, timed out, or never "
                              "asked)")
@@ -806,7 +929,7 @@ class QueryWorkflow:
     @workflow.query(name=QUERY_SESSION_STATE)
     def session_state(self) -> SessionStateView:
         return SessionStateView(
-            state=self.state.value, path=list(self.counters.path),
+            state=self.state.value, colloquy_status=self._status(), path=list(self.counters.path),
             input_type=self.input_type.value if self.input_type else None,
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations},
             limits=self.limits.as_dict(), gaps=[g.description for g in self.gaps],
@@ -827,8 +950,18 @@ class ImportNotesWorkflow:
         self.progress = ImportProgress(total=0, done=0)
 
     @workflow.run
-    async def run(self, req: ImportRequest) -> ImportResult:
-        sa.upsert(pipeline=PIPELINE, phase="import", status="running")
+    async def run(self, raw: Any = None) -> ImportResult:
+        req = start_input(ImportRequest, raw, pipeline=PIPELINE, workflow_type=IMPORT_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, phase="import", status=RUNNING)
+        workflow.set_current_details(f"importing notes from {req.directory}")
+        try:
+            return await self._import(req)
+        except (ActivityError, ApplicationError) as err:
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed: {error_message(err)}")
+            raise
+
+    async def _import(self, req: ImportRequest) -> ImportResult:
         files = req.files
         if files is None:
             files = await call_activity(notes_list_import_files, ListImportInput(directory=req.directory),
@@ -872,10 +1005,16 @@ class ImportNotesWorkflow:
             workflow.continue_as_new(req.model_copy(update={
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
                 "warnings": warnings, **counts}))
+        reparsed = None
+        if workflow.patched("import-reparses-flagged-notes"):  # notes a Router failure kept unparsed: a few now
+            workflow.set_current_details("parsing notes kept unparsed earlier (needs-parsing)")
+            reparsed = await reparse_on_the_side(catalog, req.notes_dir, on_usage=usage.add)
+            warnings += reparsed.warnings
         self.progress.finished = True
-        sa.upsert(status="completed")
+        sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
         return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
-                            failed=self.progress.failed, usage=usage, warnings=warnings, **counts)
+                            failed=self.progress.failed, usage=usage, warnings=warnings, reparsed=reparsed, **counts)
 
     @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:
@@ -889,9 +1028,42 @@ class NotesContextWorkflow:
     live where the worker runs; the client may have no such folder)."""
 
     @workflow.run
-    async def run(self, req: ContextRequest) -> str:
-        return await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
+    async def run(self, raw: Any = None) -> str:
+        req = start_input(ContextRequest, raw, pipeline=PIPELINE, workflow_type=CONTEXT_WORKFLOW_TYPE)
+        workflow.set_current_details("reading the global context")
+        tagged = workflow.patched("context-search-attributes")
+        if tagged:
+            sa.upsert(pipeline=PIPELINE, phase="context", status=RUNNING)
+        text = await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),
                                    summary="read global context", result_type=str)
+        if tagged:
+            sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(f"read {len(text):,} characters of global context")
+        return text
 
 
-WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow, NotesContextWorkflow]
+# ============================================================================== notes parsed later, on demand
+@workflow.defn(name=REPARSE_WORKFLOW_TYPE)
+class ReparseNotesWorkflow:
+    """`colloquy notes reparse`: parse the notes a Router failure kept as written (tagged needs-parsing), up to
+    `limit` (fewest failures, then oldest first), each updated in place; "N parsed, M still unparsed (reason)"."""
+
+    @workflow.run
+    async def run(self, raw: Any = None) -> ReparseResult:
+        req = start_input(ReparseRequest, raw, pipeline=PIPELINE, workflow_type=REPARSE_WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, phase="reparse", status=RUNNING)
+        workflow.set_current_details("parsing notes kept unparsed (needs-parsing)")
+        try:
+            catalog: DomainCatalog = await call_activity(notes_load_domains, LoadDomainsInput(app_id=req.app_id),
+                                                         summary=f"load domains of app {req.app_id}")
+            result = await reparse_flagged(catalog, req.notes_dir, req.limit)
+        except (ActivityError, ApplicationError) as err:
+            sa.upsert(phase=PHASE_DONE, status=FAILED)
+            workflow.set_current_details(f"failed: {error_message(err)}")
+            raise
+        sa.upsert(phase=PHASE_DONE, status=COMPLETED)
+        workflow.set_current_details(reparse_summary(result))
+        return result
+
+
+WORKFLOWS = [QueryWorkflow, ImportNotesWorkflow, NotesContextWorkflow, ReparseNotesWorkflow]

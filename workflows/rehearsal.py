@@ -13,6 +13,8 @@ a new one.
 
 from __future__ import annotations
 
+from typing import Any
+
 from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
@@ -25,7 +27,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from core import search_attributes as sa
     from models.rehearsal import WORKFLOW_TYPE
+    from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from workflows.calls import call_agent
+    from workflows.inputs import start_input
 
 PIPELINE = "rehearsal"
 
@@ -33,8 +37,9 @@ PIPELINE = "rehearsal"
 @workflow.defn(name=WORKFLOW_TYPE)
 class SimulatedAnswerWorkflow:
     @workflow.run
-    async def run(self, inp: IntervieweeInput) -> SimulatedAnswer:
-        sa.upsert(pipeline=PIPELINE, status="running", topic=inp.topic)
+    async def run(self, raw: Any = None) -> SimulatedAnswer:
+        inp = start_input(IntervieweeInput, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
+        sa.upsert(pipeline=PIPELINE, status=RUNNING, topic=inp.topic)
         workflow.set_current_details(f"{inp.persona.name} is answering question {inp.turn} of {inp.interview_id}")
         try:
             result = await call_agent(rehearsal_interviewee, inp,
@@ -46,7 +51,7 @@ class SimulatedAnswerWorkflow:
             workflow.logger.warning("interviewee agent failed, using the persona's fallback: %s", message)
             answer = SimulatedAnswer(answer=fallback_answer(inp.persona, inp.turn), fallback=True,
                                      error=message[:500])
-        sa.upsert(status="fallback" if answer.fallback else "completed")
+        sa.upsert(phase=PHASE_DONE, status=PARTIAL if answer.fallback else COMPLETED)
         workflow.set_current_details(f"answered question {inp.turn}" + (" (fallback)" if answer.fallback else ""))
         return answer
 

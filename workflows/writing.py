@@ -37,6 +37,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa
     from models.common import ArtifactRef
+    from models.status import PHASE_DONE, writing_status
     from models.writing import (
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
@@ -70,7 +71,7 @@ with workflow.unsafe.imports_passed_through():
         WritingTaskInput,
     )
     from rules.errors import error_message
-    from rules.policies import timer_with_recovery
+    from rules.policies import NON_RETRYABLE, timer_with_recovery
     from rules.writing import breaker
     from rules.writing.accounting import (
         context_use,
@@ -79,7 +80,8 @@ with workflow.unsafe.imports_passed_through():
         run_totals,
     )
     from rules.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
-    from rules.writing.summary import slug
+    from rules.writing.outcome import final_score, floor_status, usable_post
+    from rules.writing.summary import unique_slugs
     from rules.writing.transitions import (
         best_output,
         fan_out_outcome,
@@ -88,6 +90,14 @@ with workflow.unsafe.imports_passed_through():
         take_guidance,
     )
     from workflows.calls import call_activity, call_agent, load_artifact
+    from workflows.inputs import (
+        check_start_input,
+        fail_start,
+        invalid,
+        note_rejection,
+        signal_input,
+        update_input,
+    )
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
@@ -96,10 +106,26 @@ TASK_ACTIVITIES: dict[str, Any] = {
 MAX_APPROVAL_POST_CHARS = 20_000
 MAX_PERSONA_CHARS = 20_000
 MAX_IGNORED_LOGGED = 50
+BUDGET_GRACE_MS = 50
+DEFAULT_APPROVAL_PROMPT = ("approve to complete | reject --feedback TEXT to send the post back to synthesis | "
+                           "abort to stop the run")
+
+# workflow.patched ids: runs started before these changes replay on the old paths.
+P_HUMAN = "writing-human-decision-is-final"        # approval loops counted apart; no forced rejected post
+P_REJECT = "writing-reject-needs-feedback"          # reject without text is refused, not an abort
+P_BUDGET = "writing-budget-checked-per-call"        # hard cost/token limits after every fan-out call
+P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; retry edges never make a cycle
+P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
+P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
+P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
 
 
 class _Stop(Exception):
     """Internal: the run ends now (halted / forced complete / failed)."""
+
+
+class _BudgetCancelled(Exception):
+    """Internal: a fan-out branch cancelled because the run's hard budget was reached."""
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -115,10 +141,23 @@ class WritingWorkflow:
         self._personas: dict[str, str] = {}
         self._ended = False
         self._ignored = 0
+        self._flags: dict[str, bool] = {}
+        self._budget_stop = False
+        self._refused: str | None = None      # the input was refused: the run failed before its first state
+
+    def _new(self, patch_id: str) -> bool:
+        """workflow.patched, asked once per id (never from a query)."""
+        if patch_id not in self._flags:
+            self._flags[patch_id] = workflow.patched(patch_id)
+        return self._flags[patch_id]
 
     # ------------------------------------------------------------------------------------------ main loop
     @workflow.run
-    async def run(self, inp: WritingInput) -> WritingResult:
+    async def run(self, raw: Any = None) -> WritingResult:
+        inp, refused = check_start_input(WritingInput, raw, WORKFLOW_TYPE)
+        if inp is None:
+            self._refused = refused
+            fail_start("writing", refused or "invalid input")
         self._personas = dict(inp.personas)
         try:
             if inp.carry is not None:
@@ -128,7 +167,17 @@ class WritingWorkflow:
                 self.cfg = self.s.config
                 self._log("continued_as_new", self.s.current, {"continued": self.s.continued})
             else:
-                await self._start(inp)
+                try:
+                    await self._start(inp)
+                except ApplicationError as err:   # refused before the first state: the run fails here
+                    # runs started on the writing branch recorded this marker here; the failed status, reason and
+                    # search attributes are set on every path now (fail_start), so the marker only keeps them
+                    # replaying
+                    self._new(P_STATUS)
+                    self._ended, self._refused = True, err.message
+                    if self.s is not None:
+                        self.s.status, self.s.reason = "failed", err.message
+                    fail_start("writing", err.message, topic=inp.story_name)
             s, cfg = self._run()
             while cfg.states[s.current].type != "terminal":
                 if self._should_continue_as_new(inp):
@@ -146,7 +195,7 @@ class WritingWorkflow:
                 await self._move(name, target, key)
             s.status = "halted" if cfg.states[s.current].error else "complete"
             if s.status == "halted" and not s.reason:
-                s.reason = f"reached error state {s.current!r}"
+                s.reason = self._halt_reason()
         except _Stop:
             pass
         return await self._finish()
@@ -223,13 +272,13 @@ class WritingWorkflow:
     # ----------------------------------------------------------------------------------------- transitions
     async def _move(self, from_state: str, to_state: str, key: str) -> None:
         s, cfg = self._run()
-        breaker.record_transition(s.breaker, from_state, to_state)
+        breaker.record_transition(s.breaker, from_state, to_state, key, retry_aware=self._new(P_RETRY))
         self.moves_this_run += 1
         self._log("transition", to_state, {"from": from_state, "to": to_state, "result": key})
         self._check_hard_limits()
         target = cfg.states[to_state]
-        brk = None if target.type == "terminal" else breaker.check_rules(s.breaker, cfg.circuit_breaker, to_state,
-                                                                         self._elapsed())
+        brk = None if target.type == "terminal" else breaker.check_rules(
+            s.breaker, cfg.circuit_breaker, to_state, self._elapsed(), merge_defaults=self._new(P_RULES))
         s.current = to_state
         if brk is not None:
             await self._circuit_break(brk, to_state)
@@ -278,6 +327,10 @@ class WritingWorkflow:
             self._stop_now("halted", f"orchestrator halted after {brk.rule} ({brk.message}): {d.reasoning}")
         if d.decision == "force_complete":
             chosen = best_output(s.outputs, s.audit_scores, d.use_output)
+            if self._new(P_HUMAN) and s.rejected_posts and usable_post(chosen, s.rejected_posts) is None:
+                self._stop_now("halted", f"circuit break {brk.rule} ({brk.message}); the orchestrator chose "
+                               "force_complete, but the post it would complete with was rejected by the human "
+                               "reviewer — a human decision is final, so the run halts")
             if chosen is None:
                 self._stop_now("halted", f"orchestrator chose force_complete after {brk.rule}, but no output "
                                "exists yet")
@@ -307,6 +360,17 @@ class WritingWorkflow:
         if status != "complete":
             s.current = self._terminal(error=True) if status == "halted" else s.current
         raise _Stop(reason)
+
+    def _halt_reason(self) -> str:
+        """Why the run reached an error state, in words (the last transition's key)."""
+        s, _ = self._run()
+        last = next((e for e in reversed(s.state_log) if e.event == "transition"), None)
+        key, frm = (last.data.get("result"), last.data.get("from")) if last else (None, None)
+        why = {"abort": "the human reviewer aborted the run", "timeout": "nobody answered the approval request "
+               "in time", "halt": "the quality gate decided to halt", "all_failure": "every model failed",
+               "failure": "the state failed"}.get(str(key))
+        return f"{why} in {frm!r} (reached error state {s.current!r})" if why else \
+            f"reached error state {s.current!r}"
 
     def _terminal(self, error: bool) -> str:
         _, cfg = self._run()
@@ -357,11 +421,20 @@ class WritingWorkflow:
         workflow.set_current_details(f"{name}: {len(models)} model(s) in parallel (visit {visit})")
         self._log("fan_out_start", name, {"models": models, "visit": visit, "guidance": guidance})
         started = workflow.now()
-        results = await asyncio.gather(*(
-            self._branch(name, state, model, visit, guidance, timeout) for model in models))
+        slugs = unique_slugs(models)
+        over_budget: str | None = None
+        if self._new(P_BUDGET):
+            results, over_budget = await self._gather_within_budget(name, state, models, visit, guidance, timeout,
+                                                                    slugs)
+        else:
+            results = await asyncio.gather(*(
+                self._branch(name, state, model, visit, guidance, timeout, slugs[model]) for model in models))
         produced = []
         for model, (inv_started, result, error) in zip(models, results, strict=True):
-            if result is not None:
+            if isinstance(error, _BudgetCancelled):
+                self._record_failure(name, visit, persona_for(state), _activity_name(state), model, inv_started,
+                                     error, guidance, status="cancelled")
+            elif result is not None:
                 out = self._record_success(name, state, visit, model, inv_started, result, guidance)
                 produced.append(out)
             else:
@@ -375,17 +448,65 @@ class WritingWorkflow:
             "outputs": {o.model: {"file": o.ref.name, "word_count": o.word_count, "preview": o.preview}
                         for o in produced},
             "failed": [m for m, (_, r, _) in zip(models, results, strict=True) if r is None]})
+        if over_budget is not None:
+            cancelled = sum(1 for _, _, e in results if isinstance(e, _BudgetCancelled))
+            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": over_budget,
+                                           "overridable": False, "cancelled_branches": cancelled})
+            self._stop_now("halted", f"hard safety limit {over_budget}; checked after every call, "
+                           f"{cancelled} in-flight call(s) cancelled")
         return outcome
 
+    async def _gather_within_budget(self, name: str, state: StateConfig, models: list[str], visit: int,
+                                    guidance: str | None, timeout: float, slugs: dict[str, str],
+                                    ) -> tuple[list[tuple[Any, TaskResult | None, BaseException | None]], str | None]:
+        """The branches in parallel, the hard cost/token limits checked after every call: once crossed, the
+        branches still in flight are cancelled (spend ≤ cap + the calls already in flight)."""
+        s, cfg = self._run()
+        tasks = [asyncio.ensure_future(self._branch(name, state, m, visit, guidance, timeout, slugs[m],
+                                                    stop=lambda: self._budget_stop)) for m in models]
+
+        def spent() -> tuple[float, int]:
+            cost, tokens = 0.0, 0
+            for model, task in zip(models, tasks, strict=True):
+                done = task.done() and not task.cancelled() and task.exception() is None
+                result = task.result()[1] if done else None
+                if result is not None:
+                    usage = result.usage
+                    cost += invocation_cost(cfg, model, usage)
+                    tokens += usage.input_tokens + usage.output_tokens
+            return cost, tokens
+
+        def over() -> str | None:
+            return breaker.budget_exceeded(s.breaker, cfg.circuit_breaker, *spent())
+
+        await workflow.wait_condition(lambda: all(t.done() for t in tasks) or over() is not None)
+        exceeded = over()
+        if exceeded is not None and not all(t.done() for t in tasks):
+            # one short durable wait first: completions already on their way land (they count, within the bound)
+            # instead of racing a cancel request against a finished activity
+            try:
+                await workflow.wait_condition(lambda: all(t.done() for t in tasks),
+                                              timeout=timedelta(milliseconds=BUDGET_GRACE_MS))
+            except TimeoutError:
+                pass
+        self._budget_stop = exceeded is not None  # the branches still in flight cancel their calls
+        results = [await task for task in tasks]
+        self._budget_stop = False
+        return results, exceeded
+
     async def _branch(self, name: str, state: StateConfig, model: str, visit: int, guidance: str | None,
-                      timeout: float) -> tuple[Any, TaskResult | None, BaseException | None]:
+                      timeout: float, model_slug: str, stop: Any = None,
+                      ) -> tuple[Any, TaskResult | None, BaseException | None]:
         """One model's call. The per-agent timeout cancels only this branch; the others carry on."""
         started = workflow.now()
-        inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{slug(model)}.md")
+        inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{model_slug}.md")
         try:
             result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
-                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout)
+                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout,
+                                         f"{name}: {model} timeout ({timeout:g}s)", stop)
             return started, result, None
+        except _BudgetCancelled as err:
+            return started, None, err
         except TimeoutError:
             return started, None, TimeoutError(f"{model} timed out after {timeout:g}s in {name}")
         except ActivityError as err:
@@ -399,20 +520,35 @@ class WritingWorkflow:
         previous = s.pending_previous_post.pop(name, None)
         ext = "json" if state.task == "quality_gate" else "md"
         inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}.{ext}", previous)
-        label = model or "orchestrator"
+        label = model or ("orchestrator" if not self._new(P_RETRY) else f"{persona_for(state)} (default model)")
         workflow.set_current_details(f"{name}: {label} (visit {visit})")
-        started = workflow.now()
         timeout = state.timeout_s or cfg.settings.timeout_per_agent
-        try:
-            result: TaskResult = await _with_timeout(call_agent(
-                TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
-                result_type=TaskResult), timeout)
-        except (TimeoutError, ActivityError) as err:
-            error = err if isinstance(err, ActivityError) else TimeoutError(f"{label} timed out after {timeout:g}s")
-            self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
-                                 guidance)
-            self._log("state_failed", name, {"visit": visit, "error": error_message(error)})
-            return "failure"
+        retries = cfg.settings.retry_count if self._new(P_RETRY) else 0
+        attempt = 0
+        while True:
+            started = workflow.now()
+            try:
+                result: TaskResult = await _with_timeout(call_agent(
+                    TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
+                    result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)")
+                break
+            except (TimeoutError, ActivityError) as err:
+                error = err if isinstance(err, ActivityError) else TimeoutError(
+                    f"{label} timed out after {timeout:g}s")
+                self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
+                                     guidance)
+                if attempt < retries and _transient(error):
+                    # retry != revisit: the same visit runs again in place (the activity policy already retried
+                    # each call); no transition, no visit, nothing for the breaker to count
+                    attempt += 1
+                    self._log("state_retry", name, {"visit": visit, "retry": attempt, "of": retries,
+                                                    "error": error_message(error)})
+                    inp = inp.model_copy(update={"output_name": f"{name}_v{visit}r{attempt}.{ext}"})
+                    self._check_hard_limits()
+                    continue
+                self._log("state_failed", name, {"visit": visit, "error": error_message(error),
+                                                 "retries": attempt})
+                return "failure"
         out = self._record_success(name, state, visit, result.usage.model if model is None else model, started,
                                    result, guidance)
         if state.task == "quality_gate":
@@ -442,7 +578,7 @@ class WritingWorkflow:
         text = (await load_artifact(post.ref))[:MAX_APPROVAL_POST_CHARS] if post else ""
         request_id = f"{name}-{visit}"
         self.pending = PendingApproval(
-            request_id=request_id, state=name, prompt=state.prompt or "approve | abort | feedback <text>",
+            request_id=request_id, state=name, prompt=state.prompt or DEFAULT_APPROVAL_PROMPT,
             post_ref=post.ref if post else None, post_text=text, since=workflow.now(), timeout_s=state.timeout_s)
         s.status = "waiting_approval"
         self._upsert(status="waiting_approval")
@@ -451,7 +587,8 @@ class WritingWorkflow:
         waited_from = workflow.now()
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None)
+                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
+                                          timeout_summary=f"approval {request_id} timeout ({state.timeout_s or 0:g}s)")
             decision, feedback = self.answer or ("timeout", None)
         except TimeoutError:
             decision, feedback = "timeout", None
@@ -467,6 +604,12 @@ class WritingWorkflow:
             s.human_feedback.append(feedback or "")
             if post:
                 s.pending_previous_post[target] = post.ref
+            if self._new(P_HUMAN):  # the human drives this loop: the breaker's revisit rules count it apart
+                if post:
+                    s.rejected_posts.append(post.ref.name)
+                breaker.human_round(s.breaker)
+        if decision == "approved":
+            s.approved = True
         if decision == "timeout":
             return "timeout" if "timeout" in state.transitions else "abort"
         return decision
@@ -477,7 +620,8 @@ class WritingWorkflow:
         s, _ = self._run()
         kind = TASK_OUTPUT_KIND[state.task or "draft"]
         inv = self._record_usage(name, visit, persona_for(state), _activity_name(state), started, result.usage,
-                                 result, status="success", model=model, guidance=guidance)
+                                 result, status="success", model=model, guidance=guidance,
+                                 inputs=[o.ref.name for n in state.input for o in s.outputs.get(n, [])])
         if result.cross_audit is not None:
             for r in result.cross_audit.reviews:
                 s.audit_scores.append(AuditScoreRow(
@@ -495,12 +639,15 @@ class WritingWorkflow:
 
     def _record_usage(self, name: str, visit: int, persona: str | None, activity: str, started: Any, usage: Any,
                       result: TaskResult | None, *, status: str, model: str | None = None,
-                      guidance: str | None = None) -> Invocation:
+                      guidance: str | None = None, inputs: list[str] | None = None) -> Invocation:
         s, cfg = self._run()
         label = model or usage.model
         cost = invocation_cost(cfg, label, usage)
         window = context_window_for(cfg, label)
-        pct, health = context_use(usage.input_tokens + usage.output_tokens, window)
+        tokens = usage.input_tokens + usage.output_tokens
+        # §6 SessionTokens: context health is this model's cumulative total over the run, not one call's peak
+        session = tokens + sum(i.input_tokens + i.output_tokens for i in s.invocations if i.model == label)
+        pct, health = context_use(session, window)
         inv = Invocation(
             seq=len(s.invocations) + 1, state=name, visit=visit, task=activity.removeprefix("writing_"),
             agent=activity, model=label, persona=persona, started_at=started,
@@ -509,23 +656,25 @@ class WritingWorkflow:
             context_used_pct=pct, context_status=health, output_ref=result.output_ref if result else None,
             output_name=result.output_ref.name if result else None, word_count=result.word_count if result else 0,
             preview=result.preview if result else "", attempt=usage.attempt, fallback_used=usage.fallback_used,
-            guidance=guidance)
+            guidance=guidance, prompt_ref=result.prompt_ref if result else None, inputs=inputs or [],
+            session_tokens=session)
         s.invocations.append(inv)
-        breaker.add_cost(s.breaker, cost)
+        breaker.add_cost(s.breaker, cost, tokens)
         return inv
 
     def _record_failure(self, name: str, visit: int, persona: str | None, activity: str, model: str, started: Any,
-                        error: BaseException | None, guidance: str | None) -> None:
+                        error: BaseException | None, guidance: str | None, status: str | None = None) -> None:
         s, cfg = self._run()
         timed_out = isinstance(error, TimeoutError) or (
             isinstance(error, ActivityError) and isinstance(error.cause, TemporalTimeoutError))
+        status = status or ("timeout" if timed_out else "failed")
+        message = "cancelled: the run's hard budget was reached" if status == "cancelled" else error_message(error)
         s.invocations.append(Invocation(
             seq=len(s.invocations) + 1, state=name, visit=visit, task=activity.removeprefix("writing_"),
             agent=activity, model=model, persona=persona, started_at=started,
-            duration_s=_seconds(workflow.now() - started), status="timeout" if timed_out else "failed",
-            error=error_message(error), context_window=context_window_for(cfg, model), guidance=guidance))
-        self._log("agent_failed", name, {"agent": model, "status": "timeout" if timed_out else "failed",
-                                         "error": error_message(error)})
+            duration_s=_seconds(workflow.now() - started), status=status,  # type: ignore[arg-type]
+            error=message, context_window=context_window_for(cfg, model), guidance=guidance))
+        self._log("agent_failed", name, {"agent": model, "status": status, "error": message})
 
     # ----------------------------------------------------------------------------------------------- end
     async def _finish(self) -> WritingResult:
@@ -533,13 +682,19 @@ class WritingWorkflow:
         self._ended = True
         final_post = s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
-        if s.final_score is None:
+        if self._new(P_SCORE):  # the last final-audit visit only, never a gate score; then the score floor
+            s.final_score = final_score(s.audit_scores, s.final_score)
+            s.status, below = floor_status(s.status, s.final_score, cfg.settings.score_floor,  # type: ignore[assignment]
+                                           s.approved)
+            if below:
+                s.reason = f"{s.reason}; {below}" if s.reason else below
+        elif s.final_score is None:
             finals = [a.overall for a in s.audit_scores if a.kind == "final_audit"]
             gates = [g["score"] for g in s.gate_scores]
             s.final_score = round(sum(finals) / len(finals), 2) if finals else (float(gates[-1]) if gates else None)
-        self._log("run_complete" if s.status == "complete" else "run_ended", s.current,
+        self._log("run_complete" if s.status in ("complete", "complete_below_floor") else "run_ended", s.current,
                   {"status": s.status, "reason": s.reason})
-        self._upsert(phase=s.current, status=s.status)
+        self._upsert(phase=PHASE_DONE, status=s.status)
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
@@ -573,28 +728,33 @@ class WritingWorkflow:
 
     # ------------------------------------------------------------------------------------- user input
     @workflow.signal(name=SIGNAL_APPROVAL)
-    def approval(self, inp: ApprovalInput) -> None:
+    def approval(self, raw: Any) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
-        problem = self._approval_problem(inp)
-        if problem:
-            workflow.logger.warning("approval signal ignored: %s", problem)
+        self._new(P_REJECT)
+        inp, problem = signal_input(ApprovalInput, raw, SIGNAL_APPROVAL)
+        if inp is not None:
+            problem = self._approval_problem(inp) or ""
+            if problem:
+                note_rejection(f"{SIGNAL_APPROVAL!r} signal: {problem}")
+        if inp is None or problem:
             self._ignored += 1
             if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
                 self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
             return
-        self.answer = normalise_approval(inp.decision, inp.feedback)
+        self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
 
     @workflow.update(name=UPDATE_SUBMIT_APPROVAL)
-    def submit_approval(self, inp: ApprovalInput) -> ApprovalReceipt:
-        self.answer = normalise_approval(inp.decision, inp.feedback)
+    def submit_approval(self, raw: Any) -> ApprovalReceipt:
+        inp = update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL)
+        self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
         assert self.pending is not None
         return ApprovalReceipt(request_id=self.pending.request_id, decision=self.answer[0])
 
     @submit_approval.validator
-    def _validate_approval(self, inp: ApprovalInput) -> None:
-        problem = self._approval_problem(inp)
+    def _validate_approval(self, raw: Any) -> None:
+        problem = self._approval_problem(update_input(ApprovalInput, raw, UPDATE_SUBMIT_APPROVAL))
         if problem:
-            raise ValueError(problem)
+            raise invalid(problem)
 
     def _approval_problem(self, inp: ApprovalInput) -> str | None:
         if self.pending is None:
@@ -606,7 +766,7 @@ class WritingWorkflow:
         if inp.feedback and len(inp.feedback) > MAX_FEEDBACK_CHARS:
             return f"feedback is {len(inp.feedback):,} characters, over the {MAX_FEEDBACK_CHARS:,} limit"
         try:
-            normalise_approval(inp.decision, inp.feedback)
+            normalise_approval(inp.decision, inp.feedback, strict_reject=self._flags.get(P_REJECT, True))
         except ValueError as exc:
             return str(exc)
         return None
@@ -621,7 +781,8 @@ class WritingWorkflow:
     def run_status(self) -> StatusView:
         s = self.s
         if s is None:
-            return StatusView(run_id=workflow.info().workflow_id, story="", state="prepare", status="running",
+            return StatusView(run_id=workflow.info().workflow_id, story="", state="prepare",
+                              status="failed" if self._refused else "running", reason=self._refused,
                               models=[], visits={}, transitions=[], transition_count=0, cost_usd=0.0, tokens=0,
                               invocations=0)
         totals = run_totals(s.invocations)
@@ -656,17 +817,30 @@ class WritingWorkflow:
             self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
 
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        sa.upsert(pipeline="writing", phase=phase, status=status, topic=topic)
+        # RunStatus -> ColloquyStatus by the one mapping (models/status.py) that StatusView / WritingResult use too
+        sa.upsert(pipeline="writing", phase=phase, status=writing_status(status) if status else None, topic=topic)
 
 
-async def _with_timeout(call: Any, seconds: float) -> Any:
-    """The per-agent timeout (§3): a workflow timer races the activity; on expiry only this activity is
-    cancelled and asyncio.TimeoutError is raised (the activity's own failure is raised as it is). The timer adds
-    rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its heartbeat
-    timeout fails it in seconds) is retried on another worker instead of the branch being given up."""
+async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:
+    """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
+    only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is).
+    The timer adds rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its
+    heartbeat timeout fails it in seconds) is retried on another worker instead of the branch being given up.
+    `stop` (a predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
     task = asyncio.ensure_future(call)
+    timeout = timer_with_recovery(seconds)
     try:
-        await workflow.wait_condition(task.done, timeout=timer_with_recovery(seconds))
+        if stop is None:
+            await workflow.wait_condition(task.done, timeout=timeout, timeout_summary=summary)
+        else:
+            await workflow.wait_condition(lambda: task.done() or stop(), timeout=timeout, timeout_summary=summary)
+            if not task.done():
+                task.cancel()
+                try:
+                    await task
+                except (ActivityError, asyncio.CancelledError):
+                    pass
+                raise _BudgetCancelled()
     except TimeoutError:
         task.cancel()
         try:
@@ -675,6 +849,21 @@ async def _with_timeout(call: Any, seconds: float) -> Any:
             pass
         raise
     return task.result()
+
+
+def _transient(error: BaseException) -> bool:
+    """A failure worth retrying the state for: a timeout, or an activity whose retryable failure outlasted its
+    policy (a provider outage); never a permanent error (auth, bad request, config)."""
+    if isinstance(error, TimeoutError):
+        return True
+    if not isinstance(error, ActivityError):
+        return False
+    cause = error.cause
+    if isinstance(cause, TemporalTimeoutError):
+        return True
+    if isinstance(cause, ApplicationError):
+        return not cause.non_retryable and (cause.type or "") not in NON_RETRYABLE
+    return False
 
 
 def _activity_name(state: StateConfig) -> str:

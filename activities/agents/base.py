@@ -15,13 +15,15 @@ responder's key; the policy kind (a key of rules/policies.py POLICIES) is what `
 schedules the activity with, on the `<queue>-llm` task queue. Every call goes through `gateway.complete()` and
 keeps heartbeating while the model works, so an activity the workflow cancelled stops its LLM call.
 
-Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part.
+Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part, loaded from the
+`prompts` package (package data, through importlib: core/resources.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, Generic, TypeVar
@@ -33,7 +35,6 @@ from temporalio.exceptions import ApplicationError
 
 from activities.llm import gateway, offline
 from activities.llm.config import Tier, config_for_call, register_agent
-from core.settings import PROMPTS_DIR
 from models.common import AgentResult, LLMUsage
 from rules.policies import POLICIES
 
@@ -42,11 +43,14 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: While a model works, the activity heartbeats this often (a cancelled activity learns of it from a heartbeat).
 HEARTBEAT_EVERY_S = 5.0
+#: The messages the latest agent call of this activity (its task's context) sent; writing saves them beside its
+#: output (agent logs with prompt refs).
+LAST_PROMPT: ContextVar[list[dict[str, str]] | None] = ContextVar("colloquy_last_prompt", default=None)
 #: The attribute an agent activity carries: the AgentActivity that `call_agent` schedules it with.
 AGENT_ATTR = "__colloquy_agent__"
 
 _env = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(PROMPTS_DIR)), undefined=jinja2.StrictUndefined,
+    loader=jinja2.PackageLoader("prompts", "."), undefined=jinja2.StrictUndefined,
     trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False, autoescape=False,
 )
 
@@ -105,8 +109,11 @@ class AgentSpec(Generic[Out]):
     role: str = "writer"
     #: rules/policies.py kind the workflow schedules it with: live_agent | fast_agent | agent | long_agent
     policy: str = "agent"
-    #: max_tokens of each call (None: the provider's default)
+    #: max_tokens of each call (None: sized to the output schema by the gateway, or its TEXT_BUDGET for free
+    #: text); `llm.agents.<name>.max_tokens` in the config overrides it
     max_tokens: int | None = None
+    #: the activity calls `run_text` (essays, drafts, turns): `output_model` only names the shape
+    free_text: bool = False
     #: heartbeat this often while the model works (None: once, before the call)
     heartbeat_every_s: float | None = HEARTBEAT_EVERY_S
     description: str = ""
@@ -176,7 +183,15 @@ class AgentSpec(Generic[Out]):
                        model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
         """The one agent call path: render the prompt, force the per-call `model` if any (with this agent's
         role), call the gateway and heartbeat until it answers. `model_of`: use another agent's model."""
-        messages = render_prompt(self.prompt, variables)
+        return await self.call(render_prompt(self.prompt, variables), output_model,
+                               offline_context=offline_context, model=model, model_of=model_of,
+                               temperature=temperature)
+
+    async def call(self, messages: list[dict[str, str]], output_model: type[BaseModel] | None, *,
+                   offline_context: dict[str, Any] | None = None, model: str | None = None,
+                   model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
+        """`complete` with messages already built (the model check's representative prompts)."""
+        LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None
         heartbeat(detail)

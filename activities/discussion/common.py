@@ -52,8 +52,8 @@ def excerpt(text: str, limit: int = EXCERPT_CHARS) -> str:
 def save_message(inp: TurnInput, kind: MessageType, text: str, usage: LLMUsage) -> MessageRef:
     """The contribution goes to the artifact store; the workflow keeps only the ref and an excerpt.
     Answers of the offline test double stay labelled as such, structured ones included."""
-    if usage.offline and not text.startswith(offline.OFFLINE_LABEL):
-        text = f"{offline.OFFLINE_LABEL} {text}"
+    if usage.offline:
+        text = offline.label_text(text)       # never on a heading's line: the markdown stays markdown
     ref = store().put(inp.discussion_id, f"{inp.message_id}.md", text, "text/markdown")
     return MessageRef(id=inp.message_id, from_role=inp.role, to="team", type=kind, round=inp.round, ref=ref,
                       excerpt=excerpt(text))

@@ -15,7 +15,7 @@ from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
 KICKOFF = AgentSpec("discussion_kickoff", "discussion/kickoff.md", TurnOutput, tier="medium", role="writer",
-                    policy="agent",
+                    policy="agent", free_text=True, max_tokens=700,
                     description="Team Leader: frames the discussion and assigns focus areas (seed 002 phase 1)")
 
 

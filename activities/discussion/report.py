@@ -1,7 +1,8 @@
 """`discussion_report`: the seed's visualization phase as a deterministic renderer.
 
 One self-contained HTML file (inline CSS, no scripts, no external resources; every text escaped): the outcome,
-the ideas with their five scores, the selection and why, the event log, usage, and the full discussion. It is
+the ideas with their five scores, the selection and why, the event log, usage, and the full discussion (messages
+rendered from markdown, raw HTML in them escaped). It is
 rendered from the workflow's data and the message artifacts, never written by a model, so it cannot invent
 scores. A failure here never fails the discussion (the workflow records it as an event).
 """
@@ -11,6 +12,8 @@ from __future__ import annotations
 import asyncio
 
 import jinja2
+from markdown_it import MarkdownIt
+from markupsafe import Markup
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
@@ -66,12 +69,22 @@ min {{ r.rules.min_ideas }} ideas, deep dive {{ 'on' if r.rules.deep_dive else '
 output tokens, ${{ '%.4f' % r.usage.cost_usd }}{% if models %} · models: {{ models }}{% endif %}</p>
 <h2>Discussion</h2>
 {% for m, text in messages %}<article class="msg"><header>{{ m.id }} · {{ titles.get(m.from_role, m.from_role) }}
-→ {{ m.to }} · {{ m.type }}{% if m.round %} · round {{ m.round }}{% endif %}</header><pre>{{ text }}</pre></article>
+→ {{ m.to }} · {{ m.type }}{% if m.round %} · round {{ m.round }}{% endif %}</header><div class="md">{{ text | md }}</div></article>
 {% endfor %}
 </body></html>
 """
 
 _env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+# Agents write markdown: render it (CommonMark, raw HTML disabled, so any markup in a message stays escaped
+# text) instead of showing `**bold**` as typed. Links are kept as text: the report has no external resources.
+_markdown = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
+
+
+def markdown_html(text: str) -> Markup:
+    return Markup(_markdown.render(text or ""))
+
+
+_env.filters["md"] = markdown_html
 _template = _env.from_string(_TEMPLATE)
 
 

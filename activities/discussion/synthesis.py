@@ -9,7 +9,7 @@ from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
 SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesis.md", TurnOutput, tier="medium",
-                       role="writer", policy="agent",
+                       role="writer", policy="agent", free_text=True, max_tokens=700,
                        description="Team Leader: synthesizes each round (seed 002 step 5)")
 
 

@@ -17,7 +17,7 @@ class _Text(BaseModel):
 
 
 ASSISTANT = AgentSpec("interview_assistant", "interview/assistant.md", _Text, tier="low",
-                      policy="fast_agent",
+                      policy="fast_agent", free_text=True, max_tokens=400,
                       description="Interview: bounded assistant for the interviewee (003 §8)")
 
 

@@ -67,14 +67,37 @@ async def interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
     return await asyncio.to_thread(_interview_save_transcript, inp)
 
 
+def _read_record(workflow_id: str) -> SessionRecord | None:
+    path = store().path_for(workflow_id, "session.json")
+    return SessionRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def _interview_load_session(inp: LoadSessionInput) -> SessionRecord:
-    s = store()
-    path = s.path_for(inp.workflow_id, "session.json")
-    if not path.is_file():
+    """The record, its transcript preceded by every ancestor's (a follow-up of a follow-up: the original session
+    first, then each follow-up in order; each entry tagged with the session it was recorded in)."""
+    record = _read_record(inp.workflow_id)
+    if record is None:
+        path = store().path_for(inp.workflow_id, "session.json")
         raise ApplicationError(f"no finished interview {inp.workflow_id!r} found (looked for {path}); "
                                f"previous_session_id must name a completed interview", type="ArtifactNotFound",
                                non_retryable=True)
-    return SessionRecord.model_validate_json(path.read_text(encoding="utf-8"))
+    ancestors: list[SessionRecord] = []
+    seen = {record.workflow_id}
+    parent = record.plan.previous_session_id if record.plan else None
+    while parent and parent not in seen:
+        seen.add(parent)
+        earlier = _read_record(parent)
+        if earlier is None:
+            activity.logger.warning("follow-up chain of %s: no record of %s (its entries are missing)",
+                                    inp.workflow_id, parent)
+            break
+        ancestors.append(earlier)
+        parent = earlier.plan.previous_session_id if earlier.plan else None
+    merged: list[TranscriptEntry] = []
+    for r in [*reversed(ancestors), record]:
+        own = [e.model_copy(update={"session_id": e.session_id or r.workflow_id}) for e in r.transcript]
+        merged = merge_transcripts(merged, own)
+    return record.model_copy(update={"transcript": merged})
 
 
 @activity.defn(name="interview_load_session")

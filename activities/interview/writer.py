@@ -1,9 +1,9 @@
 """Writer (000): first-person ghostwritten essay in the speaker's voice; standard | punchy | reflective.
-The essay goes to the artifact store (history keeps the ref); quotes are checked against the transcript."""
+The essay goes to the artifact store (history keeps the ref). Its quotes go through the shared grounding check
+(rules/grounding.py): a quoted span that is not the interviewee's exact words loses its quote marks and is flagged
+in the text ("[unverified quote — ...]"), so it is never printed as a quote."""
 
 from __future__ import annotations
-
-import re
 
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once, store
@@ -11,10 +11,11 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import WriterInput, WriterOutput
-from rules.interview.entries import quote_in_transcript, sentences
+from rules.grounding import flag_unverified
+from rules.interview.entries import sentences
 
 WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput, tier="high",  # free text: run_text
-                   policy="long_agent",
+                   policy="long_agent", free_text=True, max_tokens=2048,
                    description="Interview: first-person essay in the interviewee's voice (3 styles)")
 _LABEL = "[offline test double] "
 
@@ -26,10 +27,6 @@ def essay_title(text: str, fallback: str) -> str:
     return fallback
 
 
-def quoted_spans(text: str) -> list[str]:
-    return [q for q in re.findall(r"[\"“]([^\"”]{12,})[\"”]", text)]
-
-
 @WRITER.activity
 @completed_once
 async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
@@ -39,12 +36,12 @@ async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
          "style": inp.style, "analysis": inp.analysis, "transcript": transcript_text(entries)},
         offline_context={"window": entries_context(entries), "style": inp.style,
                          "title": inp.analysis.suggested_title or inp.plan.topic})
-    quotes = quoted_spans(text)
-    unverified = [q for q in quotes if not quote_in_transcript(q, entries)]
+    text, checks = flag_unverified(text, [e.text for e in entries if e.speaker == "interviewee"])
+    unverified = [c.quote for c in checks if not c.verified]
     title = essay_title(text.removeprefix(_LABEL), inp.analysis.suggested_title or inp.plan.topic)
     ref = store().put(inp.workflow_id, "essay.md", text, "text/markdown")
     return AgentResult[WriterOutput](output=WriterOutput(essay=ref, title=title, words=len(text.split()),
-                                                         quotes_verified=len(quotes) - len(unverified),
+                                                         quotes_verified=len(checks) - len(unverified),
                                                          quotes_unverified=unverified), usage=usage)
 
 

@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError
 
 from activities.llm.gpu import choose_tier, local_model_for, read_gpus
+from activities.llm.schema import STRUCTURED_MODES, StructuredMode
 from core.secrets import register_secret_env
 
 Tier = Literal["low", "medium", "high"]
@@ -42,6 +43,18 @@ class ProviderConfig(BaseModel):
     auto_select_model: bool = Field(default=False, description="Pick the model from local GPU tiers (VRAM)")
     prices: dict[str, ModelPrice] = Field(default_factory=dict,
                                           description="Model name (without prefix) → price; overrides litellm's map")
+    structured_output: StructuredMode | None = Field(
+        default=None, description="How calls ask for JSON: json_schema | json_object | tools | prompt "
+        "(None: the provider's default, DEFAULT_STRUCTURED_OUTPUT)")
+    structured_output_models: dict[str, StructuredMode] = Field(
+        default_factory=dict, description="Model name (without prefix) → mode, where models of one provider differ")
+    downgrade_structured_output: bool = Field(
+        default=True, description="A server that rejects the mode: try the next one (json_schema → json_object → "
+        "prompt) and remember it for that model in the worker; False: a non-retryable error naming the setting")
+    stream: bool | None = Field(default=None, description="Stream answers, so a cancelled call closes its "
+                                "connection and the server stops generating (None: on for HTTP providers)")
+    small_model: bool = Field(default=False, description="Bound schema strings/arrays so a small model can "
+                              "always finish the object within its token budget")
 
 
 class AgentConfig(BaseModel):
@@ -49,6 +62,8 @@ class AgentConfig(BaseModel):
     provider: str | None = None
     model: str | None = None
     role: str | None = None
+    max_tokens: int | None = Field(default=None, gt=0, description="Overrides the agent's declared token budget")
+    structured_output: StructuredMode | None = Field(default=None, description="Overrides the provider's mode")
 
 
 class LLMConfig(BaseModel):
@@ -74,6 +89,11 @@ class ModelResolution(BaseModel):
     offline: bool = False
     tier: str
     reason: str
+    structured_output: StructuredMode = "json_schema"
+    downgrade_structured_output: bool = True
+    stream: bool = False
+    small_model: bool = False
+    max_tokens: int | None = Field(default=None, description="Configured budget override for this agent")
 
 
 class AgentDefaults(BaseModel):
@@ -93,7 +113,7 @@ def register_agent(name: str, tier: Tier = "medium", role: str = "writer", descr
 
 BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
     "offline": ProviderConfig(prefix=f"{OFFLINE_PROVIDER}/", local=True),
-    "local": ProviderConfig(prefix=f"{LOCAL_PROVIDER}/", local=True, context_window=8192),
+    "local": ProviderConfig(prefix=f"{LOCAL_PROVIDER}/", local=True, context_window=8192, small_model=True),
     "ollama": ProviderConfig(prefix="ollama_chat/", api_base="http://127.0.0.1:11434", local=True,
                              auto_select_model=True),
     "anthropic": ProviderConfig(prefix="anthropic/", api_key_env="ANTHROPIC_API_KEY"),
@@ -118,6 +138,14 @@ BUILTIN_TIERS: dict[str, dict[str, str]] = {
 }
 
 PROFILE_PROVIDERS = {"offline": "offline", "local": "local"}
+
+#: The structured-output mode of a provider that sets none (`providers.<name>.structured_output`).
+#: Hosted APIs take a strict `json_schema` (litellm maps it to each API's own form). Self-hosted OpenAI-compatible
+#: servers differ (llama.cpp's server answers `json_schema` with HTTP 500, older vLLM/LM Studio builds ignore it),
+#: but all of them accept `json_object`: sent with the schema, which llama.cpp and LM Studio compile into a
+#: grammar and others ignore, and with the schema in the prompt too, so it works everywhere it is accepted.
+#: The in-process `local` model compiles the schema into a llama.cpp grammar itself.
+DEFAULT_STRUCTURED_OUTPUT: dict[str, StructuredMode] = {"openai_compatible": "json_object", "local": "json_object"}
 
 
 class ConfigError(ValueError):
@@ -197,6 +225,14 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
         prov = cfg.providers.get(cfg.default_provider)
         if prov is not None:
             cfg.providers[cfg.default_provider] = prov.model_copy(update={"api_base": env["COLLOQUY_API_BASE"]})
+    mode = env.get("COLLOQUY_STRUCTURED_OUTPUT")
+    if mode:
+        if mode not in STRUCTURED_MODES:
+            raise ConfigError(f"COLLOQUY_STRUCTURED_OUTPUT={mode!r}: use one of {', '.join(STRUCTURED_MODES)}")
+        prov = cfg.providers.get(cfg.default_provider)
+        if prov is not None:
+            cfg.providers[cfg.default_provider] = prov.model_copy(update={"structured_output": mode})
+        cfg.source.append(f"COLLOQUY_STRUCTURED_OUTPUT={mode}")
     if env.get("COLLOQUY_MODEL"):
         # One model for every agent, as a full litellm id ("openai/gpt-4o-mini") or a bare name for the provider.
         for tier in cfg.tiers.values():
@@ -304,10 +340,17 @@ def resolve_model(agent: str, cfg: LLMConfig, *, use_fallback: bool = False,
         if provider not in table:
             raise ConfigError(f"tier {tier!r} has no model for provider {provider!r}: add tiers.{tier}.{provider}")
         model, mwhy = table[provider], f"tier {tier}"
+    bare = model.removeprefix(prov.prefix)
+    mode = ((acfg.structured_output if not use_fallback else None) or prov.structured_output_models.get(bare)
+            or prov.structured_output or DEFAULT_STRUCTURED_OUTPUT.get(provider, "json_schema"))
+    custom = prov.prefix in (f"{OFFLINE_PROVIDER}/", f"{LOCAL_PROVIDER}/")  # in-process: nothing to stream
     return ModelResolution(
         agent=agent, provider=provider, model=model, litellm_model=_full_model(provider, prov, model),
         api_base=prov.api_base, api_key_env=prov.api_key_env, api_version=prov.api_version, local=prov.local,
-        offline=provider == "offline", tier=tier, reason=f"{why}; {mwhy}",
+        offline=provider == "offline", tier=tier, reason=f"{why}; {mwhy}", structured_output=mode,
+        downgrade_structured_output=prov.downgrade_structured_output,
+        stream=(not custom) if prov.stream is None else prov.stream and not custom,
+        small_model=prov.small_model, max_tokens=acfg.max_tokens,
     )
 
 

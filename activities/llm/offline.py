@@ -174,6 +174,9 @@ def fill_schema(schema: dict[str, Any], seed: str = "", defs: dict[str, Any] | N
         return round((lo + hi) / 2, 3) if hi >= lo else lo
     if kind == "boolean":
         return False
+    formats = {"date": "2026-01-01", "date-time": "2026-01-01T09:00:00Z", "time": "09:00:00"}
+    if schema.get("format") in formats:
+        return formats[schema["format"]]
     text = f"{name.replace('_', ' ')}: {_snippet(seed)}" if name else _snippet(seed)
     minimum = int(schema.get("minLength", 0))
     if len(text) < minimum:
@@ -192,8 +195,8 @@ def _schema_of(optional_params: dict[str, Any]) -> dict[str, Any] | None:
     if isinstance(fmt, dict):
         if fmt.get("type") == "json_schema":
             return (fmt.get("json_schema") or {}).get("schema") or {}
-        if fmt.get("type") == "json_object":
-            return {"type": "object", "properties": {}}
+        if fmt.get("type") == "json_object":  # with a schema where the server takes one (llama.cpp's grammar)
+            return fmt.get("schema") or {"type": "object", "properties": {}}
     return None
 
 
@@ -201,7 +204,7 @@ def _raise_fault(fault: Fault, model: str) -> None:
     msg = fault.message or f"offline fault injected: {fault.kind}"
     req = httpx.Request("POST", "http://offline.invalid/v1/chat/completions")
     headers = {"retry-after": str(fault.retry_after_s)} if fault.retry_after_s is not None else {}
-    kw = {"llm_provider": PROVIDER, "model": model}
+    kw: dict[str, Any] = {"llm_provider": PROVIDER, "model": model}
     if fault.kind == "rate_limit":
         raise litellm.RateLimitError(message=msg, response=httpx.Response(429, headers=headers, request=req), **kw)
     if fault.kind == "server_error":
@@ -269,7 +272,20 @@ def _label(content: str, structured: bool) -> str:
             data.setdefault("_offline", OFFLINE_LABEL)
             return json.dumps(data)
         return content
-    return content if content.startswith(OFFLINE_LABEL) else f"{OFFLINE_LABEL} {content}"
+    return label_text(content)
+
+
+_MARKDOWN_BLOCK = re.compile(r"^\s*(#{1,6}\s|>|[-*+]\s|\d+[.)]\s|\||```|~~~|---)")
+
+
+def label_text(content: str) -> str:
+    """The offline label on a text answer without breaking its markdown: on its own line (a blank line after it)
+    when the text opens with a block (`# Title`, a list, a quote, a table, a fence), else in front of the text."""
+    if content.startswith(OFFLINE_LABEL):
+        return content
+    if _MARKDOWN_BLOCK.match(content):
+        return f"{OFFLINE_LABEL}\n\n{content}"
+    return f"{OFFLINE_LABEL} {content}"
 
 
 def _tokens(text: str) -> int:
@@ -312,7 +328,8 @@ class OfflineLLM(CustomLLM):
         elif item is not None:
             content = _label(_render(item), request.schema is not None)
         else:
-            responder = _state.responders.get(agent)
+            # a pipeline responder reads its pipeline's context; `models --check` has none: the schema filler
+            responder = None if request.context.get("model_check") else _state.responders.get(agent)
             produced = responder(request) if responder else None
             if produced is None:
                 produced = (fill_schema(request.schema, request.last_user) if request.schema is not None

@@ -34,8 +34,10 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store as artifact_store
 from activities.query.context import apply_updates
-from core.settings import ROOT, data_dir
+from core.resources import apps_dir, domains_dir
+from core.settings import data_dir
 from models.query import (
+    NEEDS_PARSING,
     ApplyContextInput,
     ApplyContextResult,
     DateRange,
@@ -45,13 +47,18 @@ from models.query import (
     ImportedNote,
     ListImportInput,
     LoadDomainsInput,
+    NeedsParsingInput,
+    NeedsParsingResult,
     NotesLocation,
     ParserOutput,
     RecentEntriesInput,
+    ReparsedNote,
     StoreBatchInput,
     StoreBatchResult,
     StoreEntryInput,
     StoreEntryResult,
+    StoreReparsedInput,
+    StoreReparsedResult,
 )
 from rules.query.apps import check_app_id
 from rules.query.imports import clean_text
@@ -425,6 +432,97 @@ class StorageRepository:
                        "removed_reason": f"no longer in {Path(source).name} when it was re-imported"})
         self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
 
+    # ------------------------------------------------------------------- notes parsed later (needs-parsing)
+    def needs_parsing(self, limit: int, exclude_source_key: str | None = None) -> tuple[list[Entry], int]:
+        """Notes kept as written after a Router failure (tagged needs-parsing): (up to `limit` of them — fewest
+        failed Parser attempts first, then oldest — as stored, every flagged note's count). A note the Parser
+        keeps failing on therefore never blocks the ones behind it."""
+        if not self.parsed_root.exists():
+            return [], 0
+        flagged: list[tuple[int, date, int, str]] = []
+        for path in sorted(self.parsed_root.rglob("*.json")):
+            text = self._read_text(path)
+            if not text or NEEDS_PARSING not in text:  # the common case: no JSON decoding at all
+                continue
+            try:
+                data = json.loads(text)
+            except ValueError:
+                self._warn(f"{path.name}: parsed data is not valid JSON; its notes are not re-parsed")
+                continue
+            for rec in data.get("entries", []) if isinstance(data, dict) else []:
+                entry_id = str(rec.get("id") or "")
+                day = _day_of(entry_id)
+                if (day is None or NEEDS_PARSING not in (rec.get("tags") or []) or rec.get("removed")
+                        or (exclude_source_key and rec.get("source_key") == exclude_source_key)):
+                    continue
+                n = entry_id.split("#", 1)[1] if "#" in entry_id else "0"
+                flagged.append((int(rec.get("parse_failures") or 0), day, int(n) if n.isdigit() else 0, entry_id))
+        flagged.sort()
+        chosen = flagged[:max(0, limit)]
+        entries: list[Entry] = []
+        days: dict[date, dict[str, Entry]] = {}
+        for _, day, _, entry_id in chosen:
+            if day not in days:
+                days[day] = {e.id: e for e in self._read_day(day, self.raw_path(day))}
+            if entry_id in days[day]:
+                entries.append(days[day][entry_id])
+        return entries, len(flagged)
+
+    def save_reparsed(self, notes: list[ReparsedNote], at: datetime) -> StoreReparsedResult:
+        """Store the Parser's answers for flagged notes, in place (as the edit-aware import replaces entries):
+        the flag removed, the data set, the raw text and the earlier (empty) data kept in the record's `history`.
+        A failed parse keeps the flag and records the reason and the count of failed attempts. Idempotent per
+        `at` (a retried activity writes once and reports the same)."""
+        out = StoreReparsedResult()
+        stamp = at.isoformat()
+        by_day: dict[date, list[ReparsedNote]] = {}
+        for note in notes:
+            day = _day_of(note.entry_id)
+            if day is None:
+                out.gone.append(note.entry_id)
+            else:
+                by_day.setdefault(day, []).append(note)
+        with self._locked():
+            for day, group in sorted(by_day.items()):
+                parsed = self._read_parsed(day)
+                records = {p.get("id"): p for p in parsed.get("entries", [])}
+                raw = {e.id: e.raw_content for e in self._read_day(day, self.raw_path(day))}
+                changed = False
+                for note in group:
+                    rec = records.get(note.entry_id)
+                    flagged = rec is not None and NEEDS_PARSING in (rec.get("tags") or [])
+                    if rec is None or note.entry_id not in raw:
+                        out.gone.append(note.entry_id)
+                    elif note.parsed is None:
+                        if flagged and rec.get("last_parse_attempt") != stamp:
+                            rec["parse_failures"] = int(rec.get("parse_failures") or 0) + 1
+                            rec["last_parse_error"] = note.error or "the Parser failed"
+                            rec["last_parse_attempt"] = stamp
+                            changed = True
+                        (out.still_flagged if flagged else out.gone).append(note.entry_id)
+                    elif flagged:
+                        p = note.parsed
+                        history = list(rec.get("history", []))
+                        history.append({"replaced_at": stamp, "raw": raw[note.entry_id],
+                                        "domain_data": rec.get("domain_data") or {}, "tags": rec.get("tags") or [],
+                                        "source_key": rec.get("source_key"),
+                                        "reason": "parsed later: the Router had failed when it was written"})
+                        tags = [t for t in rec.get("tags") or [] if t != NEEDS_PARSING]
+                        rec.update({"tags": list(dict.fromkeys([*tags, *p.tags])), "domain_data": p.domain_data,
+                                    "uncertain_fields": p.uncertain_fields,
+                                    "extraction_notes": [*p.extraction_notes, f"parsed later, at {stamp}"],
+                                    "history": history, "parsed_at": stamp})
+                        rec.pop("last_parse_error", None)
+                        changed = True
+                        out.parsed.append(note.entry_id)
+                    elif rec.get("parsed_at") == stamp:  # this very store, retried
+                        out.parsed.append(note.entry_id)
+                    else:
+                        out.gone.append(note.entry_id)
+                if changed:
+                    self._atomic_write(self.parsed_path(day), json.dumps(parsed, indent=2, default=str) + "\n")
+        return out
+
     # ---------------------------------------------------------------------------------- global context
     def get_global_context(self) -> str:
         return self._read_text(self.context_file) or ""
@@ -608,15 +706,20 @@ async def notes_load_domains(inp: LoadDomainsInput) -> DomainCatalog:
     return await _in_thread(load_catalog, inp.app_id)
 
 
-def domains_root() -> Path:
-    return Path(os.environ.get("COLLOQUY_DOMAINS_ROOT", str(ROOT))).resolve()
+def domain_dirs() -> tuple[Path, Path]:
+    """(domains folder, apps folder): under COLLOQUY_DOMAINS_ROOT if set, else the shipped package data."""
+    root = os.environ.get("COLLOQUY_DOMAINS_ROOT")
+    if root:
+        base = Path(root).expanduser().resolve()
+        return base / "domains", base / "apps"
+    return domains_dir(), apps_dir()
 
 
 def load_catalog(app_id: str) -> DomainCatalog:
     import yaml
     from pydantic import ValidationError
 
-    root = domains_root()
+    domains_folder, apps_folder = domain_dirs()
 
     def load(path: Path) -> DomainModule:
         try:
@@ -627,17 +730,17 @@ def load_catalog(app_id: str) -> DomainCatalog:
         except (yaml.YAMLError, ValidationError) as exc:
             raise InvalidRequest(f"domain file {path} is invalid: {exc}") from None
 
-    general = load(root / "domains" / "base.yaml")
+    general = load(domains_folder / "base.yaml")
     if app_id in ("", "general"):
         return DomainCatalog(app_id="general", base=general, domains=[])
     try:
         check_app_id(app_id)
     except ValueError as exc:
         raise InvalidRequest(str(exc)) from None
-    app_dir = root / "apps" / app_id
+    app_dir = apps_folder / app_id
     app_file = app_dir / "app.yaml"
-    if not app_file.is_file() or app_dir.resolve().parent != (root / "apps").resolve():
-        known = sorted(p.name for p in (root / "apps").glob("*") if (p / "app.yaml").is_file())
+    if not app_file.is_file() or app_dir.resolve().parent != apps_folder.resolve():
+        known = sorted(p.name for p in apps_folder.glob("*") if (p / "app.yaml").is_file())
         raise InvalidRequest(f"unknown app {app_id!r}: known apps are general, {', '.join(known)}")
     spec = yaml.safe_load(app_file.read_text(encoding="utf-8")) or {}
     base = load(app_dir / spec["base"]) if spec.get("base") else general
@@ -689,6 +792,21 @@ async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
                   uncertain_fields=(parsed.uncertain_fields if parsed else []),
                   extraction_notes=(inp.parsed.extraction_notes if inp.parsed else []), source_key=inp.source_key)
     return await _in_thread(repo.save_entry, entry, inp.correction)
+
+
+@activity.defn(name="notes_needs_parsing")
+async def notes_needs_parsing(inp: NeedsParsingInput) -> NeedsParsingResult:
+    """The notes kept unparsed after a Router failure that the next run should parse (see needs_parsing)."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    entries, total = await _in_thread(repo.needs_parsing, inp.limit, inp.exclude_source_key)
+    return NeedsParsingResult(entries=entries, total=total)
+
+
+@activity.defn(name="notes_store_reparsed")
+async def notes_store_reparsed(inp: StoreReparsedInput) -> StoreReparsedResult:
+    """Flagged notes parsed later: updated in place (flag removed, history kept), or kept flagged with the reason."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    return await _in_thread(repo.save_reparsed, inp.notes, inp.at)
 
 
 IMPORT_SUFFIXES = (".md", ".txt", ".markdown")
@@ -756,4 +874,4 @@ def load_entries(refs: list[Any], only: list[str] | None = None) -> list[Entry]:
 
 
 STORAGE_ACTIVITIES = [notes_load_domains, notes_read_global_context, notes_apply_context_updates,
-                      notes_recent_entries, notes_store_entry]
+                      notes_recent_entries, notes_store_entry, notes_needs_parsing, notes_store_reparsed]

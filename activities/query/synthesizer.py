@@ -1,12 +1,18 @@
-"""Synthesizer (seed §11.6): the user-facing answer, citing evidence; the partial shape after the limit."""
+"""Synthesizer (seed §11.6): the user-facing answer, citing evidence; the partial shape after the limit.
+
+Quotes in the answer go through the shared grounding check (rules/grounding.py) against the retrieved entries and
+the user's own clarifying answers: a quoted span that is not their exact words loses its quote marks and is flagged
+("[unverified quote — ...]"), so it is never printed as a quote."""
 
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
+from activities.query.storage import load_entries
 from models.common import AgentResult
 from models.query import SynthesizeInput, SynthesizerOutput
+from rules.grounding import flag_unverified
 
 SYNTHESIZER = AgentSpec("synthesize_answer", "query/synthesize_answer.md", SynthesizerOutput, tier="medium",
                         role="writer", policy="long_agent",
@@ -15,7 +21,7 @@ SYNTHESIZER = AgentSpec("synthesize_answer", "query/synthesize_answer.md", Synth
 
 @SYNTHESIZER.activity
 async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutput]:
-    return await SYNTHESIZER.run(
+    result = await SYNTHESIZER.run(
         {"vocabulary": dump(inp.vocabulary), "response_style": inp.response_style, "is_partial": inp.is_partial,
          "query": inp.query, "findings": dump(inp.analysis.findings),
          "patterns": dump(inp.analysis.patterns_identified), "user_responses": dump(inp.user_responses),
@@ -23,6 +29,10 @@ async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutp
         offline_context={"query": inp.query, "is_partial": inp.is_partial, "gaps": inp.unanswered_gaps,
                          "findings": [f.model_dump() for f in inp.analysis.findings]},
     )
+    if inp.entries_refs:
+        sources = [e.raw_content for e in load_entries(inp.entries_refs, None)] + list(inp.user_responses.values())
+        result.output.response, _ = flag_unverified(result.output.response, sources)
+    return result
 
 
 @SYNTHESIZER.offline

@@ -18,6 +18,7 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
+from activities.agents.base import LAST_PROMPT
 from activities.artifacts import store
 from activities.writing.configs import PERSONA_DIR
 from activities.writing.prompts import guidance_block, preview, prompt_sections, word_count
@@ -61,8 +62,14 @@ def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage, co
                 **structured: Any) -> TaskResult:
     """Each agent writes its own artifact (unique name per model/state/visit; atomic in the store)."""
     ref: ArtifactRef = store().put(inp.run_id, inp.output_name, text, content_type)
+    # the prompt this activity's agent call rendered (AgentSpec.complete), saved beside the output (agent logs)
+    messages = LAST_PROMPT.get()
+    prompt_ref = None
+    if messages:
+        prompt = "\n\n".join(f"## {m.get('role', 'user')}\n\n{m.get('content', '')}" for m in messages)
+        prompt_ref = store().put(inp.run_id, f"{inp.output_name.rsplit('.', 1)[0]}.prompt.md", prompt + "\n")
     return TaskResult(output_ref=ref, kind=kind, word_count=word_count(text), preview=preview(text), usage=usage,
-                      **structured)
+                      prompt_ref=prompt_ref, **structured)
 
 
 def story_context(story: str, limit: int = 1200) -> str:

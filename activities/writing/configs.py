@@ -1,15 +1,16 @@
-"""Where writing configs and personas live on disk (light: no LLM imports, so the CLI starts fast)."""
+"""Where writing configs and personas live: package data (core/resources.py). Light: no LLM imports, so the CLI
+starts fast."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from core.settings import PROMPTS_DIR, ROOT
+from core.resources import configs_dir, prompts_dir
 from models.writing import WorkflowConfig
 from rules.writing.config import ConfigError, parse_config_yaml
 
-CONFIG_DIR = ROOT / "configs" / "writing"
-PERSONA_DIR = PROMPTS_DIR / "writing" / "personas"
+CONFIG_DIR = configs_dir() / "writing"
+PERSONA_DIR = prompts_dir() / "writing" / "personas"
 
 
 def load_named_config(name: str) -> WorkflowConfig:

@@ -18,7 +18,8 @@ class DraftText(BaseModel):  # free-text agent (run_text); the spec names a mode
 
 
 DRAFT = AgentSpec("writing_draft", "writing/draft.md", DraftText, tier="medium", role="writer",
-                  policy="long_agent", description="Writes one draft of the post from the story (one call per writer model)")
+                  policy="long_agent", free_text=True, max_tokens=1536,
+                  description="Writes one draft of the post from the story (one call per writer model)")
 
 
 @DRAFT.activity

@@ -29,7 +29,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.writing.history_base import (
+    COMPLETE,
     CONTEXT_SQL,
+    OFFLINE_PROFILE,
     POSTGRES_SCHEMES,
     QUERIES,
     SCHEMA,
@@ -41,14 +43,16 @@ from activities.writing.history_base import (
     is_postgres_url,
     redact_location,
     scrub_secrets,
+    without_offline,
 )
 from activities.writing.history_postgres import PostgresHistoryStore
 from models.writing import RunRecord
 
 __all__ = [
-    "CONTEXT_SQL", "POSTGRES_SCHEMES", "QUERIES", "SCHEMA", "TABLES", "DuckDBHistoryStore", "HistoryStore",
-    "HistoryUnavailable", "NoHistoryYet", "PostgresHistoryStore", "RecordHistoryInput", "history_location",
-    "is_postgres_url", "redact_location", "scrub_secrets", "writing_record_history",
+    "COMPLETE", "CONTEXT_SQL", "OFFLINE_PROFILE", "POSTGRES_SCHEMES", "QUERIES", "SCHEMA", "TABLES",
+    "DuckDBHistoryStore", "HistoryStore", "HistoryUnavailable", "NoHistoryYet", "PostgresHistoryStore",
+    "RecordHistoryInput", "current_profile", "history_location", "is_postgres_url", "redact_location",
+    "scrub_secrets", "without_offline", "writing_record_history",
 ]
 
 
@@ -97,12 +101,20 @@ class RecordHistoryInput(RunRecord):
     config_name: str = ""
 
 
+def current_profile() -> str:
+    """The worker's LLM profile: offline (the test double answers), local, or config (real providers)."""
+    from activities.llm.config import current_config
+
+    cfg = current_config()
+    return OFFLINE_PROFILE if cfg.default_provider == "offline" else str(cfg.profile or "config")
+
+
 @activity.defn(name="writing_record_history")
 async def writing_record_history(inp: RecordHistoryInput) -> int:
     """Record the finished run in the history DB; returns the number of invocations written."""
     location = history_location()
     try:
-        return await asyncio.to_thread(HistoryStore(location).record_run, inp, inp.config_name)
+        return await asyncio.to_thread(HistoryStore(location).record_run, inp, inp.config_name, current_profile())
     except ApplicationError:
         raise
     except Exception as exc:  # a lock, a full disk, an unreachable server: retryable StorageError

@@ -39,7 +39,33 @@ SCHEMA = [
     """CREATE TABLE IF NOT EXISTS post_iterations (
         story TEXT, run_id TEXT, iteration INTEGER, final_score DOUBLE, total_cost_usd DOUBLE, improvements TEXT,
         PRIMARY KEY (story, run_id))""",
+    # added later (existing files and databases are migrated in place): where the answers came from, and the
+    # run's status beside its post iteration
+    "ALTER TABLE runs ADD COLUMN IF NOT EXISTS profile TEXT",
+    "ALTER TABLE post_iterations ADD COLUMN IF NOT EXISTS status TEXT",
 ]
+# Analytics leave out runs answered by the offline test double unless asked (`include_offline`): their scores
+# and $0 costs are not comparable with real models'. Runs recorded before profiles existed count as real.
+OFFLINE_PROFILE = "offline"
+COMPLETE = ("complete", "complete_below_floor")
+_TABLE_REF = re.compile(r"\b(FROM|JOIN)\s+(runs|invocations|audit_scores|post_iterations)\b"
+                        r"(?:\s+(?!WHERE\b|GROUP\b|ORDER\b|JOIN\b|ON\b|LIMIT\b)([a-z]\w*))?", re.IGNORECASE)
+
+
+def without_offline(sql: str) -> str:
+    """The query with every history table narrowed to runs that were not answered by the offline test double
+    (a pure text rewrite valid in both dialects)."""
+    real = f"SELECT run_id FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}'"
+
+    def sub(m: re.Match[str]) -> str:
+        keyword, table, alias = m.group(1), m.group(2), m.group(3) or m.group(2)
+        if table == "runs":
+            return f"{keyword} (SELECT * FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}') {alias}"
+        return f"{keyword} (SELECT * FROM {table} WHERE run_id IN ({real})) {alias}"
+
+    return _TABLE_REF.sub(sub, sql)
+
+
 TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
 
 # The evaluation queries in DuckDB's dialect (`?` parameters); history_postgres.POSTGRES_QUERIES is the twin.
@@ -70,8 +96,15 @@ QUERIES: dict[str, str] = {
         FROM runs ORDER BY started_at, run_id""",
     "post": """
         SELECT p.iteration, r.started_at, p.final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
-               p.improvements, p.run_id
-        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ? ORDER BY p.iteration""",
+               p.improvements, p.run_id, r.status
+        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ? AND p.iteration IS NOT NULL
+        ORDER BY p.iteration""",
+    # every run of the story, aborted ones included (no iteration number, status says why)
+    "post_all": """
+        SELECT p.iteration, r.started_at, p.final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
+               p.improvements, p.run_id, r.status
+        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ?
+        ORDER BY r.started_at, p.run_id""",
     "weekly": """
         SELECT strftime(started_at, '%Y-%W') AS week, COUNT(*) AS runs, ROUND(AVG(final_score), 2) AS avg_quality,
                ROUND(SUM(total_cost_usd), 6) AS total_cost, SUM(total_tokens) AS total_tokens
@@ -180,8 +213,9 @@ class HistoryStore:
         raise NotImplementedError
 
     # ---------------------------------------------------------------------------------------- writing
-    def record_run(self, record: RunRecord, config_name: str = "") -> int:
-        """Insert (or replace) one run with its invocations, audit/gate scores and post iteration."""
+    def record_run(self, record: RunRecord, config_name: str = "", profile: str = "config") -> int:
+        """Insert (or replace) one run with its invocations, audit/gate scores and post iteration. `profile` says
+        where the answers came from (offline = the test double, local, config = real providers)."""
         s = record.state
         totals = run_totals(s.invocations)
         duration = (record.finished_at - s.started_at).total_seconds() if s.started_at else 0.0
@@ -190,10 +224,12 @@ class HistoryStore:
         with self.connect() as conn, self._transaction(conn, s.story_name):
             for table in ("invocations", "audit_scores", "post_iterations", "runs"):
                 conn.execute(q(f"DELETE FROM {table} WHERE run_id = ?"), [s.run_id])
-            conn.execute(q("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), [
+            conn.execute(q("INSERT INTO runs (run_id, story, started_at, completed_at, status, duration_s, "
+                           "total_tokens, total_cost_usd, final_post_path, final_score, models, config_name, "
+                           "forced, reason, profile) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), [
                 s.run_id, s.story_name, _naive(s.started_at), _naive(record.finished_at), s.status, duration,
                 totals.total_tokens, totals.cost_usd, final_path, s.final_score, ",".join(s.models),
-                config_name, record.forced, s.reason])
+                config_name, record.forced, s.reason, profile])
             invocations = [[s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at),
                             i.duration_s, i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens,
                             i.cost_usd, i.word_count, i.context_used_pct] for i in s.invocations]
@@ -207,18 +243,22 @@ class HistoryStore:
             if rows:
                 self._executemany(conn, q("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                                   rows)
-            previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ?"),
-                                    [s.story_name]).fetchone()[0]
+            # only runs that ended with a post are iterations; aborted ones are kept without a number
+            previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ? AND iteration IS NOT "
+                                      "NULL"), [s.story_name]).fetchone()[0]
             improvements = "; ".join(s.human_feedback) or ("Initial" if previous == 0 else "Re-run")
-            conn.execute(q("INSERT INTO post_iterations VALUES (?, ?, ?, ?, ?, ?)"), [
-                s.story_name, s.run_id, previous + 1, s.final_score, totals.cost_usd, improvements])
+            iteration = previous + 1 if s.status in COMPLETE else None
+            conn.execute(q("INSERT INTO post_iterations (story, run_id, iteration, final_score, total_cost_usd, "
+                           "improvements, status) VALUES (?, ?, ?, ?, ?, ?, ?)"), [
+                s.story_name, s.run_id, iteration, s.final_score, totals.cost_usd, improvements, s.status])
         return len(s.invocations)
 
     # ---------------------------------------------------------------------------------------- reading
-    def query(self, name: str, param: str | None = None) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def query(self, name: str, param: str | None = None,
+              include_offline: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
         if name not in self.queries:
             raise KeyError(f"unknown history query {name!r}: one of {', '.join(self.queries)}")
-        sql = self.queries[name]
+        sql = self.queries[name] if include_offline else without_offline(self.queries[name])
         needs = sql.count(self._sql("?"))
         if needs and not param:
             raise ValueError(f"query {name!r} needs a parameter")

@@ -36,7 +36,22 @@ from activities.writing.history_base import (
 CONNECT_TIMEOUT_S = 10
 SCHEMA_LOCK = 0x436F6C6C  # pg_advisory_xact_lock key for creating the tables ("Coll")
 
-POSTGRES_SCHEMA = [re.sub(r"\bDOUBLE\b", "DOUBLE PRECISION", ddl) for ddl in SCHEMA]
+_ADD_COLUMN = re.compile(r"ALTER TABLE (\w+) ADD COLUMN IF NOT EXISTS (\w+) (\w+)")
+
+
+def _postgres_ddl(ddl: str) -> str:
+    """DuckDB's DDL in Postgres' dialect. An added column is added only when missing: ALTER TABLE takes an
+    exclusive lock even when the column exists, which would deadlock concurrent writers."""
+    m = _ADD_COLUMN.fullmatch(ddl.strip())
+    if m:
+        table, column, kind = m.groups()
+        return (f"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_name = '{table}' "
+                f"AND column_name = '{column}' AND table_schema = current_schema()) THEN "
+                f"ALTER TABLE {table} ADD COLUMN {column} {kind}; END IF; END $$")
+    return re.sub(r"\bDOUBLE\b", "DOUBLE PRECISION", ddl)
+
+
+POSTGRES_SCHEMA = [_postgres_ddl(ddl) for ddl in SCHEMA]
 
 
 def _round(expr: str, digits: int) -> str:
@@ -73,8 +88,14 @@ POSTGRES_QUERIES: dict[str, str] = {
         FROM runs ORDER BY started_at, run_id""",
     "post": f"""
         SELECT p.iteration, r.started_at, p.final_score, {_round("p.total_cost_usd", 6)} AS total_cost_usd,
-               p.improvements, p.run_id
-        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = %s ORDER BY p.iteration""",
+               p.improvements, p.run_id, r.status
+        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = %s AND p.iteration IS NOT NULL
+        ORDER BY p.iteration""",
+    "post_all": f"""
+        SELECT p.iteration, r.started_at, p.final_score, {_round("p.total_cost_usd", 6)} AS total_cost_usd,
+               p.improvements, p.run_id, r.status
+        FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = %s
+        ORDER BY r.started_at, p.run_id""",
     "weekly": f"""
         SELECT {_WEEK} AS week, COUNT(*) AS runs, {_round("AVG(final_score)", 2)} AS avg_quality,
                {_round("SUM(total_cost_usd)", 6)} AS total_cost, CAST(SUM(total_tokens) AS BIGINT) AS total_tokens

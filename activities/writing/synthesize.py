@@ -19,7 +19,8 @@ class PostText(BaseModel):
 
 
 SYNTHESIZE = AgentSpec("writing_synthesize", "writing/synthesize.md", PostText, tier="high", role="writer",
-                       policy="long_agent", description="Synthesizes the final post from the available drafts and audits")
+                       policy="long_agent", free_text=True, max_tokens=1536,
+                       description="Synthesizes the final post from the available drafts and audits")
 
 
 @SYNTHESIZE.activity

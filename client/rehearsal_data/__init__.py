@@ -13,8 +13,9 @@ import yaml
 from pydantic import ValidationError
 
 from activities.rehearsal.interviewee import Persona
+from core.resources import resource_dir
 
-DATA_DIR = Path(__file__).resolve().parent
+DATA_DIR = resource_dir(__name__)  # package data (personas/*.yaml, transcripts/*.txt): see pyproject.toml
 PERSONAS_DIR = DATA_DIR / "personas"
 TRANSCRIPTS_DIR = DATA_DIR / "transcripts"
 DEFAULT_TRANSCRIPT = TRANSCRIPTS_DIR / "oncall.txt"

@@ -49,8 +49,10 @@ class Outcome:
 
 
 def select_idea(ideas: list[Idea], threshold: float, *, leader_preference: str | None = None,
-                leader_comment: str = "", rounds: int = 0, scoring_problem: str | None = None) -> Outcome:
-    """Decide the discussion's outcome from the scored pool."""
+                leader_comment: str = "", rounds: int = 0, scoring_problem: str | None = None,
+                leader_decides: bool = False) -> Outcome:
+    """Decide the discussion's outcome from the scored pool. With `leader_decides` (no moderator in the team:
+    seed 002 goes on to selection) an unscored pool is decided by the Team Leader's choice."""
     if not ideas:
         return Outcome("no_ideas", f"ideation produced no usable ideas in {rounds} round(s): nothing to score or "
                        "select (see the events for failed or skipped agents)", None, None)
@@ -58,6 +60,13 @@ def select_idea(ideas: list[Idea], threshold: float, *, leader_preference: str |
     preferred = find_idea(ideas, leader_preference)
     pref_id = preferred.id if preferred else None
     excerpt = re.sub(r"\s+", " ", leader_comment).strip()[:500]
+    if not ranked and leader_decides and preferred is not None:
+        reason = ("no moderator in the team, so no scores: the Team Leader's choice decides (seed 002: without a "
+                  "moderator the discussion goes on to selection)")
+        decision = SelectionDecision(idea_id=preferred.id, threshold=threshold, considered=[i.id for i in ideas],
+                                     leader_preferred_idea_id=pref_id, leader_agrees=True,
+                                     leader_comment_excerpt=excerpt, reason=reason)
+        return Outcome("selected", f"selected {preferred.id} {preferred.title!r}: {reason}", decision, preferred)
     if not ranked:
         why = scoring_problem or "the moderator gave no usable scores"
         return Outcome("unscored", f"{len(ideas)} idea(s) but none scored ({why}): the score decides, so no idea "

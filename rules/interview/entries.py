@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from models.interview import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES, TranscriptEntry
 
 from .similarity import words
@@ -14,6 +16,13 @@ CLOSING_PHRASES = (
     "what a fascinating conversation",
     "thank you for sharing",
 )
+# ... unless the remark goes on: a turn to another topic or a request to say more means the interview goes on.
+TOPIC_TURNS = tuple(re.compile(p) for p in (
+    r"\blet(?:'s| us| me)\b", r"\bturn(?:ing)? to\b", r"\bmove (?:on|to)\b", r"\bmoving on\b", r"\bnext\b",
+    r"\btell me\b", r"\btalk about\b", r"\bshift(?:ing)? to\b", r"\bback to\b", r"\bgo(?:ing)? deeper\b",
+    r"\b(?:can|could|would|will) you\b", r"\bi(?:'d| would) (?:like|love) to (?:ask|hear|know|talk|turn|go)\b",
+    r"\b(?:what|how) about\b", r"\bsay more\b", r"\bwalk me through\b", r"\bdescribe\b", r"\bexplain\b",
+))
 MAX_ENTRY_ID_CHARS = 200
 
 
@@ -53,8 +62,16 @@ def validate_action(action: str) -> str:
 
 
 def is_closing_remark(text: str) -> bool:
-    """000's closing phrases — unless the remark still asks something ("Thank you for sharing that. What
-    happened next?" is a transition, not a goodbye; a live model says that mid-interview)."""
+    """000's closing phrases, when nothing follows them: no question and no turn to another topic ("Thank you for
+    sharing that. What happened next?" or "... Let us turn to your years in Japan." is a transition, not a
+    goodbye; a live model says that mid-interview)."""
+    lower = text.lower()
+    return (any(phrase in lower for phrase in CLOSING_PHRASES) and "?" not in text
+            and not any(turn.search(lower) for turn in TOPIC_TURNS))
+
+
+def is_closing_remark_v1(text: str) -> bool:
+    """The rule before topic turns were recognised (kept for workflow histories recorded with it)."""
     lower = text.lower()
     return "?" not in text and any(phrase in lower for phrase in CLOSING_PHRASES)
 
@@ -113,6 +130,4 @@ def dedupe_quotes(quotes: list[str], threshold: float = 0.8) -> list[str]:
 
 
 def sentences(text: str) -> list[str]:
-    import re
-
     return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(words(s)) >= 4]

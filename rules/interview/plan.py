@@ -40,24 +40,52 @@ def scale_shares(total_seconds: int, shares: tuple[int, ...] = DEFAULT_SECTION_S
     return out
 
 
+_PRONOUNS = {"i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i'm": "you're",
+             "i've": "you've", "i'd": "you'd", "i'll": "you'll", "am": "are", "we": "you", "us": "you", "our": "your",
+             "ours": "yours", "ourselves": "yourselves", "we're": "you're", "we've": "you've"}
+
+
+def topic_phrase(topic: str) -> str:
+    """The topic as a phrase that fits inside a question put to the interviewee, whatever its phrasing: a title
+    ("What on-call taught me"), a question ("Why did I leave Google?") or a noun phrase ("Running on-call").
+    First person becomes second ("me" → "you"), a capital that only starts a sentence is lowered, the closing
+    punctuation goes."""
+    t = " ".join(topic.strip().split()).rstrip("?.!:;")
+    out: list[str] = []
+    for n, word in enumerate(t.split(" ")):
+        core = word.strip("\"'“”‘’(),")
+        key = core.lower()
+        swap = _PRONOUNS.get(key)
+        if key == "am" and not (out and out[-1].lower().endswith("you")):
+            swap = None
+        if swap is not None and (key != "us" or n > 0):
+            word = word.replace(core, swap)
+        elif n == 0 and len(core) > 1 and core[0].isupper() and core[1:].islower():
+            word = word.replace(core, core[0].lower() + core[1:])
+        out.append(word)
+    return " ".join(out)
+
+
 def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> PlanSnapshot:
-    """A deterministic plan derived from the topic: the Planner's fallback (and the offline demo's answer)."""
-    t = topic.strip()
-    if len(t) > 1 and t[0].isupper() and t[1].islower():
-        t = t[0].lower() + t[1:]          # "Running on-call" reads "What drew you to running on-call"
+    """A deterministic plan derived from the topic: the Planner's fallback (and the offline demo's answer).
+
+    The questions never make the topic the object of a verb ("What drew you to what on-call taught me"): they
+    frame it ("When you think about what on-call taught you, ..."), so any phrasing of a topic reads well."""
+    t = topic_phrase(topic) or "this subject"
+    title = " ".join(topic.strip().split()).rstrip("?.!:;") or "this subject"
     specs = [
-        ("opening", f"Why {t} matters to you", "high",
-         [(f"What first drew you to {t}, and why does it still matter to you?", 1),
-          (f"What is at stake with {t} that most people miss?", 2)],
+        ("opening", "Where it started", "high",
+         [(f"When you think about {t}, where does your story begin, and why does it still matter to you?", 1),
+          (f"When it comes to {t}, what is at stake that most people miss?", 2)],
          [("stakes", ["matter", "stake", "important", "why"]), ("background", ["started", "first", "began", "years"])]),
-        ("story", f"A defining experience with {t}", "high",
-         [(f"Tell me about a specific moment when {t} went wrong for you. What happened?", 1),
+        ("story", "A defining experience", "high",
+         [(f"Tell me about a specific moment that shaped how you see {t}. What happened?", 1),
           ("What did you change afterwards, and what did it cost you?", 2)],
          [("story", ["when", "happened", "time", "once"]), ("lesson", ["learned", "changed", "lesson", "afterwards"])]),
-        ("tensions", f"Trade-offs and disagreements in {t}", "medium",
+        ("tensions", "Trade-offs and disagreements", "medium",
          [(f"Where do you disagree with the conventional wisdom about {t}?", 1),
           ("What trade-off do you make that others would not?", 2),
-          (f"How would you measure whether {t} is working?", 3)],
+          ("How would you know whether you have got this right?", 3)],
          [("trade_offs", ["trade", "cost", "instead", "but"]), ("metrics", ["measure", "metric", "number", "percent"])]),
         ("reflection", "Looking back and ahead", "low",
          [(f"What is the one thing you wish more people understood about {t}?", 1),
@@ -66,11 +94,11 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> Pla
     ]
     durations = scale_shares(total_seconds) if mode == "structured" else [None] * len(specs)
     sections = []
-    for n, (sid, title, importance, questions, dims) in enumerate(specs):
+    for n, (sid, section_title, importance, questions, dims) in enumerate(specs):
         qs = [QuestionSnapshot(id=f"{sid}-q{i}", text=text, priority=p,
                                notes_for_interviewer="Let them tell it their way; ask for one concrete example.")
               for i, (text, p) in enumerate(questions, start=1)]
-        section = SectionSnapshot(id=sid, title=title, importance=importance, goal=title,  # type: ignore[arg-type]
+        section = SectionSnapshot(id=sid, title=section_title, importance=importance, goal=section_title,  # type: ignore[arg-type]
                                   duration_seconds=durations[n], questions=qs)
         if mode == "structured":
             section.required_dimensions = [DimensionSpec(name=d, priority=i + 1, keywords=kw)
@@ -80,9 +108,9 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> Pla
             section.followup_cap = DEFAULT_FOLLOWUP_CAPS[n]
             section.primary_prompt = qs[0].text
         sections.append(section)
-    goal = f"Understand what {t} really looks like from the inside{': ' + context.strip()[:200] if context.strip() else ''}"
+    goal = f"Understand the lived experience behind “{title}”{': ' + context.strip()[:200] if context.strip() else ''}"
     return normalize_plan(PlanSnapshot(topic=topic.strip(), research_goal=goal,
-                                       angle=f"The lived experience and hard-won opinions behind {t}",
+                                       angle=f"The hard-won opinions behind “{title}”, in the interviewee's own words",
                                        sections=sections), mode)
 
 

@@ -3,6 +3,8 @@
     create → plan_or_request → set_plan → start
         ├─ entries:   check_entry, accept_entry; attribute_late (which section a late answer belongs to, 003 §5.2)
         ├─ controls:  check_control, control (pause/disconnect, resume/reconnect, candidate_done, end)
+        ├─ presence:  heartbeat (first one turns it on; after a disconnect pause: reconnect), presence_deadline
+        │             (no interviewee heartbeat for presence_timeout_seconds while IN_PROGRESS → PAUSED)
         ├─ clock:     next_due, on_clock (phases at 15 %/85 %, T-2:00/T-0:30 warnings, section deadlines, the end,
         │             the late grace)
         ├─ sections:  _start_section, _end_section (the next one starts at the deadline itself)
@@ -21,6 +23,7 @@ appended to the 003 log, the activity-log lines it said, and the effects the wor
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -37,6 +40,7 @@ from models.interview import (
     ExportInput,
     FollowUpAnalysis,
     FollowUpInput,
+    Heartbeat,
     InterviewEvent,
     InterviewInput,
     InterviewResult,
@@ -65,17 +69,34 @@ from models.interview import (
     TranscriptView,
     WriterInput,
 )
+from models.status import interview_status
 
 from . import cadence, coverage, decisions, timing
-from .entries import EntryError, is_closing_remark, validate_action, validate_entry, word_count
+from .entries import (
+    EntryError,
+    is_closing_remark,
+    is_closing_remark_v1,
+    normalize_speaker,
+    validate_action,
+    validate_entry,
+    word_count,
+)
 from .events import EventLog
 from .instructions import interviewer_instructions, status_instructions
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import phase_for, progress_percent
 from .plan import default_plan, follow_up_plan, normalize_plan
+from .similarity import jaccard
 
 LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
+
+# Behaviour changes that change the workflow's commands, each behind `Session.patched(<id>)` (the workflow passes
+# `workflow.patched`: histories recorded before the change replay the old way; new runs take the new way).
+PATCH_LATE_GRACE = "interview-late-grace-only-for-the-previous-question"
+PATCH_CLOSING = "interview-closing-needs-a-person-and-no-topic-turn"
+PATCH_LISTEN = "interview-listeners-only-on-interviewee-content"
+PATCH_ENDS_AT = "interview-ends-at-follows-early-sections"
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 
@@ -112,6 +133,9 @@ class Session:
             self.instructions = interviewer_instructions(s.decision.decision, s.notes, s.research, s.plan)
         self._now = s.started_at or datetime.min
         self._out = Outcome()
+        #: Whether a command-changing behaviour change applies (the workflow sets `workflow.patched`; asked only
+        #: where the old and new behaviour differ, never from a query or a validator).
+        self.patched: Callable[[str], bool] = lambda _patch_id: True
 
     # ============================================================================= outcomes and the log
     def _begin(self, now: datetime) -> Outcome:
@@ -288,7 +312,7 @@ class Session:
             return existing, True, out
         if entry.client_id is not None and entry.client_seq is not None:
             s.client_seqs[entry.client_id] = max(entry.client_seq, s.client_seqs.get(entry.client_id, 0))
-        section_id, late = self.attribute_late(now)
+        section_id, late = self.attribute_late(now, entry)
         s.transcript_count += 1
         entry = entry.model_copy(update={"seq": s.transcript_count, "received_at": now,
                                          "elapsed_seconds": self.elapsed(now), "section_id": section_id,
@@ -309,16 +333,48 @@ class Session:
         else:
             self._event("interviewer", "INTERVIEWER_MESSAGE", {"entry_id": entry.entry_id, "seq": entry.seq,
                                                                "text": entry.text}, section_id=section_id)
-            if s.plan is not None:
-                match = coverage.find_matching_question_id(entry.text, s.plan, set(s.asked_question_ids))
-                if match:
-                    s.asked_question_ids.append(match)
-            if is_closing_remark(entry.text) and s.status in LIVE_STATUSES:
+            self._mark_asked(entry.text)
+            if s.status in LIVE_STATUSES and self._closes(entry.text):
                 self._event("system", "CLOSING_DETECTED", {"entry_id": entry.entry_id})
                 self._say("👋 Closing remark detected — ending the interview")
                 self._end_interview("interviewer_closing", section_reason="interview_ended")
         out.wake = True
         return entry, False, out
+
+    def echoes_decision(self, text: str) -> bool:
+        """Whether an interviewer entry repeats the question the engine proposed (the decision in force)."""
+        d = self.state.decision
+        if d is None:
+            return False
+        proposed = d.decision.next_question.text
+        return " ".join(text.split()) == " ".join(proposed.split()) or jaccard(text, proposed) > coverage.MATCH_THRESHOLD
+
+    def _mark_asked(self, text: str) -> None:
+        """000 question tracking, when an interviewer entry asks: the decided question's id when the entry echoes
+        the decision in force, else the best unasked plan question with Jaccard > 0.6. Decisions only propose."""
+        s = self.state
+        if s.plan is None:
+            return
+        asked = set(s.asked_question_ids)
+        d = s.decision
+        marked, how = None, "jaccard"
+        if d is not None and d.marked_question_id and d.marked_question_id not in asked and self.echoes_decision(text):
+            marked, how = d.marked_question_id, d.match_method if d.match_method != "none" else "direct_id"
+        if marked is None:
+            marked = coverage.find_matching_question_id(text, s.plan, asked)
+        if marked:
+            s.asked_question_ids.append(marked)
+            self._say(f"✓ Question marked as asked (id: {marked}, method: {how.replace('_', ' ')})")
+
+    def _closes(self, text: str) -> bool:
+        """Closing detection (000, see docs/interview.md "Closing"): a closing remark with no question or topic
+        turn after it ends the interview when a person wrote it; the engine's own proposal (the decision in force,
+        recorded as the interviewer's line by `join`/`rehearse`) closes only in the wrap-up phase."""
+        old = is_closing_remark_v1(text)
+        if not old:
+            return False
+        new = is_closing_remark(text) and (self.state.phase == "wrap_up" or not self.echoes_decision(text))
+        return new if new == old or self.patched(PATCH_CLOSING) else old
 
     def submit_result(self, entry: TranscriptEntry, duplicate: bool) -> SubmitEntryResult:
         s = self.state
@@ -326,22 +382,36 @@ class Session:
                                  section_id=self.current_section_id(), next_question=self.next_question(),
                                  interviewer_instructions=self.instructions)
 
-    def attribute_late(self, now: datetime) -> tuple[str | None, bool]:
+    def attribute_late(self, now: datetime, entry: TranscriptEntry | None = None) -> tuple[str | None, bool]:
         """Which section an entry arriving `now` belongs to, and whether it is late (003 §5.2).
 
-        Within `late_grace_seconds` (15 s) of a section ending by time, an entry belongs — late — to that section;
-        after it, to the section in force. After the last section it belongs to the last one (late while in grace)."""
+        Within `late_grace_seconds` (15 s) of a section ending by time, an interviewee's entry belongs — late — to
+        that section only while it still answers that section's question: the client says which section's question
+        it showed (`reply_to_section_id`), else it arrives before the new section's first interviewer entry. Any
+        other entry belongs to the section in force. After the last section it belongs to the last one (late while
+        in grace)."""
         grace, sections, current = self.inp.late_grace_seconds, self.state.sections, self.state.current_index
         if 0 <= current < len(sections):
             if current > 0:
                 prev = sections[current - 1]
                 if prev.exit_reason == "time_expired" and timing.in_grace(now, prev.ended_at, grace):
-                    return prev.id, True
+                    if entry is None or self._answers_previous(prev, sections[current], entry) \
+                            or not self.patched(PATCH_LATE_GRACE):
+                        return prev.id, True
             return sections[current].id, False
         if sections and current >= len(sections):
             last = sections[-1]
             return last.id, last.ended_at is not None and timing.in_grace(now, last.ended_at, grace)
         return None, False
+
+    def _answers_previous(self, prev: SectionRuntime, rt: SectionRuntime, entry: TranscriptEntry) -> bool:
+        if normalize_speaker(entry.speaker) != "interviewee":
+            return False
+        if entry.reply_to_section_id:
+            return entry.reply_to_section_id == prev.id
+        asked_here = {e.entry_id for e in self.state.transcript_tail
+                      if e.section_id == rt.id and e.speaker == "interviewer"}
+        return not asked_here
 
     # ===================================================================================== controls
     def check_control(self, control: SessionControl) -> str:
@@ -361,19 +431,9 @@ class Session:
         """pause/disconnect (the clock keeps running), resume/reconnect, candidate_done, end."""
         out, s = self._begin(now), self.state
         if action in ("pause", "disconnect"):
-            if s.status == "IN_PROGRESS":
-                s.paused_since = now
-                self._set_status("PAUSED")
-                self._event("client" if action == "pause" else "system", "SESSION_PAUSED",
-                            {"reason": action, "detail": reason})
-                self._say(f"⏸️ Session paused ({action}); the clock keeps running")
+            self._pause(action, reason)
         elif action in ("resume", "reconnect"):
-            if s.status == "PAUSED":
-                paused = timing.seconds_between(s.paused_since, now) if s.paused_since else 0.0
-                s.paused_since = None
-                self._set_status("IN_PROGRESS")
-                self._event("client", "SESSION_RESUMED", {"reason": action, "paused_seconds": paused})
-                self._say(f"▶️ Session resumed after {paused:.0f}s")
+            self._resume(action)
         elif action == "candidate_done":
             self._candidate_done()
         elif action == "end":
@@ -381,6 +441,64 @@ class Session:
                 self._end_interview("ended_by_client", section_reason="interview_ended")
         out.wake = True
         return out
+
+    def _pause(self, action: str, detail: str | None = None) -> None:
+        s = self.state
+        if s.status != "IN_PROGRESS":
+            return
+        s.paused_since, s.paused_reason = self._now, action
+        self._set_status("PAUSED")
+        self._event("client" if action == "pause" else "system", "SESSION_PAUSED", {"reason": action, "detail": detail})
+        self._say(f"⏸️ Session paused ({action}{': ' + detail if detail else ''}); the clock keeps running")
+
+    def _resume(self, action: str) -> None:
+        s = self.state
+        if s.status != "PAUSED":
+            return
+        paused = timing.seconds_between(s.paused_since, self._now) if s.paused_since else 0.0
+        s.paused_since, s.paused_reason = None, None
+        self._set_status("IN_PROGRESS")
+        self._event("client", "SESSION_RESUMED", {"reason": action, "paused_seconds": paused})
+        self._say(f"▶️ Session resumed ({action}) after {paused:.0f}s")
+        if self.presence_on():
+            s.presence_from = self._now      # absence counts again from the resume, not from before the pause
+            self._out.reschedule = True
+
+    # ===================================================================================== presence
+    def presence_on(self) -> bool:
+        """Presence is on once an interviewee heartbeat arrived (and the timeout is not 0): sessions whose
+        clients never heartbeat (CLI scripts, rehearsals, recorded histories) are never paused by it."""
+        return self.inp.presence_timeout_seconds > 0 and self.state.interviewee_seen_at is not None
+
+    def presence_deadline(self) -> datetime | None:
+        """When the interviewee counts as gone: no heartbeat for `presence_timeout_seconds` (while IN_PROGRESS)."""
+        s = self.state
+        if not self.presence_on() or s.status != "IN_PROGRESS" or s.interviewee_seen_at is None:
+            return None
+        since = max(s.interviewee_seen_at, s.presence_from or s.interviewee_seen_at)
+        return since + timedelta(seconds=self.inp.presence_timeout_seconds)
+
+    def heartbeat(self, now: datetime, hb: Heartbeat) -> Outcome:
+        """A client showing the session is still there. The interviewee's first heartbeat turns presence on; one
+        after a disconnect pause is the reconnect (resume; the question in force stays the same one — clients
+        re-show it, nothing is added to the transcript). A pause by a person is not undone by heartbeats."""
+        out, s = self._begin(now), self.state
+        if hb.role != "interviewee" or self.ended or self.inp.presence_timeout_seconds <= 0:
+            return out
+        first = s.interviewee_seen_at is None
+        s.interviewee_seen_at, s.interviewee_client = now, hb.client_id
+        if first:
+            self._say(f"🔌 Interviewee connected ({hb.client_id}): paused after "
+                      f"{self.inp.presence_timeout_seconds:g}s without a heartbeat")
+            out.reschedule = True
+        if s.status == "PAUSED" and s.paused_reason == "disconnect":
+            self._resume("reconnect")
+        return out
+
+    def _check_presence(self) -> None:
+        due = self.presence_deadline()
+        if due is not None and self._now >= due:
+            self._pause("disconnect", f"no heartbeat from the interviewee for {self.inp.presence_timeout_seconds:g}s")
 
     def _candidate_done(self) -> None:
         """003 §6.4: 'I'm done' ends the section once minimum content exists; an early skip gets one prompt."""
@@ -450,6 +568,9 @@ class Session:
                     candidates.append(at)
         if s.ends_at is not None:
             candidates.append(s.ends_at)
+        presence = self.presence_deadline()
+        if presence is not None:
+            candidates.append(presence)
         return min(candidates) if candidates else None
 
     def on_clock(self, now: datetime) -> Outcome:
@@ -462,6 +583,7 @@ class Session:
             return out
         if s.started_at is None or s.status not in LIVE_STATUSES:
             return out
+        self._check_presence()
         new_phase = phase_for(self.elapsed(now), self.total_seconds())
         if new_phase != s.phase:
             self._set_phase(new_phase)
@@ -527,6 +649,8 @@ class Session:
         nxt = s.current_index + 1
         if start_next and nxt < len(s.sections) and reason != "interview_ended":
             self._start_section(nxt, at=now)
+            if reason != "time_expired":
+                self._reschedule_end(nxt, now, reason)
             return
         s.current_index = len(s.sections)
         self._out.reschedule = True
@@ -538,6 +662,21 @@ class Session:
             self._say(f"⌛ Time is up — accepting late answers for {self.inp.late_grace_seconds:.0f}s")
         else:
             self._complete(reason)
+
+    def _reschedule_end(self, index: int, now: datetime, reason: str) -> None:
+        """A section ended early (candidate_done, coverage, budget): the sections left keep their durations, so
+        the interview now ends when they do — `ends_at` says so (never later than planned)."""
+        s = self.state
+        if s.ends_at is None:
+            return
+        projected = now + timedelta(seconds=sum(rt.duration_seconds for rt in s.sections[index:]))
+        if projected >= s.ends_at or not self.patched(PATCH_ENDS_AT):
+            return
+        s.ends_at = projected
+        self._out.reschedule = True
+        self._event("system", "SCHEDULE_CHANGED", {"ends_at": projected.isoformat(), "reason": reason,
+                                                   "duration_seconds": self.total_seconds()})
+        self._say(f"🕒 The interview now ends at {timing.fmt_clock(self.elapsed(projected))} ({reason})")
 
     def _summarize_later(self, index: int) -> None:
         """003 §7: a section in which the interviewee said something gets a summary (the workflow calls the agent)."""
@@ -557,10 +696,19 @@ class Session:
         self.state.current_index = len(self.state.sections)
         self._complete(reason)
 
+    def _not_reached(self) -> None:
+        """Sections that never started end as `not_reached` (003 §5) whatever ended the interview."""
+        for rt in self.state.sections:
+            if rt.started_at is None and rt.exit_reason is None:
+                rt.exit_reason, rt.substate = "not_reached", "SECTION_ENDED"
+
     def _complete(self, reason: str) -> None:
         if self.ended:
             return
         s = self.state
+        self._not_reached()
+        if s.ends_at is not None and s.started_at is not None and self._now < s.ends_at:
+            s.ends_at = max(s.started_at, self._now)    # it ended now: no time "left" on a finished interview
         s.exit_reason = reason
         self.ended, self.accepting = True, False
         s.grace_until = None
@@ -577,6 +725,7 @@ class Session:
         if self.runtime() is not None:
             self._end_section("system_error", {"error": error})
         s.current_index = len(s.sections)
+        self._not_reached()
         s.exit_reason, self.error = reason, error
         self.ended, self.accepting = True, False
         s.grace_until = None
@@ -602,10 +751,13 @@ class Session:
         return [e for e in self.state.transcript_tail if e.seq > self.state.processed_seq]
 
     def cycle_begins(self, now: datetime, new: list[TranscriptEntry]) -> tuple[bool, Outcome]:
-        """000 processLiveUpdate: whether the NoteTaker and Researcher run (only when something new was said)."""
+        """000 processLiveUpdate: whether the NoteTaker and Researcher run (only when the interviewee said something
+        new: an interviewer-only entry gives them nothing to note or look up)."""
         out = self._begin(now)
-        if not cadence.should_run_listeners(len(new)):
-            self._say("ℹ️ Skipping NoteTaker/Researcher - no new content")
+        said = [e for e in new if e.speaker == "interviewee"]
+        if not cadence.should_run_listeners(len(said)) and (not new or self.patched(PATCH_LISTEN)):
+            self._say("ℹ️ Skipping NoteTaker/Researcher - no new content" if not new else
+                      "ℹ️ Skipping NoteTaker/Researcher - nothing new from the interviewee")
             return False, out
         self._say(f"🎛️ Processing update ({self.progress(now)}% through interview, "
                   f"{self.state.transcript_count} exchanges so far)")
@@ -751,7 +903,9 @@ class Session:
         assert s.plan is not None
         marked, how = coverage.resolve_asked_question(question.source_question_id, question.text, s.plan,
                                                       set(s.asked_question_ids))
-        if marked and marked not in s.asked_question_ids:
+        # A decision only proposes its question (asked when an interviewer entry asks it, `_mark_asked`); in
+        # structured mode the engine is the interviewer: what it presents is on the interviewee's screen, asked.
+        if marked and marked not in s.asked_question_ids and self.inp.mode == "structured" and method == "engine":
             s.asked_question_ids.append(marked)
             self._say(f"✓ Question marked as asked (id: {marked}, method: {how.replace('_', ' ')})")
         previous = s.decision.decision.next_question.text if s.decision else None
@@ -764,6 +918,7 @@ class Session:
             self._event("interviewer_ai" if method != "engine" else "system", event_type,
                         {"text": question.text, "source": question.source, "question_id": marked,
                          "method": method, **(extra or {})})
+            s.question_event_id = self.log.last_id
         self._say(f"✅ Update complete — now in {s.phase} phase")
 
     # ================================================================================ continue-as-new
@@ -816,18 +971,34 @@ class Session:
             return None
         return self.state.decision.decision.next_question.text
 
+    def question_asked(self) -> str | None:
+        """The question really waiting for an answer: the interviewer's last entry when nobody answered it yet, or
+        (structured mode) the question the engine itself put on the interviewee's screen."""
+        s = self.state
+        last = s.transcript_tail[-1] if s.transcript_tail else None
+        if last is not None and last.speaker == "interviewer":
+            return last.text
+        if self.inp.mode == "structured" and s.decision is not None and s.decision.method == "engine":
+            answered = last is not None and last.received_at is not None and last.received_at >= s.decision.decided_at
+            return None if answered else s.decision.decision.next_question.text
+        return None
+
     def waiting_for(self) -> str:
         """The Web UI's current details: what the session waits for."""
         s = self.state
         if s.status == "PLANNING":
             return f"planning the interview on {self.inp.topic!r}"
         if s.status == "PAUSED":
+            if s.paused_reason == "pause":
+                return "paused: waiting for someone to resume (the clock keeps running)"
             return "paused: waiting for the interviewee to reconnect (the clock keeps running)"
         if s.grace_until is not None:
             return "time is up: waiting 15 s for late answers"
         if s.status == "IN_PROGRESS":
-            q, sec = self.next_question(), self.current_section_id()
-            return f"section {sec}, {s.phase}: waiting for the answer to: {q}" if q else \
+            q, sec, asked = self.next_question(), self.current_section_id(), self.question_asked()
+            if asked:
+                return f"section {sec}, {s.phase}: waiting for the answer to: {asked}"
+            return f"section {sec}, {s.phase}: next question to ask: {q}" if q else \
                 f"section {sec}, {s.phase}: waiting for the interviewee"
         if s.status == "FINALIZING":
             return "writing up: transcript, analysis, essay, exports"
@@ -845,8 +1016,8 @@ class Session:
             return ["end"]
         return []
 
-    def view(self, now: datetime) -> SessionState:
-        """003 §9: everything a UI renders."""
+    def view(self, now: datetime, *, failed: bool = False) -> SessionState:
+        """003 §9: everything a UI renders (`failed`: the run was refused, its input invalid)."""
         s, sec, rt = self.state, self.snapshot(), self.runtime()
         upcoming = [x.title for x in (s.plan.sections[s.current_index + 1:] if s.plan else [])]
         asked = set(s.asked_question_ids)
@@ -860,7 +1031,7 @@ class Session:
                                    total_questions=len(sec.questions), importance=sec.importance)
         return SessionState(
             workflow_id=self.wid, topic=self.inp.topic, mode=self.inp.mode, status=s.status, phase=s.phase,
-            current_section=status, section_goal_text=sec.goal if sec else "",
+            colloquy_status=interview_status(s.status, failed=failed), current_section=status, section_goal_text=sec.goal if sec else "",
             seconds_remaining_in_section=status.seconds_remaining if status else None,
             seconds_remaining_overall=max(0.0, timing.seconds_between(now, s.ends_at)) if s.ends_at else None,
             elapsed_seconds=self.elapsed(now), duration_seconds=self.total_seconds(),
@@ -868,12 +1039,15 @@ class Session:
             interviewer_instructions=self.instructions,
             coverage_summary=coverage.coverage_summary(s.plan, asked) if s.plan else [],
             coverage_flags=dict(rt.coverage_flags) if rt else {}, waiting_for=self.waiting_for(),
+            max_entry_chars=self.inp.max_entry_chars,
             entries=s.transcript_count, last_event_id=self.log.last_id, exit_reason=s.exit_reason,
             paused_since=s.paused_since, previous_session_id=self.inp.previous_session_id,
             minimum_content_prompted=rt.min_content_prompted if rt else False,
             research_topics=[r.topic for r in s.research], as_of=now, ends_at=s.ends_at,
             asked_question_ids=list(s.asked_question_ids),
-            decision_method=s.decision.method if s.decision else None, usage=s.usage)
+            decision_method=s.decision.method if s.decision else None, usage=s.usage,
+            question_event_id=s.question_event_id if self.next_question() else 0, paused_reason=s.paused_reason,
+            presence_timeout_seconds=self.inp.presence_timeout_seconds, interviewee_seen_at=s.interviewee_seen_at)
 
     def event_page(self, after_event_id: int = 0) -> EventLogPage:
         return EventLogPage(events=self.log.after(after_event_id), last_event_id=self.log.last_id,

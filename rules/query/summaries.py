@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.query import OFFLINE_ANSWER_LABEL, ParserOutput, RetrievalAttempt, StoreEntryResult
+from models.query import OFFLINE_ANSWER_LABEL, ParserOutput, ReparseResult, RetrievalAttempt, StoreEntryResult
 
 
 def describe_store(result: StoreEntryResult, parsed: ParserOutput | None, correction: bool) -> str:
@@ -61,3 +61,17 @@ def label_offline(response: str, offline: bool) -> str:
 def scope_note(read: int, in_scope: int) -> str:
     return (f"only {read} of the {in_scope} entries in scope were read (the max-entries limit); ask again with "
             f"--max-entries {in_scope} to read them all")
+
+
+def reparse_summary(result: ReparseResult, per_run: int | None = None) -> str:
+    """"N parsed, M still unparsed (reason)" for notes kept as written after a Router failure (needs-parsing)."""
+    text = f"{len(result.parsed)} parsed, {result.unparsed} still unparsed"
+    reasons = []
+    if result.failed:
+        errors = list(dict.fromkeys(result.failed.values()))
+        reasons.append(f"{len(result.failed)}: the Parser failed — {errors[0]}"
+                       + (f" (and {len(errors) - 1} other reason(s))" if len(errors) > 1 else ""))
+    if result.waiting:
+        limit = f"at most {per_run} per run" if per_run else "over this run's limit"
+        reasons.append(f"{result.waiting}: not tried yet, {limit} — `colloquy notes reparse` parses more")
+    return text + (f" ({'; '.join(reasons)})" if reasons else "")

@@ -57,6 +57,15 @@ def context_use(used_tokens: int, window: int) -> tuple[float, str]:
     return percent, context_status(percent)
 
 
+def session_context(invocations: Iterable[Invocation], model: str) -> tuple[int, int, float]:
+    """§6 SessionTokens: one model's cumulative tokens over the run (its session) against its context window.
+    Returns (tokens used, window, percent)."""
+    invs = [i for i in invocations if i.model == model]
+    used = sum(i.total_tokens for i in invs)
+    window = max((i.context_window for i in invs), default=0)
+    return used, window, round(100.0 * used / window, 2) if window else 0.0
+
+
 class Totals(TokenTotals):
     """Totals over invocations (failed ones included, as calls): the platform's accumulator plus success,
     duration and the fullest context window."""

@@ -12,20 +12,66 @@ from models.writing import BreakContext, BreakerState, BreakInfo, CircuitBreaker
 
 DEFAULT_LIMITS = {"state_visit_limit": 3, "cycle_detection": 4, "transition_limit": 20, "timeout": 1800.0,
                   "cost_limit": 5.00}
+RULE_ORDER = tuple(DEFAULT_LIMITS)
+# Transition keys that retry work after a failure or a gate's verdict: they are retries, not revisits, so they
+# never make an A→B→A→B cycle (the visit limit still bounds them).
+RETRY_KEYS = frozenset({"retry", "failure", "all_failure"})
+
+
+def effective_rules(cfg: CircuitBreakerConfig) -> list[RuleConfig]:
+    """The configured rules merged with the defaults: a listed rule overrides its default (limit, enabled);
+    an unlisted rule keeps its default. Listing some rules never turns the others off."""
+    listed: dict[str, RuleConfig] = {rule.name: rule for rule in cfg.rules}
+    merged = [listed[name] if name in listed else RuleConfig.model_validate({"name": name}) for name in RULE_ORDER]
+    return merged + [rule for name, rule in listed.items() if name not in RULE_ORDER]
 
 
 def limit_of(rule: RuleConfig) -> float:
     return float(rule.limit if rule.limit is not None else DEFAULT_LIMITS[rule.name])
 
 
-def record_transition(bs: BreakerState, from_state: str, to_state: str) -> None:
+def record_transition(bs: BreakerState, from_state: str, to_state: str, key: str | None = None,
+                      retry_aware: bool = False) -> None:
+    """Count a transition. With `retry_aware`, a retry key (gate retry, failure back-edge) restarts the cycle
+    window: a retry is not a revisit pattern."""
     bs.state_visits[to_state] = bs.state_visits.get(to_state, 0) + 1
     bs.transition_count += 1
     bs.transition_history.append((from_state, to_state))
+    if retry_aware and key in RETRY_KEYS:
+        bs.cycle_window_start = len(bs.transition_history)
 
 
-def add_cost(bs: BreakerState, cost_usd: float) -> None:
+def human_round(bs: BreakerState) -> None:
+    """A human asked for another round (approval feedback): the loop the human drives is counted apart from
+    the breaker's revisit rules. Visits and the cycle window count again from here; hard limits do not reset."""
+    bs.human_rounds += 1
+    bs.visit_baseline = dict(bs.state_visits)
+    bs.cycle_window_start = len(bs.transition_history)
+
+
+def visits_since_baseline(bs: BreakerState, state: str) -> int:
+    return bs.state_visits.get(state, 0) - bs.visit_baseline.get(state, 0)
+
+
+def add_cost(bs: BreakerState, cost_usd: float, tokens: int = 0) -> None:
     bs.total_cost_usd = round(bs.total_cost_usd + cost_usd, 8)
+    bs.total_tokens += tokens
+
+
+def budget_exceeded(bs: BreakerState, cfg: CircuitBreakerConfig, extra_cost: float = 0.0,
+                    extra_tokens: int = 0) -> str | None:
+    """The per-call budget check (hard cost / token limits) with calls not yet recorded added; a message or None.
+
+    Checked after every call, fan-out branches included: the run then stops, so the spend is at most the cap plus
+    the calls that were already in flight when it was crossed (each fan-out branch at most once)."""
+    hard = cfg.safety_limits
+    cost = round(bs.total_cost_usd + extra_cost, 8)
+    tokens = bs.total_tokens + extra_tokens
+    if cost >= hard.max_cost_hard:
+        return f"hard_cost_limit: ${cost:.4f} spent (hard limit ${hard.max_cost_hard:.2f})"
+    if hard.max_tokens_hard is not None and tokens >= hard.max_tokens_hard:
+        return f"hard_token_limit: {tokens:,} tokens used (hard limit {hard.max_tokens_hard:,})"
+    return None
 
 
 def detect_cycle(bs: BreakerState) -> bool:
@@ -45,15 +91,18 @@ def context(bs: BreakerState, elapsed_s: float) -> BreakContext:
                         total_cost_usd=round(bs.total_cost_usd, 6))
 
 
-def check_rules(bs: BreakerState, cfg: CircuitBreakerConfig, to_state: str, elapsed_s: float) -> BreakInfo | None:
-    """After a transition into `to_state`: the first soft rule that fires, or None."""
-    for rule in cfg.rules:
+def check_rules(bs: BreakerState, cfg: CircuitBreakerConfig, to_state: str, elapsed_s: float, *,
+                merge_defaults: bool = False) -> BreakInfo | None:
+    """After a transition into `to_state`: the first soft rule that fires, or None. With `merge_defaults` the
+    configured rules are merged with the defaults (`effective_rules`)."""
+    for rule in effective_rules(cfg) if merge_defaults else cfg.rules:
         if not rule.enabled:
             continue
         limit = limit_of(rule)
         message = None
-        if rule.name == "state_visit_limit" and bs.state_visits.get(to_state, 0) >= limit:
-            message = f"state {to_state!r} visited {bs.state_visits[to_state]}x (limit {limit:g})"
+        visits = visits_since_baseline(bs, to_state)
+        if rule.name == "state_visit_limit" and visits >= limit:
+            message = f"state {to_state!r} visited {visits}x (limit {limit:g})"
         elif rule.name == "cycle_detection" and detect_cycle(bs):
             a, b = bs.transition_history[-2][1], to_state
             message = f"cycle detected: {a} → {b} → {a} → {b}"
@@ -79,6 +128,8 @@ def check_safety_limits(bs: BreakerState, cfg: CircuitBreakerConfig, elapsed_s: 
         rule, message = "hard_timeout", f"{elapsed_s:.0f}s elapsed (hard limit {hard.max_runtime_hard:g}s)"
     elif bs.total_cost_usd >= hard.max_cost_hard:
         rule, message = "hard_cost_limit", f"${bs.total_cost_usd:.4f} spent (hard limit ${hard.max_cost_hard:.2f})"
+    elif hard.max_tokens_hard is not None and bs.total_tokens >= hard.max_tokens_hard:
+        rule, message = "hard_token_limit", f"{bs.total_tokens:,} tokens used (hard limit {hard.max_tokens_hard:,})"
     if rule is None:
         return None
     return BreakInfo(rule=rule, message=message or rule, overridable=False, context=context(bs, elapsed_s))
@@ -88,7 +139,7 @@ def rearm(bs: BreakerState, rule: str, state: str, elapsed_s: float) -> None:
     """The orchestrator answered a break: count the fired soft rule again from here."""
     bs.consultations += 1
     if rule == "state_visit_limit":
-        bs.state_visits[state] = 0
+        bs.state_visits[state] = bs.visit_baseline.get(state, 0)
     elif rule == "cycle_detection":
         bs.cycle_window_start = len(bs.transition_history)
     elif rule == "transition_limit":

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from models.writing import StateConfig, WorkflowConfig
+from rules.writing.seed_config import from_seed_shape, is_seed_shape
 
 FAN_OUT_KEYS = ("all_success", "partial_success", "all_failure")
 GATE_KEYS = ("proceed", "retry", "halt")
@@ -127,9 +128,46 @@ def validate_config(cfg: WorkflowConfig) -> list[str]:
         for name in states:
             if name not in seen:
                 errors.append(f"state {name!r} is unreachable from {initials[0]!r}")
+        errors += trapped_states(cfg, seen)
+    errors += mislabelled_terminals(cfg)
     for rule in cfg.circuit_breaker.rules:
         if rule.limit is not None and rule.limit < 0:
             errors.append(f"circuit_breaker rule {rule.name}: limit must be >= 0")
+    return errors
+
+
+ERROR_KEYS = frozenset({"all_failure", "halt", "abort", "timeout", "failure"})
+
+
+def trapped_states(cfg: WorkflowConfig, states: set[str]) -> list[str]:
+    """A loop with no way out: a state (reachable from the initial one) from which no terminal can be reached.
+    A config where *some* terminal is reachable can still trap a run in such a loop."""
+    terminals = {n for n, s in cfg.states.items() if s.type == "terminal"}
+    if not terminals:
+        return []  # reported as 'no terminal state'
+    errors = []
+    for name in sorted(states):
+        st = cfg.states.get(name)
+        if st is None or st.type == "terminal":
+            continue
+        if not (reachable(cfg, name) & terminals):
+            loop = sorted(reachable(cfg, name))
+            errors.append(f"state {name!r} can never reach a terminal state: it loops through "
+                          f"{', '.join(loop)} with no way out (add a transition to a terminal, e.g. halt)")
+    return errors
+
+
+def mislabelled_terminals(cfg: WorkflowConfig) -> list[str]:
+    """A terminal reached only by error keys (all_failure, halt, abort, ...) that is not marked `error: true`
+    would end a failed run as 'complete'."""
+    errors = []
+    for name, st in cfg.states.items():
+        if st.type != "terminal" or st.error:
+            continue
+        keys = {key for s in cfg.states.values() for key, target in s.transitions.items() if target == name}
+        if keys and keys <= ERROR_KEYS:
+            errors.append(f"state {name!r} (terminal) is reached only by {', '.join(sorted(keys))}: mark it "
+                          "`error: true` so such runs end halted, not complete")
     return errors
 
 
@@ -158,6 +196,8 @@ def parse_config(data: dict[str, Any], name: str = "config") -> WorkflowConfig:
     """A dict (parsed YAML) → a validated WorkflowConfig, or ConfigError listing every problem."""
     if not isinstance(data, dict):
         raise ConfigError(["the config must be a mapping with a 'states' section"], name)
+    if is_seed_shape(data):  # seed 004's workflow_config.yaml, accepted as it is
+        data = from_seed_shape(data)
     try:
         cfg = WorkflowConfig.model_validate(data)
     except ValidationError as exc:

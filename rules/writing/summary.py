@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
 
 from models.writing import HistoryContext, Invocation, RunRecord
-from rules.writing.accounting import RECOMMENDATION, context_status, run_totals, totals_by
+from rules.writing.accounting import RECOMMENDATION, context_status, run_totals, session_context, totals_by
 
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 
@@ -19,6 +20,23 @@ def _table_head(heading: str, *columns: str) -> list[str]:
 
 def slug(text: str) -> str:
     return _SAFE.sub("_", text).strip("._") or "x"
+
+
+def unique_slugs(names: list[str]) -> dict[str, str]:
+    """Model ids → file-name slugs that never collide within a run and are stable (the same ids give the same
+    slugs whatever their order). An id whose slug is unique keeps the plain slug; ids that share a slug get a
+    short hash of the id appended (an id that is already its own slug keeps it plain)."""
+    groups: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        groups.setdefault(slug(name), []).append(name)
+    out: dict[str, str] = {}
+    for base, members in groups.items():
+        for name in members:
+            if len(members) == 1 or name == base:
+                out[name] = base
+            else:
+                out[name] = f"{base}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+    return out
 
 
 def _ts(value: Any) -> str:
@@ -66,19 +84,24 @@ def token_lines(record: RunRecord) -> list[str]:
 def agent_logs(record: RunRecord) -> dict[str, list[str]]:
     """`agent_logs/{model}_{state}.jsonl`: an invoke and a complete entry per invocation."""
     logs: dict[str, list[str]] = {}
+    slugs = unique_slugs([inv.model for inv in record.state.invocations])
     for inv in record.state.invocations:
-        name = f"agent_logs/{slug(inv.model)}_{slug(inv.state)}.jsonl"
+        name = f"agent_logs/{slugs[inv.model]}_{slug(inv.state)}.jsonl"
         lines = logs.setdefault(name, [])
         lines.append(json.dumps({"ts": _ts(inv.started_at), "event": "invoke", "agent": inv.model,
                                  "state": inv.state, "visit": inv.visit, "persona": inv.persona,
-                                 "activity": inv.agent, "guidance": inv.guidance}))
+                                 "activity": inv.agent, "guidance": inv.guidance,
+                                 "prompt_file": inv.prompt_ref.name if inv.prompt_ref else None,
+                                 "prompt_uri": inv.prompt_ref.uri if inv.prompt_ref else None,
+                                 "inputs": inv.inputs}))
         lines.append(json.dumps({
             "ts": _ts(inv.started_at), "event": "complete", "agent": inv.model, "state": inv.state,
             "success": inv.success, "status": inv.status, "error": inv.error, "duration_s": inv.duration_s,
             "output_file": inv.output_name, "output_uri": inv.output_ref.uri if inv.output_ref else None,
             "output_preview": inv.preview, "word_count": inv.word_count,
             "tokens": {"input": inv.input_tokens, "output": inv.output_tokens, "total": inv.total_tokens},
-            "context": {"max": inv.context_window, "used": inv.total_tokens, "percent": inv.context_used_pct,
+            "context": {"max": inv.context_window, "used": inv.total_tokens,
+                        "session_used": inv.session_tokens or inv.total_tokens, "percent": inv.context_used_pct,
                         "status": inv.context_status},
             "cost_usd": inv.cost_usd, "attempt": inv.attempt, "fallback_used": inv.fallback_used}))
     return logs
@@ -122,7 +145,8 @@ def historical_context(record: RunRecord, ctx: HistoryContext) -> list[str]:
 def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: str | None = None,
                 history: HistoryContext | None = None) -> str:
     s = record.state
-    status = {"complete": "Complete", "halted": "Halted", "failed": "Failed"}.get(s.status, s.status.title())
+    status = {"complete": "Complete", "complete_below_floor": "Complete, below the score floor", "halted": "Halted",
+              "failed": "Failed"}.get(s.status, s.status.title())
     if record.forced:
         status += " (forced by the orchestrator)"
     out = [f"# Workflow Run: {s.run_id}", "", f"**Input:** {s.story_name}", f"**Models:** {', '.join(s.models)}",
@@ -139,13 +163,11 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
     out += ["", *_table_head("### By State", "State", "Invocations", "Succeeded", "Tokens", "Cost")]
     for state, t in totals_by(s.invocations, "state").items():
         out.append(f"| {state} | {t.invocations} | {t.succeeded} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")
-    out += ["", *_table_head("### Context Window Status", "Agent", "Peak used", "Max", "% Used", "Status")]
+    out += ["", *_table_head("### Context Window Status", "Agent", "Session total", "Max", "% Used", "Status")]
     for model in sorted(by_model):
-        invs = [i for i in s.invocations if i.model == model]
-        peak = max(invs, key=lambda i: i.context_used_pct)
-        status_word = context_status(peak.context_used_pct)
-        out.append(f"| {model} | {peak.total_tokens:,} | {peak.context_window:,} | {peak.context_used_pct:.1f}% | "
-                   f"{status_word.title()} — {RECOMMENDATION[status_word]} |")
+        used, window, pct = session_context(s.invocations, model)
+        status_word = context_status(pct)
+        out.append(f"| {model} | {used:,} | {window:,} | {pct:.1f}% | {RECOMMENDATION[status_word]} |")
     out += ["", "---", "", "## State Transitions", ""]
     out.append(" → ".join([s.breaker.transition_history[0][0]] + [t for _, t in s.breaker.transition_history])
                if s.breaker.transition_history else "(none)")

@@ -35,9 +35,11 @@ def take_guidance(pending: dict[str, str], state: str) -> str | None:
     return pending.pop(state, None)
 
 
-def normalise_approval(decision: str, feedback: str | None, *, free_text: bool = False) -> tuple[str, str | None]:
+def normalise_approval(decision: str, feedback: str | None, *, free_text: bool = False,
+                       strict_reject: bool = True) -> tuple[str, str | None]:
     """`approve` | `abort` | `feedback` (+ text). With `free_text` (the seed's interactive prompt) any other
-    answer counts as feedback; otherwise an unknown decision is an error.
+    answer counts as feedback; otherwise an unknown decision is an error. `reject` without text is refused
+    (it used to abort; `strict_reject=False` keeps that for runs started before the change).
 
     Raises ValueError with a message for the user when the answer is unusable."""
     word = (decision or "").strip()
@@ -45,10 +47,13 @@ def normalise_approval(decision: str, feedback: str | None, *, free_text: bool =
     text = (feedback or "").strip() or None
     if lowered in APPROVE_WORDS:
         return "approved", None
-    if lowered in ABORT_WORDS or lowered == "reject" and not text:
+    if lowered in ABORT_WORDS or lowered == "reject" and not text and not strict_reject:
         return "abort", None
     if lowered in ("feedback", "reject", "revise"):
         if not text:
+            if lowered == "reject":
+                raise ValueError("reject needs feedback: say what the synthesis should change "
+                                 "(reject --feedback TEXT), or abort to stop the run")
             raise ValueError("feedback needs text: say what the synthesis should change")
         return "feedback", text
     if not word:

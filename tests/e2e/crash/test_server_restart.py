@@ -44,7 +44,8 @@ class Server:
     """`temporal server start-dev` on a SQLite file (state survives SIGKILL), in its own process group."""
 
     def __init__(self, data: Path, port: int) -> None:
-        self.data, self.port, self.proc = data, port, None
+        self.data, self.port = data, port
+        self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
@@ -86,7 +87,8 @@ async def test_dev_server_down_mid_draft_then_restarted_the_run_completes(tmp_pa
             restarted = time.monotonic()
             result = await asyncio.wait_for(handle.result(), RECOVERY_BOUND_S * 4)
             recovery = time.monotonic() - restarted
-        drafts = sorted(p.name for p in (tmp_path / "artifacts").rglob("draft_v1_*.md"))
+        drafts = sorted(p.name for p in (tmp_path / "artifacts").rglob("draft_v1_*.md")
+                        if not p.name.endswith(".prompt.md"))  # the prompts saved beside them
         assert result.status == "complete" and result.final_post is not None, result
         assert len(drafts) == 2, drafts
         assert await completed_activities(handle, "writing_draft") == 2

@@ -132,7 +132,8 @@ async def test_writing_draft_killed_mid_call(dev_env, tmp_path):
         result, recovery = await drill.result_within_bound(handle)
     assert result.status == "complete" and result.final_post is not None, result
     assert await completed_activities(handle, "writing_draft") == 2  # both drafts, each once
-    drafts = sorted(p.name for p in Path(tmp_path / "artifacts").rglob("draft_v1_*.md"))
+    drafts = sorted(p.name for p in Path(tmp_path / "artifacts").rglob("draft_v1_*.md")
+                    if not p.name.endswith(".prompt.md"))  # the prompts saved beside them
     assert len(drafts) == 2, drafts
     print(f"writing: recovered and completed {recovery:.1f}s after the kill")
 

@@ -42,7 +42,7 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
         await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 60)
 
         code, out = await cli("essay", wf_id, *conn)
-        assert code == 1 and "is still running" in out and "--wait" in out, out
+        assert code == 4 and "is still running (IN_PROGRESS)" in out and "--wait" in out, out
 
         answer = "Alert fatigue is real: we paged people for things they could not fix, every single night."
         typed = (f"{answer}\n{'x' * (MAX_ENTRY_CHARS + 1)}\n   \n/bogus\n/state\n/pause\n/resume\n"
@@ -52,7 +52,8 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
         assert "Interviewer" in out and "phase" in out and "time left" in out
         assert "entry rejected" in out and str(MAX_ENTRY_CHARS) in out  # the validator's own words
         assert "unknown command /bogus" in out and f"left {wf_id}" in out
-        assert "pause: status PAUSED" in out and "resume: status IN_PROGRESS" in out
+        assert "pause: status paused" in out and "resume: status running (IN_PROGRESS)" in out, out
+        assert "running (IN_PROGRESS)  ·  phase" in out, out  # /state: the shared word, then the engine's own
         assert re.search(r"assistant: (\[offline test double\] )?An SLO is a target for a service level indicator\.",
                          out), out[-1200:]
         view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
@@ -64,6 +65,7 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
 
         code, out = await cli("watch", wf_id, "--no-follow", *conn)
         assert code == 0 and "INTERVIEW_STARTED" in out and "CANDIDATE_MESSAGE" in out, out
+        assert "status running (IN_PROGRESS))" in out, out
 
         code, out = await cli("rehearse", "--id", wf_id, "--persona", "maya", "--max-turns", "2", "--pace", "0",
                               "--no-wait-essay", *q, *conn)
@@ -95,15 +97,15 @@ async def test_start_join_watch_rehearse_essay_continue(dev_env, worker, offline
 async def test_cli_errors_are_clear(dev_env, tmp_path):
     conn = ["--address", dev_env.client.service_client.config.target_host]
     code, out = await cli("join", "interview-nope-000000", *conn)
-    assert code == 1 and "no interview with workflow id 'interview-nope-000000'" in out, out
+    assert code == 4 and "no interview with workflow id 'interview-nope-000000'" in out, out
     code, out = await cli("rehearse", "Topic", *conn)
-    assert code == 1 and "choose one answer source" in out, out
+    assert code == 2 and "choose one answer source" in out, out
     code, out = await cli("rehearse", "--persona", "nobody", "--id", "x", *conn)
-    assert code == 1 and "nobody: no such file" in out and "maya" in out, out
+    assert code == 2 and "nobody: no such file" in out and "maya" in out, out
     code, out = await cli("start", "Topic", "--duration", "soon", *conn)
     assert code != 0 and "is not a duration" in out, out
     code, out = await cli("essay", "interview-nope-000000", *conn)
-    assert code == 1 and "no interview with workflow id" in out, out
+    assert code == 4 and "no interview with workflow id" in out, out
 
 
 async def test_rehearse_a_new_session_from_a_transcript_file_to_the_essay(dev_env, worker, offline, tmp_path,
@@ -117,14 +119,18 @@ async def test_rehearse_a_new_session_from_a_transcript_file_to_the_essay(dev_en
     async with worker(dev_env.client) as queue:
         code, out = await cli("rehearse", "Carrying the pager", "--transcript", str(transcript), "--duration", "3m",
                               "--cycle-seconds", "1", "--pace", "0", "--task-queue", queue, *conn)
+        wid = re.search(r"started (interview-\S+)", out)
+        assert code == 0 and wid, out
+        essay_code, essay_out = await cli("essay", wid.group(1), *conn)  # read through the worker
     assert code == 0, out
     assert "started interview-carrying-the-pager-" in out and "rehearsing" in out and "from Dana" in out
     assert "Interviewee: Because somebody had to carry the pager. And I was curious." in out
     assert "Interviewee: The night the certificate expired." in out
-    assert "session FINALIZING (interviewer_closing): 2 answers" in out or \
-        "session COMPLETED (interviewer_closing): 2 answers" in out, out
-    found = re.search(r"essay: (\S+essay\.md)", out)
-    assert found, out
-    essay_path = found.group(1)
-    assert "Black Friday" in open(essay_path).read()
+    assert "session finalizing (interviewer_closing): 2 of 2 answers used" in out or \
+        "session completed (interviewer_closing): 2 of 2 answers used" in out, out
+    # the essay's name and how to read it, never a path on the worker's disk
+    assert re.search(r"essay: essay\.md \(.*\) — print it: colloquy interview essay interview-\S+", out), out
+    assert "artifacts" not in out and "file://" not in out, out
+    assert essay_code == 0 and "Black Friday" in essay_out, essay_out
+    assert "session completed (interviewer_closing)" in essay_out, essay_out
     assert "Web UI: http://" in out

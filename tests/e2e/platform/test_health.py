@@ -25,7 +25,7 @@ async def test_health_fails_without_worker_then_passes_with_one(dev_env):
     address = dev_env.client.service_client.config.target_host
     queue = "health-check-q"
     bad = _health(address, "--task-queue", queue)
-    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert bad.returncode == 3, bad.stdout + bad.stderr  # the documented "no worker" code
     assert f"{queue} (workflow): no worker is polling" in bad.stderr
     assert "Traceback" not in bad.stderr
     async with running_workers(dev_env.client, queue):

@@ -28,9 +28,10 @@ async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_pa
         capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[3])
     agents = json.loads(listing.stdout.strip().splitlines()[-1])
     assert "model_check" in agents
-    answers = [{"ok": True, "echo": "colloquy", "model_note": f"scripted e2e answer {i}"} for i in range(len(agents))]
+    # every agent is checked with its own output schema (answered by its offline responder); route_input's
+    # model answers garbage twice: the check fails, naming the agent and why
     script = tmp_path / "offline-script.json"
-    script.write_text(json.dumps({"model_check": answers}))
+    script.write_text(json.dumps({"route_input": [{"fault": "invalid_json"}, {"fault": "invalid_json"}]}))
     address = dev_env.client.service_client.config.target_host
     queue = f"e2e-{uuid.uuid4().hex[:6]}"
     env = {**os.environ, "TEMPORAL_ADDRESS": address, "COLLOQUY_TASK_QUEUE": queue,
@@ -41,14 +42,21 @@ async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_pa
         check = await asyncio.to_thread(
             subprocess.run, [COLLOQUY, "models", "--check", "--timeout", "120"], env=env,
             capture_output=True, text=True, timeout=180)
-        assert check.returncode == 0, check.stdout + check.stderr
+        assert check.returncode == 1, check.stdout + check.stderr
         out = check.stdout
-        assert f"{len(agents)}/{len(agents)} agents answered" in out
+        assert f"{len(agents) - 1}/{len(agents)} agents answered" in out, check.stderr
+        assert "error: agent route_input failed the check: route_input: offline model offline-low returned " \
+               "invalid output twice" in check.stderr
         wf_id = re.search(r"Model check (model-check-\S+):", out).group(1)
         report = await dev_env.client.get_workflow_handle(wf_id, result_type=ModelCheckReport).result()
-        assert sorted(r.agent for r in report.rows) == agents and all(r.ok for r in report.rows)
-        assert sorted(r.model_note for r in report.rows) == sorted(a["model_note"] for a in answers)
-        assert report.totals.calls == len(agents)
+        assert sorted(r.agent for r in report.rows) == agents
+        assert [r.agent for r in report.rows if not r.ok] == ["route_input"]
+        assert {r.profile for r in report.rows} == {"offline"}
+        by_agent = {r.agent: r for r in report.rows}
+        assert by_agent["interview_planner"].output_schema == "PlanSnapshot"
+        assert by_agent["interview_planner"].structured_output == "json_schema"
+        assert by_agent["interview_writer"].structured_output == "text"
+        assert report.totals.calls == len(agents)  # the failed check made its calls too
 
         worker.send_signal(signal.SIGTERM)
         output, _ = await asyncio.to_thread(worker.communicate, timeout=60)

@@ -185,7 +185,9 @@ def test_candidate_done_early_gets_one_outline_prompt_then_ends_the_section():
     assert out.types() == ["CANDIDATE_DONE_REQUESTED", "PROMPT_PRESENTED"]
     assert s.next_question() == decisions.MINIMUM_CONTENT_PROMPT and s.runtime().min_content_prompted  # type: ignore[union-attr]
     out = s.control(at(20), "candidate_done")
-    assert out.types() == ["CANDIDATE_DONE_REQUESTED", "SECTION_ENDED", "SECTION_STARTED", "PROMPT_PRESENTED"]
+    # the sections left keep their durations: the interview now ends earlier, and says so
+    assert out.types() == ["CANDIDATE_DONE_REQUESTED", "SECTION_ENDED", "SECTION_STARTED", "PROMPT_PRESENTED",
+                           "SCHEDULE_CHANGED"]
     assert out.events[1].payload["minimum_content_met"] is False and s.current_section_id() == "wrap"
     assert s.state.sections[0].exit_reason == "candidate_done" and [i for i, _ in out.summaries] == [0]
 
@@ -301,7 +303,8 @@ def test_full_coverage_ends_the_section_and_stale_assessments_are_ignored():
     rt = s.runtime()
     assert rt is not None
     out = s.assess_coverage(at(8), rt, assessment(metrics="covered", failure_modes="covered"))
-    assert out.types() == ["COVERAGE_UPDATED", "SECTION_ENDED", "SECTION_STARTED", "PROMPT_PRESENTED"]
+    assert out.types() == ["COVERAGE_UPDATED", "SECTION_ENDED", "SECTION_STARTED", "PROMPT_PRESENTED",
+                           "SCHEDULE_CHANGED"]
     assert rt.exit_reason == "coverage_satisfied"
     assert s.assess_coverage(at(9), rt, assessment(metrics="covered")).events == []   # that section is over
 

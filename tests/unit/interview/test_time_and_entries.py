@@ -97,6 +97,12 @@ def test_closing_phrases():
     assert is_closing_remark("What a fascinating conversation!")
     assert not is_closing_remark("Thanks. What happened next?")
     assert not is_closing_remark("Thank you for sharing that. What happened next?")   # still asking
+    # a topic turn after the thanks is a transition, not a goodbye
+    assert not is_closing_remark("Thank you for sharing that. Let us turn to your years in Japan.")
+    assert not is_closing_remark("Thank you for sharing that. Next, your time in Osaka.")
+    assert not is_closing_remark("Thank you so much for that. Can you walk me through the migration")
+    assert is_closing_remark("Thank you so much for your time and for sharing all of this. This has been a "
+                             "wonderful conversation.")
 
 
 def test_merge_transcripts_original_first_and_no_duplicates():

@@ -84,7 +84,7 @@ def test_the_worker_refuses_to_start_with_an_unknown_agent(monkeypatch, tmp_path
     reset_config_cache()
     try:
         with pytest.raises(ConfigError, match="orchestrate.*interview_writer"):
-            build_workers(object(), "unit-test")  # type: ignore[arg-type]  (fails before touching the client)
+            build_workers(object(), "unit-test")  # type: ignore[arg-type]  # fails before touching the client
     finally:
         monkeypatch.delenv("COLLOQUY_CONFIG")
         reset_config_cache()

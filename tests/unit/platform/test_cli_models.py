@@ -18,7 +18,7 @@ def run_models(monkeypatch):
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         reset_config_cache()
-        return CliRunner().invoke(app, ["models", *args])
+        return CliRunner().invoke(app, ["models", "--local", *args])
 
     yield _run
     reset_config_cache()

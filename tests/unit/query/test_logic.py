@@ -60,11 +60,11 @@ def test_vocabulary_expansion_goes_both_ways():
 
 
 def _plan(strategy: str, n: int = 3, order: list[int] | None = None) -> PlannerOutput:
-    return PlannerOutput(original_query="q", query_type="insight", next_action="retrieve",
-                         execution_strategy=strategy, execution_order=order or [],
-                         sub_queries=[{"id": i, "question": f"q{i}"} for i in range(1, n + 1)],
-                         retrieval_instructions=[{"sub_query_id": i, "tool": "keyword", "keywords": [f"k{i}"]}
-                                                 for i in range(1, n + 1)])
+    return PlannerOutput.model_validate(dict(
+        original_query="q", query_type="insight", next_action="retrieve", execution_strategy=strategy,
+        execution_order=order or [], sub_queries=[{"id": i, "question": f"q{i}"} for i in range(1, n + 1)],
+        retrieval_instructions=[{"sub_query_id": i, "tool": "keyword", "keywords": [f"k{i}"]}
+                                for i in range(1, n + 1)]))
 
 
 def test_execution_groups_follow_the_dependency_classification():
@@ -88,8 +88,9 @@ def test_merged_analysis_is_sufficient_only_if_every_part_is():
 
 
 def _dims(**verdicts: str) -> EvaluatorOutput:
-    return EvaluatorOutput(dimensions=[{"dimension": d, "verdict": v, "issues": [f"{d} bad"] if v == "fail" else []}
-                                       for d, v in verdicts.items()], overall_verdict="pass")
+    return EvaluatorOutput.model_validate(dict(
+        dimensions=[{"dimension": d, "verdict": v, "issues": [f"{d} bad"] if v == "fail" else []}
+                    for d, v in verdicts.items()], overall_verdict="pass"))
 
 
 def test_any_failed_or_missing_dimension_fails_whatever_the_overall_verdict_says():

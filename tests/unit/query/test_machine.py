@@ -29,7 +29,7 @@ def _walk(*states: State, limits: LoopLimits | None = None) -> LoopCounters:
 
 
 def _plan(action: str, **kw) -> PlannerOutput:  # noqa: ANN003
-    return PlannerOutput(original_query="q", query_type="insight", next_action=action, **kw)
+    return PlannerOutput.model_validate(dict(original_query="q", query_type="insight", next_action=action, **kw))
 
 
 def test_the_query_path_is_legal_and_an_illegal_edge_is_refused():

@@ -170,3 +170,28 @@ def test_domain_catalogs_load_from_yaml():
         load_catalog("cooking")
 
 
+
+
+def test_flagged_notes_are_listed_fewest_failures_then_oldest_and_updated_in_place_once(repo: StorageRepository):
+    from models.query import NEEDS_PARSING, ReparsedNote
+
+    for day, text in (("2026-01-20", "Squat 140x3"), ("2026-01-05", "Bench 200x1"), ("2026-01-21", "Run 3k")):
+        repo.save_entry(_entry(day, text).model_copy(update={"tags": [NEEDS_PARSING], "source_key": day}))
+    entries, total = repo.needs_parsing(2)
+    assert total == 3 and [e.id for e in entries] == ["2026-01-05#3", "2026-01-20#1"]  # oldest first
+    assert repo.needs_parsing(5, exclude_source_key="2026-01-21")[1] == 2  # the run's own note is left alone
+    at = datetime(2026, 1, 22, 9, 0, tzinfo=UTC)
+    bench = ParserOutput(tags=["strength"], domain_data={"strength": {"exercises": [{"name": "bench press"}]}})
+    notes = [ReparsedNote(entry_id="2026-01-05#3", parsed=bench), ReparsedNote(entry_id="2026-01-20#1", error="down")]
+    first = repo.save_reparsed(notes, at)
+    again = repo.save_reparsed(notes, at)  # a retried activity: written once, reported the same
+    assert (first.parsed, first.still_flagged) == (["2026-01-05#3"], ["2026-01-20#1"])
+    assert (again.parsed, again.still_flagged) == (first.parsed, first.still_flagged)
+    parsed = json.loads(repo.parsed_path(date(2026, 1, 5)).read_text())["entries"][2]
+    assert parsed["tags"] == ["strength"] and parsed["domain_data"] == bench.domain_data
+    assert [h["raw"] for h in parsed["history"]] == ["Bench 200x1"] and parsed["history"][0]["tags"] == [NEEDS_PARSING]
+    failed = json.loads(repo.parsed_path(date(2026, 1, 20)).read_text())["entries"][0]
+    assert failed["parse_failures"] == 1 and failed["last_parse_error"] == "down" and NEEDS_PARSING in failed["tags"]
+    # the note that failed now goes after the one never tried; the parsed one is no longer listed
+    assert [e.id for e in repo.needs_parsing(5)[0]] == ["2026-01-21#1", "2026-01-20#1"]
+    assert repo.get_entries_by_date_range(date(2026, 1, 5), date(2026, 1, 5))[2].raw_content == "Bench 200x1"

@@ -128,7 +128,7 @@ def test_guidance_is_consumed_once_and_never_lost():
 
 @pytest.mark.parametrize("decision,feedback,expected", [
     ("approve", None, ("approved", None)), ("YES", None, ("approved", None)), ("abort", None, ("abort", None)),
-    ("reject", None, ("abort", None)), ("reject", "too long", ("feedback", "too long")),
+    ("reject", "too long", ("feedback", "too long")),
     ("feedback", " tighten the hook ", ("feedback", "tighten the hook")),
 ])
 def test_approval_answers(decision, feedback, expected):
@@ -136,6 +136,9 @@ def test_approval_answers(decision, feedback, expected):
 
 
 def test_approval_errors_and_free_text():
+    with pytest.raises(ValueError, match="reject needs feedback"):  # never an abort
+        normalise_approval("reject", None)
+    assert normalise_approval("reject", None, strict_reject=False) == ("abort", None)  # runs started before
     with pytest.raises(ValueError, match="feedback needs text"):
         normalise_approval("feedback", "  ")
     with pytest.raises(ValueError, match="unknown approval decision 'maybe'"):

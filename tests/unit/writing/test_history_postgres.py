@@ -43,7 +43,8 @@ def test_the_location_picks_the_backend_and_is_shown_without_its_password(tmp_pa
 def test_both_backends_give_the_same_answers(tmp_path, postgres_url):
     duck, pg = populate(HistoryStore(str(tmp_path / "h.duckdb"))), populate(HistoryStore(postgres_url))
     for name in QUERIES:
-        param = {"agent_over_time": "claude", "best_for_task": "draft", "post": "post_03"}.get(name)
+        param = {"agent_over_time": "claude", "best_for_task": "draft", "post": "post_03",
+                 "post_all": "post_03"}.get(name)
         d_cols, d_rows = duck.query(name, param)
         p_cols, p_rows = pg.query(name, param)
         assert p_cols == d_cols, name

@@ -28,16 +28,21 @@ async def test_discuss_command_runs_a_discussion_and_prints_the_outcome(dev_env,
             runner.invoke, app,
             ["discuss", "How can a small town cut food waste?", "--level", "standard", "--html",
              "--models", "critic=openai/gpt-4o-mini", "--id", "discussion-cli-test-food-waste",
+             "--out", str(Path(str(artifact_dir) + "-copy") / "report.html"),
              "--address", address, "--task-queue", queue])
     out = result.output
     assert result.exit_code == 0, out
     assert "Discussion discussion-cli-test-food-waste started: level standard (1 round(s)" in out
     assert "+ idea I1 Compost hub" in out  # progress followed through the query while it ran
-    assert "Outcome: selected" in out and "Selected idea: I2 Surplus app (8.4/10)" in out
+    assert "completed (selected) — " in out and "Selected idea: I2 Surplus app (8.4/10)" in out
     assert "Team Leader: Surplus app, clearly." in out
-    report = next(line for line in out.splitlines() if line.startswith("Report: ")).removeprefix("Report: ")
-    assert Path(report).is_file() and Path(report).is_relative_to(artifact_dir)
-    assert "Surplus app" in Path(report).read_text()
+    # the artifacts' names and how to read them through the worker, never a path on the worker's disk
+    assert "Report: report.html — save it: colloquy discuss-report discussion-cli-test-food-waste --html" in out, out
+    assert "Transcript: transcript.md — print it: colloquy discuss-report discussion-cli-test-food-waste" in out
+    shown = [line for line in out.splitlines() if line.startswith(("Report:", "Transcript:"))]
+    assert len(shown) == 2 and not any(str(artifact_dir) in line for line in shown), shown  # (worker logs share out)
+    saved = Path(str(artifact_dir) + "-copy") / "report.html"
+    assert saved.read_text().count("Surplus app") and not saved.is_relative_to(artifact_dir)
     ui_port = int(address.rsplit(":", 1)[1]) + 1000  # the dev server's UI convention: gRPC port + 1000
     assert f"Web UI: http://127.0.0.1:{ui_port}/namespaces/default/workflows/discussion-cli-test-food-waste" in out
     assert offline.calls("discussion_critique")[0].model == "openai/gpt-4o-mini"

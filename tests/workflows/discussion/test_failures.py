@@ -19,6 +19,7 @@ from tests.workflows.discussion.helpers import (
     start,
     uniform,
 )
+from workflows.discussion import DiscussionWorkflow
 
 
 def _cause(exc: WorkflowFailureError) -> ApplicationError:
@@ -39,7 +40,7 @@ async def test_kickoff_failure_fails_the_discussion_with_a_clear_error(ts_env, w
     assert "authentication failed" in err.message and "no discussion without a kickoff" in err.message
     assert len(offline.calls("discussion_kickoff")) == 1  # permanent error: not retried
     assert all(not offline.calls(a) for a in LLM if a != "discussion_kickoff")
-    assert attrs["ColloquyStatus"] == "failed" and attrs["ColloquyPhase"] == "kickoff"
+    assert attrs["ColloquyStatus"] == "failed" and attrs["ColloquyPhase"] == "done"
 
 
 async def test_invalid_input_is_rejected_before_any_model_is_called(ts_env, worker, offline):
@@ -96,7 +97,7 @@ async def test_exploration_failures_are_skipped_and_reported(ts_env, worker, off
     assert "Plan for I1." in store().get(result.round_transcripts[0])
 
 
-async def test_no_ideas_means_no_critic_no_implementer_and_an_explained_outcome(ts_env, worker, offline):
+async def test_no_ideas_means_no_critic_no_implementer_and_final_validation_fails(ts_env, worker, offline):
     offline.script("discussion_kickoff", "Kickoff.")
     offline.script("discussion_research", "Facts.")
     offline.script("discussion_ideate", {"commentary": "Nothing comes to mind.", "ideas": []},
@@ -104,17 +105,19 @@ async def test_no_ideas_means_no_critic_no_implementer_and_an_explained_outcome(
     offline.script("discussion_synthesize", "No ideas this round.")
     async with worker(ts_env.client) as queue:
         handle = await start(ts_env.client, queue)
-        result: DiscussionResult = await handle.result()
+        with pytest.raises(WorkflowFailureError) as info:  # seed 002: validation fails without ideas
+            await handle.result()
+        progress = await handle.query(DiscussionWorkflow.progress)
 
     for agent in ("discussion_critique", "discussion_implement", "discussion_score", "discussion_select"):
         assert offline.calls(agent) == [], agent
-    assert result.outcome == "no_ideas" and result.selected is None and result.ideas == []
-    assert "ideation produced no usable ideas in 1 round(s): nothing to score or select" in result.outcome_detail
-    kinds = [(e.kind, e.role) for e in result.events]
+    assert "final validation failed: no ideas were generated in 1 round(s)" in str(info.value.cause)
+    assert info.value.cause.type == "NoIdeas"
+    assert progress.status == "failed" and progress.ideas == []
+    kinds = [(e.kind, e.role) for e in progress.events]
     assert ("agent_skipped", "critic") in kinds and ("agent_skipped", "implementer") in kinds
     assert ("idea_shortfall", "ideation") in kinds and ("ideas_dropped", "ideation") in kinds
-    assert any("critique skipped: no ideas to critique yet" == e.message for e in result.events)
-    assert [m.type for m in result.messages] == ["kickoff", "researcher", "ideation", "ideation", "synthesis"]
+    assert any("critique skipped: no ideas to critique yet" == e.message for e in progress.events)
 
 
 async def test_moderator_failure_leaves_ideas_unscored_and_nothing_selected(ts_env, worker, offline):
@@ -166,16 +169,34 @@ async def test_html_report_and_its_failure_never_fails_the_discussion(ts_env, wo
     assert failed.transcript is not None and "Kickoff" in store().get(failed.transcript)
 
 
-async def test_minimal_team_without_moderator_runs_and_explains_why_nothing_is_selected(ts_env, worker, offline):
+async def test_minimal_team_without_moderator_goes_on_to_the_leaders_selection(ts_env, worker, offline):
     offline.script("discussion_kickoff", "Kickoff for a team of two.")
     offline.script("discussion_ideate", ideas("Compost hub", "Surplus app", "Kitchens"))
     offline.script("discussion_synthesize", "Two voices only.")
+    offline.script("discussion_select", {"explanation": "Surplus app is cheapest to start.",
+                                         "preferred_idea_id": "I2"})
     async with worker(ts_env.client) as queue:
         handle = await start(ts_env.client, queue, team=["ideation", "leader"])
         result: DiscussionResult = await handle.result()
     assert result.team == ["leader", "ideation"]
-    assert [m.type for m in result.messages] == ["kickoff", "ideation", "synthesis"]
+    assert [m.type for m in result.messages] == ["kickoff", "ideation", "synthesis", "selection"]
     assert "We have a team of 2 agents to explore" in offline.calls("discussion_kickoff")[0].messages[-1]["content"]
     assert "Team members: Ideation Specialist" in offline.calls("discussion_kickoff")[0].messages[-1]["content"]
-    assert result.outcome == "unscored" and "there is no moderator in the team" in result.outcome_detail
+    # seed 002: without a moderator the discussion skips to selection; the Team Leader's choice decides
+    assert result.outcome == "selected" and result.selected.id == "I2"
+    assert "no moderator in the team" in result.outcome_detail
     assert result.events == []  # roles that are not in the team are not failures
+
+
+async def test_markdown_in_messages_is_rendered_in_the_html_report(ts_env, worker, offline):
+    offline.script("discussion_kickoff", "Kickoff with **bold** and <i>raw</i>.")
+    offline.script("discussion_ideate", ideas("Compost hub", "Surplus app", "Kitchens"))
+    for agent in ("discussion_research", "discussion_critique", "discussion_implement", "discussion_synthesize"):
+        offline.script(agent, f"{agent}:\n\n- one\n- two")
+    offline.script("discussion_score", scores(uniform("I1", 8.0), uniform("I2", 7.0), uniform("I3", 6.0)))
+    async with worker(ts_env.client) as queue:
+        result: DiscussionResult = await (await start(ts_env.client, queue, html_report=True)).result()
+    html = store().get(result.report)
+    assert "<strong>bold</strong>" in html and "**bold**" not in html
+    assert "&lt;i&gt;raw&lt;/i&gt;" in html and "<i>raw</i>" not in html  # raw HTML stays escaped
+    assert "<li>one</li>" in html

@@ -62,11 +62,16 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
         assert q1.status == "IN_PROGRESS" and q1.section_id == "origins" and q1.phase == "opening"
         a1 = await say(h, "interviewee", ANSWER_1)
         await ts_env.sleep(30)
+        proposed = await state(h)
+        assert proposed.asked_question_ids == []        # decided, proposed, not asked yet
+        await say(h, "interviewer", proposed.next_question)
         s = await state(h)
-        assert "q-worst" in s.asked_question_ids
+        assert s.asked_question_ids == ["q-measure"]    # the interviewer asked it (echoing the decision)
         assert s.research_topics == ["settlement batch"]
         assert s.interviewer_instructions.startswith("## Current Phase:")
         await ts_env.sleep(150)                                # into deep_dive
+        deep = await state(h)
+        await say(h, "interviewer", deep.next_question)
         a2 = await say(h, "interviewee", ANSWER_2)
         assert a2.interviewer_instructions.startswith("## Current Phase: ")
         assert "## Next Question to Ask" in a2.interviewer_instructions
@@ -107,12 +112,13 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
     # the essay exists, is first-person material from the transcript, and the result holds refs only
     assert result.status == "COMPLETED" and result.exit_reason == "time_expired"
     essay = store().get(result.essay)
-    assert result.title == "Three in the Morning" and essay.startswith("[offline test double] # Three in the Morning")
+    assert result.title == "Three in the Morning" and essay.startswith("[offline test double]\n\n# Three in the Morning\n")
     assert "1 verified quotes" in log                      # the invented quote is not counted as verified
     analysis = json.loads(store().get(result.analysis))
     assert [q["text"] for q in analysis["quotes"]] == ["we had no runbook at all"]   # invented quote dropped
     transcript = json.loads(store().get(result.transcript))
-    assert [e["speaker"] for e in transcript] == ["interviewer", "interviewee", "interviewee"]
+    assert [e["speaker"] for e in transcript] == ["interviewer", "interviewee", "interviewer", "interviewer",
+                                                  "interviewee"]
     assert result.usage.calls == len(responses)
     bundle = json.loads(store().get(result.evaluation_bundle))
     assert [s["section_id"] for s in bundle["sections"]] == ["origins", "practice"]

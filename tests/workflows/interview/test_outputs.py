@@ -60,7 +60,7 @@ async def test_section_summaries_code_history_and_bundles(ts_env, worker, offlin
     # the Web UI: search attributes
     attrs = desc.typed_search_attributes
     assert attrs.get(sa.PIPELINE) == "interview" and attrs.get(sa.TOPIC) == "Running on-call for a payments team"
-    assert attrs.get(sa.STATUS) == "completed" and attrs.get(sa.PHASE) == "opening"
+    assert attrs.get(sa.STATUS) == "completed" and attrs.get(sa.PHASE) == "done"  # a finished interview leaves its phase
 
 
 @pytest.mark.parametrize(("style", "marker"), [("standard", "Clean, balanced narrative"),

@@ -1,7 +1,9 @@
 """A tiny OpenAI-compatible chat-completions server for tests (http.server in a thread, 127.0.0.1 only).
 
 It records every request (path, headers, JSON body) and answers from a queue of canned replies:
-`StubReply(status=200, body={...}, headers={...})`. With an empty queue it answers 500.
+`StubReply(status=200, body={...}, headers={...})`. With an empty queue it answers 500. A request with
+`"stream": true` gets a 200 reply as server-sent events (OpenAI's chunk format, usage in the last chunk), as
+the real servers do.
 """
 
 from __future__ import annotations
@@ -43,6 +45,27 @@ def error_reply(status: int, message: str, headers: dict[str, str] | None = None
                      body={"error": {"message": message, "type": "stub_error", "code": status}})
 
 
+def stream_chunks(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chat.completion body as the chat.completion.chunk events a streaming server sends."""
+    base = {"id": body.get("id", "chatcmpl-stub"), "object": "chat.completion.chunk",
+            "created": body.get("created", int(time.time())), "model": body.get("model", "stub")}
+    choice = (body.get("choices") or [{}])[0]
+    message = choice.get("message") or {}
+    content = message.get("content") or ""
+    chunks: list[dict[str, Any]] = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
+                                                           "finish_reason": None}]}]
+    for start in range(0, len(content), 16):
+        chunks.append({**base, "choices": [{"index": 0, "delta": {"content": content[start:start + 16]},
+                                            "finish_reason": None}]})
+    for i, call in enumerate(message.get("tool_calls") or []):
+        chunks.append({**base, "choices": [{"index": 0, "delta": {"tool_calls": [{**call, "index": i}]},
+                                            "finish_reason": None}]})
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": choice.get("finish_reason", "stop")}]})
+    if body.get("usage"):
+        chunks.append({**base, "choices": [], "usage": body["usage"]})
+    return chunks
+
+
 class OpenAIStub:
     def __init__(self) -> None:
         self.requests: list[StubRequest] = []
@@ -58,6 +81,10 @@ class OpenAIStub:
                     stub.requests.append(StubRequest(self.path, {k.lower(): v for k, v in self.headers.items()},
                                                      json.loads(raw or b"{}")))
                     reply = stub.replies.pop(0) if stub.replies else error_reply(500, "stub: no reply queued")
+                body = stub.requests[-1].body
+                if reply.status == 200 and body.get("stream"):
+                    self._stream(reply)
+                    return
                 data = json.dumps(reply.body).encode()
                 self.send_response(reply.status)
                 self.send_header("content-type", "application/json")
@@ -67,6 +94,16 @@ class OpenAIStub:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def _stream(self, reply: StubReply) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for chunk in stream_chunks(reply.body):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+                self.close_connection = True
+
             def log_message(self, *args: Any) -> None:
                 pass
 
@@ -75,8 +112,7 @@ class OpenAIStub:
 
     @property
     def base_url(self) -> str:
-        host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"  # bound to 127.0.0.1 above
 
     def queue(self, *replies: StubReply) -> None:
         with self._lock:

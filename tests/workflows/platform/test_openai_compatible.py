@@ -44,9 +44,13 @@ async def test_structured_call_reaches_the_server_with_schema_and_key(ts_env, wo
     assert request.headers["authorization"] == f"Bearer {FAKE_KEY}"
     body = request.body
     assert body["model"] == "default"
+    # the openai_compatible default: json_object with the schema (llama.cpp's grammar), the schema in the prompt
+    # too, streamed (a cancelled call closes its connection) and bounded by the schema's token budget
     fmt = body["response_format"]
-    assert fmt["type"] == "json_schema"
-    assert set(fmt["json_schema"]["schema"]["properties"]) == {"ok", "echo", "model_note"}
+    assert fmt["type"] == "json_object"
+    assert set(fmt["schema"]["properties"]) == {"ok", "echo", "model_note"}
+    assert '"model_note"' in body["messages"][0]["content"]
+    assert body["stream"] is True and 0 < body["max_tokens"] <= 512
     assert body["messages"][0]["role"] == "system" and "Word: colloquy" in body["messages"][-1]["content"]
 
     history = await history_text(handle)

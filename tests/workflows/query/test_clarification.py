@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from temporalio.client import WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from models.query import ClarifyAnswer
@@ -107,8 +108,9 @@ async def test_malformed_clarify_updates_are_rejected_and_nothing_is_lost(ts_env
 
 def test_validator_refuses_an_answer_when_nothing_is_pending():
     """The validator alone (no workflow running): the message a client sees when no question is pending."""
-    with pytest.raises(ValueError, match="no clarification is pending"):
-        QueryWorkflow()._validate_clarify(ClarifyAnswer(answers={"q1": "x"}))
+    with pytest.raises(ApplicationError, match="no clarification is pending") as info:
+        QueryWorkflow()._validate_clarify({"answers": {"q1": "x"}})
+    assert info.value.non_retryable and info.value.type == "InvalidInput"  # not "(type: ValueError, retryable: true)"
 
 
 async def test_waiting_survives_the_worker_going_away(dev_env, worker, offline, notes):

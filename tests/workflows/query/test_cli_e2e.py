@@ -52,4 +52,4 @@ async def test_cli_reports_a_failed_input_clearly(dev_env, worker, offline, note
         code, out = await _colloquy("notes", "x" * 20_001, "--address", address, "--task-queue", queue,
                                     "--notes-dir", str(notes))
     assert code == 1
-    assert "error: the input is 20001 characters, over the 20000 limit" in out
+    assert "error: the run failed: the input is 20001 characters, over the 20000 limit" in out

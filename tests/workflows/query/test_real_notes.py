@@ -3,6 +3,7 @@ Each test names its item; each fails on the code before the fix."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -167,6 +168,130 @@ async def test_item6_router_failure_keeps_the_note_as_written(ts_env, worker, of
     assert result.path == ["ROUTE", "STORE", "OBSERVE", "COMPLETE"]
 
 
+NOTE = "Bench 200x1, new PR"
+PARSED_NOTE = {"tags": ["strength"], "confidence": 0.9,
+               "domain_data": {"strength": {"exercises": [{"name": "bench press", "weight": 200, "reps": 1}]}}}
+
+
+def _flagged_record(notes: Path, entry_id: str = "2026-01-16#1") -> dict:
+    day = entry_id.split("#")[0]
+    records = json.loads((notes / f"logs/parsed/{day[:4]}/{day[5:7]}/{day}.json").read_text())["entries"]
+    return next(r for r in records if r["id"] == entry_id)
+
+
+def _script_query(offline) -> None:  # noqa: ANN001
+    offline.script("route_input", route("query", ["strength"]))
+    offline.script("plan_query", plan(Q))
+    offline.script("analyze_evidence", analysis("sufficient", [finding("heavy on Jan 9", "2026-01-09#1")]))
+    offline.script("synthesize_answer", answer("Heavy on Jan 9.", ["2026-01-09#1"]))
+    offline.script("evaluate_answer", evaluation())
+    offline.script("observe_context", no_update())
+
+
+async def test_item6_the_next_ask_parses_the_note_the_router_could_not_route(ts_env, worker, offline, notes):
+    offline.script("route_input", Fault(kind="auth"))
+    async with worker(ts_env.client) as queue:
+        kept = await (await start(ts_env, queue, NOTE, notes)).result()
+        assert "needs-parsing" in _flagged_record(notes)["tags"] and not _flagged_record(notes)["domain_data"]
+        _script_query(offline)
+        offline.script("parse_log", PARSED_NOTE)
+        handle = await start(ts_env, queue, Q, notes)
+        result = await handle.result()
+        await replay(handle, record_as=recording("query_reparse"))
+    assert kept.stored_entries[0].entry_id == "2026-01-16#1" and "colloquy notes reparse" in kept.response
+    assert result.reparsed is not None and result.reparsed.parsed == ["2026-01-16#1"]
+    assert result.reparsed.failed == {} and result.reparsed.waiting == 0
+    assert [c.context["text"] for c in offline.calls("parse_log")] == [NOTE]  # the raw note, as written
+    record = _flagged_record(notes)
+    assert "needs-parsing" not in record["tags"] and "strength" in record["tags"]
+    assert record["domain_data"]["strength"]["exercises"][0]["weight"] == 200
+    assert record["history"][0]["raw"] == NOTE and record["history"][0]["domain_data"] == {}
+    assert "needs-parsing" in record["history"][0]["tags"]
+    assert NOTE in (notes / "logs/raw/2026/01/2026-01-16.md").read_text()  # the text itself is untouched
+    assert "Heavy on Jan 9." in result.response and result.usage.by_agent["parse_log"].calls == 1
+
+
+async def test_item6_a_parser_failure_keeps_the_flag_and_says_so(ts_env, worker, offline, notes):
+    offline.script("route_input", Fault(kind="auth"))
+    async with worker(ts_env.client) as queue:
+        await (await start(ts_env, queue, NOTE, notes)).result()
+        _script_query(offline)
+        offline.script("parse_log", Fault(kind="auth", message="the key was revoked"))
+        result = await (await start(ts_env, queue, Q, notes)).result()
+    assert result.reparsed is not None and result.reparsed.parsed == []
+    assert list(result.reparsed.failed) == ["2026-01-16#1"]
+    assert any("0 parsed, 1 still unparsed (1: the Parser failed" in w and "the key was revoked" in w
+               for w in result.warnings), result.warnings
+    record = _flagged_record(notes)
+    assert "needs-parsing" in record["tags"] and record["parse_failures"] == 1
+    assert "the key was revoked" in record["last_parse_error"] and not record["domain_data"]
+    assert "Heavy on Jan 9." in result.response  # the question is still answered
+
+
+async def test_item6_an_import_parses_flagged_notes_too(dev_env, worker, offline, notes, tmp_path):
+    offline.script("route_input", Fault(kind="auth"))
+    src = tmp_path / "week"
+    src.mkdir()
+    (src / "2026-01-15.md").write_text("Rest day.\n")
+    async with worker(dev_env.client) as queue:
+        await (await start(dev_env, queue, NOTE, notes)).result()
+        offline.script("parse_log", {"domain_data": {}}, PARSED_NOTE)  # the imported file first, then the note
+        wf_id, result = await run_import(dev_env.client, src, "fitness", str(notes), queue)
+        await replay(dev_env.client.get_workflow_handle(wf_id), record_as=recording("query_import_reparse"))
+    assert result.new == 1 and result.reparsed is not None and result.reparsed.parsed == ["2026-01-16#1"]
+    record = _flagged_record(notes)
+    assert "needs-parsing" not in record["tags"] and record["domain_data"]["strength"]
+    assert record["history"][0]["raw"] == NOTE
+
+
+def _parse_unless_squat(req):  # noqa: ANN001, ANN202
+    """The Parser double for the reparse command: fails on the squat note, parses the others."""
+    text = req.context["text"]
+    if "Squat" in text:
+        return Fault(kind="auth", message="the model refused this note")
+    return {"tags": ["running"], "domain_data": {"running": {"runs": [{"distance_km": 5}]}}} if "run" in text \
+        else PARSED_NOTE
+
+
+async def test_item6_reparse_command_parses_flagged_notes_through_a_worker(dev_env, worker, offline, tmp_path):
+    import os
+    import sys
+
+    notes = tmp_path / "notes"
+    repo = StorageRepository(notes)
+    for day, text in (("2026-01-10", NOTE), ("2026-01-11", "Squat 140x3, knees ok"), ("2026-01-12", "Easy run 5k")):
+        d = date.fromisoformat(day)
+        repo.save_entry(Entry(id="", date=d, timestamp=datetime(d.year, d.month, d.day, 8, 0, tzinfo=UTC),
+                              raw_content=text, tags=["needs-parsing"], source_key=f"test:{day}"))
+    offline.script("parse_log", *[_parse_unless_squat] * 10)
+    address = dev_env.client.service_client.config.target_host
+    env = dict(os.environ, COLUMNS="200", COLLOQUY_LOG_LEVEL="ERROR")
+
+    async def colloquy(*args: str) -> tuple[int, str]:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "client.cli", "notes", "reparse", "--address", address, "--task-queue", queue,
+            "--notes-dir", str(notes), *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+            env=env)
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout=90)
+        return proc.returncode or 0, out.decode()
+
+    async with worker(dev_env.client) as queue:
+        code1, first = await colloquy("--limit", "2")
+        code2, second = await colloquy()
+    assert code1 == 0 and code2 == 0, first + second
+    # oldest first, two at most: Jan 10 parsed, Jan 11 failed, Jan 12 not tried
+    assert "1 parsed, 2 still unparsed (1: the Parser failed — " in first and "the model refused this note" in first
+    assert "1: not tried yet" in first and "parsed 2026-01-10#1" in first
+    assert "still unparsed 2026-01-11#1: " in first
+    # the note that failed goes after the one never tried: Jan 12 parsed, Jan 11 fails again, still flagged
+    assert "1 parsed, 1 still unparsed (1: the Parser failed" in second and "parsed 2026-01-12#1" in second
+    assert sorted(c.context["text"] for c in offline.calls("parse_log")) == sorted(
+        [NOTE, "Squat 140x3, knees ok", "Easy run 5k", "Squat 140x3, knees ok"])  # one call per note tried
+    assert "needs-parsing" not in _flagged_record(notes, "2026-01-12#1")["tags"]
+    squat = _flagged_record(notes, "2026-01-11#1")
+    assert "needs-parsing" in squat["tags"] and squat["parse_failures"] == 2
+
+
 # ------------------------------------------------------------------------------- 8. every gap, plain words
 async def test_item8_final_partial_lists_every_evaluations_gaps_in_plain_words(ts_env, worker, offline, notes):
     unchecked = evaluation()
@@ -243,6 +368,9 @@ def test_item11_the_cli_starts_queries_by_type_name_without_importing_workflows(
         "class Client:\n"
         "    async def start_workflow(self, wf, req, **kw):\n"
         "        print(repr(wf)); raise Stop\n"
+        "import client.worker_check as wc\n"
+        "async def _worker_ok(*a, **k): pass\n"
+        "wc.require_worker = _worker_ok  # the no-worker check asks a server; this probe has none\n"
         "try:\n"
         "    asyncio.run(notes._ask_once(Client(), 'hi', 'fitness', None, 'q', None))\n"
         "except Stop:\n"

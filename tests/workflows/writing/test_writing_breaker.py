@@ -9,7 +9,16 @@ from temporalio.client import WorkflowFailureError
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from tests.workflows.writing.conftest import by_model, config, gate, gated_without_human, rules, start
+from models.writing import WorkflowConfig
+from tests.workflows.writing.conftest import (
+    by_model,
+    config,
+    gate,
+    gated_without_human,
+    raw_config,
+    rules,
+    start,
+)
 from workflows.writing import WritingWorkflow
 
 MODELS = ["m-a", "m-b", "m-c"]
@@ -75,21 +84,25 @@ async def test_state_visit_limit_breaks_and_the_orchestrator_halts(ts_env, worke
 
 
 async def test_cycle_detection_then_retry_different_with_new_guidance(ts_env, worker, offline):
-    cfg = gated_without_human(circuit_breaker=rules(cycle_detection=None))
-    offline.script("writing_quality_gate", gate("retry", "g1"), gate("proceed"), gate("proceed"), gate("proceed"))
+    # a real A→B→A→B loop on success edges (a gate retry or a failure back-edge is a retry, not a cycle)
+    data = raw_config()
+    data["states"]["final-audit"]["transitions"]["all_success"] = "synthesize"
+    data["circuit_breaker"] = rules(cycle_detection=None)
+    cfg = WorkflowConfig.model_validate(data)
     offline.script("writing_orchestrator", {"reasoning": "same loop twice", "retry_from": "draft",
                                             "retry_guidance": "Lead with the 94 degrees.",
-                                            "decision": "retry_different"})
+                                            "decision": "retry_different"},
+                   {"reasoning": "still looping", "decision": "halt"})
     async with worker(ts_env.client) as queue:
         result = await (await start(ts_env, queue, MODELS, cfg)).result()
-    assert result.status == "complete"
+    assert result.status == "halted" and "still looping" in result.reason
     breaks = [e for e in _log(result) if e["event"] == "circuit_break"]
-    assert [b["rule"] for b in breaks] == ["cycle_detection"]
-    assert "draft → draft-check → draft → draft-check" in breaks[0]["message"]
+    assert [b["rule"] for b in breaks] == ["cycle_detection", "cycle_detection"]
+    assert "synthesize → final-audit → synthesize → final-audit" in breaks[0]["message"]
     prompts = _draft_prompts(offline)
-    assert len(prompts) == 9
-    assert all("g1" in p for p in prompts[3:6])
-    assert all("Lead with the 94 degrees." in p and "g1" not in p for p in prompts[6:])
+    assert len(prompts) == 6
+    assert not any("Lead with the 94 degrees." in p for p in prompts[:3])
+    assert all("Lead with the 94 degrees." in p for p in prompts[3:])
     decision = [e for e in _log(result) if e["event"] == "orchestrator_decision"][0]
     assert decision["decision"] == "retry_different" and decision["retry_from"] == "draft"
 
@@ -204,21 +217,22 @@ async def test_hard_runtime_limit_halts_after_the_slow_state(ts_env, worker, off
     assert offline.calls("writing_orchestrator") == [] and offline.calls("writing_audit") == []
 
 
-async def test_a_hung_synthesizer_times_out_and_the_failure_transition_retries_it(ts_env, offline):
+async def test_a_hung_synthesizer_times_out_and_is_retried_in_place(ts_env, offline):
     from tests.workflows.writing.conftest import quick_worker
 
-    data = config(circuit_breaker=rules(state_visit_limit=3)).model_dump()  # (the default rules would call
-    data["states"]["synthesize"]["timeout_s"] = 1                                # cross-audit↔synthesize a cycle)
+    data = config().model_dump()
+    data["states"]["synthesize"]["timeout_s"] = 1
     cfg = type(config())(**data)
     offline.script("writing_synthesize", Fault(kind="hang"), "SECOND TRY POST.")
     async with quick_worker(ts_env.client) as queue:
         result = await (await start(ts_env, queue, MODELS, cfg)).result()
     assert result.status == "complete"
-    assert [t for _, t in result.transitions][:5] == ["draft", "cross-audit", "synthesize", "cross-audit",
-                                                      "synthesize"]
+    # retry != revisit: the timed-out synthesis runs again in place, the cross-audits are not redone
+    assert [t for _, t in result.transitions][:4] == ["draft", "cross-audit", "synthesize", "final-audit"]
     assert "SECOND TRY POST." in store().get(result.final_post.ref)
-    failed = [e for e in _log(result) if e["event"] == "state_failed"]
-    assert failed[0]["state"] == "synthesize" and "timed out after 1s" in failed[0]["error"]
+    retried = [e for e in _log(result) if e["event"] == "state_retry"]
+    assert retried[0]["state"] == "synthesize" and "timed out after 1s" in retried[0]["error"]
+    assert not [e for e in _log(result) if e["event"] in ("state_failed", "circuit_break")]
 
 
 async def test_a_gate_that_cannot_answer_halts_when_the_config_has_no_failure_transition(ts_env, worker, offline):

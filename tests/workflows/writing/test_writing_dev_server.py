@@ -20,9 +20,9 @@ async def test_gated_run_on_the_dev_server_shows_its_state_in_search_attributes(
         assert "DEV SERVER POST." in pending.post_text
         attrs = (await handle.describe()).typed_search_attributes
         assert attrs.get(sa.PIPELINE) == "writing" and attrs.get(sa.TOPIC) == "post_dev"
-        assert attrs.get(sa.STATUS) == "waiting_approval" and attrs.get(sa.PHASE) == "human-approval"
+        assert attrs.get(sa.STATUS) == "waiting_user" and attrs.get(sa.PHASE) == "human-approval"
         await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
         result = await handle.result()
         attrs = (await handle.describe()).typed_search_attributes
     assert result.status == "complete"
-    assert attrs.get(sa.STATUS) == "complete" and attrs.get(sa.PHASE) == "complete"
+    assert attrs.get(sa.STATUS) == "completed" and attrs.get(sa.PHASE) == "done"

@@ -41,13 +41,14 @@ async def test_a_run_records_into_postgres_and_the_cli_reads_it_back(ts_env, wor
         assert invocations == 8 and cost == result.cost_usd  # 2 drafts, 2 audits, synth, 2 final audits, analysis
         assert conn.execute("SELECT COUNT(*) FROM audit_scores WHERE kind = 'audit'").fetchone()[0] == 4
 
-    costs = await asyncio.to_thread(runner.invoke, app, ["history", "costs"])  # COLLOQUY_HISTORY_DB
+    costs = await asyncio.to_thread(runner.invoke, app, ["history", "costs", "--include-offline"])  # COLLOQUY_HISTORY_DB
     assert costs.exit_code == 0, costs.output
     assert "Cost by Agent" in costs.output and MODELS[0] in costs.output and MODELS[1] in costs.output
-    agents = await asyncio.to_thread(runner.invoke, app, ["history", "agents", "--db", postgres_url])
+    agents = await asyncio.to_thread(runner.invoke, app, ["history", "agents", "--db", postgres_url,
+                                                                   "--include-offline"])
     assert agents.exit_code == 0, agents.output
     assert "Agent Performance Comparison" in agents.output and "7.00" in agents.output and MODELS[1] in agents.output
-    post = await asyncio.to_thread(runner.invoke, app, ["history", "post", "post_pg"])
+    post = await asyncio.to_thread(runner.invoke, app, ["history", "post", "post_pg", "--include-offline"])
     assert post.exit_code == 0 and "Initial" in post.output
     exported = runner.invoke(app, ["history", "export", str(isolated_store / "exp")])
     assert exported.exit_code == 0 and (isolated_store / "exp" / "runs.csv").read_text().count("post_pg") == 1
@@ -77,4 +78,4 @@ async def test_an_unreachable_postgres_loses_the_history_not_the_run(ts_env, wor
 
 def test_the_cli_on_an_empty_postgres_database_says_there_is_no_history_yet(postgres_url):
     out = runner.invoke(app, ["history", "trend", "--db", postgres_url])
-    assert out.exit_code == 1 and "no run history yet" in out.output and PASSWORD not in out.output
+    assert out.exit_code == 4 and "no run history yet" in out.output and PASSWORD not in out.output

@@ -1,0 +1,156 @@
+"""Output schemas as the gateway sends them: structured-output modes, small-model caps, token budgets.
+
+- `STRUCTURED_MODES`: how a call asks for JSON (`json_schema` strict schema, `json_object` + the schema where the
+  server takes it (llama.cpp turns it into a grammar) and in the prompt, `tools` a forced function call,
+  `prompt` the schema in the prompt only). Every mode is parsed and validated the same way afterwards.
+- `cap_schema`: bounds for small models (strings at most N characters, arrays at most N items), so a
+  grammar-constrained 135M model can always finish the object inside its token budget.
+- `token_budget`: the max_tokens a schema needs when filled completely (sized from its bounds), so every call
+  carries a bound and none is cut off mid-object.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Literal, get_args
+
+StructuredMode = Literal["json_schema", "json_object", "tools", "prompt"]
+STRUCTURED_MODES: tuple[str, ...] = get_args(StructuredMode)
+
+#: A mode the server rejected → the one tried next (then remembered for that model in this worker).
+DOWNGRADE: dict[str, str] = {"json_schema": "json_object", "tools": "json_object", "json_object": "prompt"}
+
+#: Estimated characters per token for JSON text (English words, punctuation, keys).
+CHARS_PER_TOKEN = 3.0
+#: A string without maxLength: assume this many characters (a sentence or two).
+DEFAULT_STRING_CHARS = 240
+#: An array without maxItems: assume this many items.
+DEFAULT_ARRAY_ITEMS = 6
+MIN_BUDGET, MAX_BUDGET = 128, 4096
+#: Free-text calls (essays, drafts, discussion turns) without a declared budget.
+TEXT_BUDGET = 1024
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        node: Any = root
+        for part in ref[2:].split("/"):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return {**node, **{k: v for k, v in schema.items() if k != "$ref"}}
+    return schema
+
+
+def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with every local `$ref` replaced by its definition (no recursion in our models)."""
+    root = schema
+
+    def walk(node: Any, depth: int = 0) -> Any:
+        if depth > 20:
+            return {}
+        if isinstance(node, dict):
+            node = _resolve(node, root)
+            return {k: walk(v, depth + 1) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v, depth + 1) for v in node]
+        return node
+
+    return walk(schema)
+
+
+def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
+    """Bound strings and arrays for a small model (never below a declared minimum)."""
+    if isinstance(schema, dict):
+        out = {k: cap_schema(v, max_string, max_items) for k, v in schema.items()}
+        if out.get("type") == "string" and "enum" not in out and "const" not in out:
+            cap = min(int(out.get("maxLength", max_string)), max_string)
+            out["maxLength"] = max(cap, int(out.get("minLength", 0)))
+        if out.get("type") == "array":
+            cap = min(int(out.get("maxItems", max_items)), max_items)
+            out["maxItems"] = max(cap, int(out.get("minItems", 0)))
+        return out
+    if isinstance(schema, list):
+        return [cap_schema(v, max_string, max_items) for v in schema]
+    return schema
+
+
+def enumerate_bounded_numbers(schema: Any) -> Any:
+    """Bounded numbers as the list of their values: grammar-constrained decoding (llama.cpp's json_object +
+    schema) ignores minimum/maximum, and a model then writes a score of 402 for a 1-10 field."""
+    if isinstance(schema, dict):
+        out = {k: enumerate_bounded_numbers(v) for k, v in schema.items()}
+        if out.get("type") in ("integer", "number") and "enum" not in out:
+            choices = _bounded_choices(out)
+            if choices:
+                out = {k: v for k, v in out.items() if k not in ("type", "minimum", "maximum", "exclusiveMinimum",
+                                                                 "exclusiveMaximum")}
+                out["enum"] = choices
+        return out
+    if isinstance(schema, list):
+        return [enumerate_bounded_numbers(v) for v in schema]
+    return schema
+
+
+def _bounded_choices(node: dict[str, Any]) -> list[int | float] | None:
+    """The values a small model picks from for a bounded number: every integer of a range of at most 21, or
+    eleven evenly spaced numbers."""
+    low = node.get("minimum", node.get("exclusiveMinimum"))
+    high = node.get("maximum", node.get("exclusiveMaximum"))
+    if not isinstance(low, (int, float)) or not isinstance(high, (int, float)) or high <= low:
+        return None
+    if node["type"] == "integer":
+        lo = int(low) + (1 if "exclusiveMinimum" in node and "minimum" not in node else 0)
+        hi = int(high) - (1 if "exclusiveMaximum" in node and "maximum" not in node else 0)
+        return list(range(lo, hi + 1)) if 0 <= hi - lo <= 20 else None
+    values = [round(low + (high - low) * i / 10, 4) for i in range(11)]
+    if "exclusiveMinimum" in node and "minimum" not in node:
+        values = values[1:]
+    if "exclusiveMaximum" in node and "maximum" not in node:
+        values = values[:-1]
+    return [int(v) if float(v).is_integer() and node["type"] == "integer" else v for v in values]
+
+
+def _tokens(node: Any, root: dict[str, Any], depth: int = 0) -> float:
+    if not isinstance(node, dict) or depth > 12:
+        return 4
+    node = _resolve(node, root)
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            return max((_tokens(v, root, depth + 1) for v in node[key]), default=4)
+    if "allOf" in node:
+        return sum(_tokens(v, root, depth + 1) for v in node["allOf"])
+    if "enum" in node or "const" in node:
+        values = node.get("enum") or [node.get("const")]
+        return 2 + max(len(json.dumps(v)) for v in values) / CHARS_PER_TOKEN
+    kind = node.get("type")
+    if isinstance(kind, list):
+        kind = next((k for k in kind if k != "null"), "null")
+    if kind == "string":
+        return 2 + int(node.get("maxLength", DEFAULT_STRING_CHARS)) / CHARS_PER_TOKEN
+    if kind == "array":
+        items = int(node.get("maxItems", DEFAULT_ARRAY_ITEMS))
+        return 2 + items * (1 + _tokens(node.get("items", {}), root, depth + 1))
+    if kind == "object":
+        props = node.get("properties") or {}
+        total = 2.0
+        for name, sub in props.items():
+            total += 2 + len(name) / CHARS_PER_TOKEN + _tokens(sub, root, depth + 1)
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict) and not props:  # a free map: assume a few entries
+            total += 4 * (4 + _tokens(extra, root, depth + 1))
+        return total
+    return 4  # number, integer, boolean, null
+
+
+def token_budget(schema: dict[str, Any]) -> int:
+    """max_tokens for one answer that fills `schema` completely (with 25% slack for whitespace and the
+    tokenizer), within MIN_BUDGET..MAX_BUDGET."""
+    estimate = _tokens(schema, schema) * 1.25 + 16
+    return int(min(MAX_BUDGET, max(MIN_BUDGET, round(estimate))))
+
+
+def schema_instruction(schema: dict[str, Any], name: str) -> str:
+    """The schema, for the prompt (modes json_object and prompt)."""
+    compact = json.dumps(inline_refs(schema), separators=(",", ":"))
+    return (f"Answer with only one JSON object (no prose, no code fence) that matches this JSON schema "
+            f"of {name}:\n{compact}")

@@ -1,0 +1,150 @@
+"""The study's non-LLM activities (workflow task queue):
+
+- `study_lookup_interviews`: the participants' interviews looked up by id through Temporal (describe, the
+  `session_state` query, the result) — the study holds no child handles, so any run after continue-as-new finds
+  them the same way.
+- `study_reduce`: every digest (artifacts) → the reduced findings (rules/study/analysis.py).
+- `study_publish`: every quote checked verbatim against its participant's transcript (rules/grounding.py; flagged
+  ones moved out), then findings.json, findings.md and report.html saved in the artifact store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus
+from temporalio.service import RPCError, RPCStatusCode
+
+from activities.artifacts import store
+from activities.interview.common import load_transcript
+from models.common import ArtifactRef
+from models.interview import QUERY_SESSION_STATE, InterviewResult, SessionState, TranscriptEntry
+from models.study import (
+    FindingQuote,
+    Findings,
+    InterviewDigest,
+    InterviewLookup,
+    LookupInput,
+    PublishInput,
+    ReduceInput,
+    StudyOutputs,
+)
+from rules.grounding import check_quote
+from rules.study.analysis import answers_of, reduce_digests
+from rules.study.report import to_html, to_markdown
+
+LOOKUP_CONCURRENCY = 16
+
+
+async def _lookup(interview_id: str) -> InterviewLookup:
+    handle = activity.client().get_workflow_handle(interview_id, result_type=InterviewResult)
+    try:
+        desc = await handle.describe()
+        if desc.status == WorkflowExecutionStatus.RUNNING:
+            s = await handle.query(QUERY_SESSION_STATE, result_type=SessionState)
+            paused = None
+            if s.status == "PAUSED" and s.paused_since is not None:
+                paused = (datetime.now(UTC) - s.paused_since).total_seconds()
+            return InterviewLookup(interview_id=interview_id, state="running", session_status=s.status,
+                                   paused_reason=s.paused_reason, paused_seconds=paused, answers=0)
+        if desc.status != WorkflowExecutionStatus.COMPLETED:
+            name = desc.status.name.lower() if desc.status else "unknown"
+            return InterviewLookup(interview_id=interview_id, state="failed", error=f"the interview {name}")
+        result = await handle.result()
+    except RPCError as err:
+        if err.status == RPCStatusCode.NOT_FOUND:
+            return InterviewLookup(interview_id=interview_id, state="missing", error="no such interview")
+        raise
+    answers, length = 0, None
+    if result.transcript is not None:
+        entries = load_transcript(result.transcript)
+        answers = len(answers_of(entries))
+        elapsed = [e.elapsed_seconds for e in entries if e.elapsed_seconds is not None]
+        length = max(elapsed) if elapsed else None
+    return InterviewLookup(interview_id=interview_id, state="finished", session_status=result.status,
+                           exit_reason=result.exit_reason, transcript=result.transcript, answers=answers,
+                           length_seconds=length)
+
+
+@activity.defn
+async def study_lookup_interviews(inp: LookupInput) -> list[InterviewLookup]:
+    gate = asyncio.Semaphore(LOOKUP_CONCURRENCY)
+
+    async def one(wid: str) -> InterviewLookup:
+        async with gate:
+            return await _lookup(wid)
+
+    return list(await asyncio.gather(*(one(w) for w in inp.interview_ids)))
+
+
+def _reduce(inp: ReduceInput) -> Findings:
+    digests = [InterviewDigest.model_validate_json(store().get(ref)) for ref in inp.digests]
+    f = reduce_digests(inp.study_id, inp.topic, inp.research_goal, inp.analysis_language, inp.plan, digests,
+                       inp.mapping, inp.abandoned, datetime.now(UTC))
+    for q in _all_quotes(f):
+        q.transcript = q.transcript or inp.transcripts.get(q.participant_id)
+        q.interview_id = q.interview_id or inp.interviews.get(q.participant_id)
+    _ground(f)
+    return f
+
+
+def _answers(ref: ArtifactRef | None, cache: dict[str, list[TranscriptEntry]]) -> list[TranscriptEntry]:
+    if ref is None:
+        return []
+    if ref.uri not in cache:
+        cache[ref.uri] = answers_of(load_transcript(ref))
+    return cache[ref.uri]
+
+
+def _ground(f: Findings) -> None:
+    """Every quote checked verbatim against its participant's answers; one that fails is moved to the flagged
+    quotes (with why) and printed nowhere as a quote."""
+    cache: dict[str, list[TranscriptEntry]] = {}
+
+    def check(q: FindingQuote) -> bool:
+        said = _answers(q.transcript, cache)
+        result = check_quote(q.text, [e.text for e in said])
+        q.verified, q.check, q.flag = result.verified, result.status, result.flag
+        if result.verified and result.source is not None:
+            q.entry_id = said[result.source].entry_id
+        else:
+            f.flagged_quotes.append(q.model_copy())
+        return q.verified
+
+    for t in f.themes:
+        t.quotes = [q for q in t.quotes if check(q)]
+    for m in f.minority_views:
+        if m.quote is not None and not check(m.quote):
+            m.quote = None
+
+
+@activity.defn
+async def study_reduce(inp: ReduceInput) -> Findings:
+    return await asyncio.to_thread(_reduce, inp)
+
+
+def _all_quotes(f: Findings) -> list[FindingQuote]:
+    quotes = [q for t in f.themes for q in t.quotes]
+    quotes += [m.quote for m in f.minority_views if m.quote is not None]
+    return quotes
+
+
+def _publish(inp: PublishInput) -> StudyOutputs:
+    """Render and save. The quotes were verified by `study_reduce`; only verified ones are printed as quotes."""
+    f = inp.findings
+    quoted = {q.participant_id: q.transcript for q in _all_quotes(f) if q.verified and q.transcript}
+    transcripts = {pid: load_transcript(ref) for pid, ref in quoted.items()}
+    s = store()
+    json_ref = s.put(f.study_id, "findings.json", f.model_dump_json(indent=1), "application/json")
+    md_ref = s.put(f.study_id, "findings.md", to_markdown(f), "text/markdown")
+    html_ref = s.put(f.study_id, "report.html", to_html(f, transcripts), "text/html")
+    return StudyOutputs(findings_json=json_ref, findings_md=md_ref, report_html=html_ref,
+                        quotes_verified=sum(1 for q in _all_quotes(f) if q.verified),
+                        quotes_flagged=len(f.flagged_quotes))
+
+
+@activity.defn
+async def study_publish(inp: PublishInput) -> StudyOutputs:
+    return await asyncio.to_thread(_publish, inp)

@@ -1,0 +1,1 @@
+"""Example apps (apps/<app>/app.yaml, domains, sample notes), shipped as package data: see core/resources.py."""

@@ -1,0 +1,1 @@
+"""Pipeline configs (configs/writing/*.yaml), shipped as package data: see core/resources.py."""

@@ -1,0 +1,465 @@
+"""Study pipeline payloads: the public, durable contract of `StudyWorkflow` (docs/study.md).
+
+One research goal, one interview plan, many participants: each participant's link (an unguessable token; the
+workflow holds only its SHA-256) starts one child `InterviewWorkflow` when it is opened; the study closes at its
+quota of completed interviews or its close date, then analyses every interview (map: a digest per interview;
+reduce: themes, quotes, disagreements, coverage) and writes the findings (markdown, JSON, HTML).
+Keep these names stable: add optional fields with defaults, never rename or remove.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+from models.common import ArtifactRef, UsageTotals
+from models.interview import PlanSnapshot
+
+# ------------------------------------------------------------------------------------------- public names
+WORKFLOW_TYPE = "StudyWorkflow"
+TASK_QUEUE = "colloquy"
+UPDATE_ADD_PARTICIPANTS = "add_participants"      # AddParticipants -> list[ParticipantView]
+UPDATE_REVOKE_PARTICIPANT = "revoke_participant"  # RevokeParticipant -> ParticipantView
+UPDATE_OPEN_LINK = "open_link"                    # OpenLink -> OpenedLink (starts the child interview)
+UPDATE_CLOSE = "close_study"                      # CloseStudy -> StudyProgress
+QUERY_PROGRESS = "progress"                       # -> StudyProgress
+QUERY_FINDINGS_DRAFT = "findings_draft"           # -> Findings (the draft while open, the final findings after)
+QUERY_PARTICIPANTS = "participants"               # -> list[ParticipantView]
+QUERY_LINK = "link"                               # (token_sha256: str) -> LinkView
+
+INTERVIEW_ID_SEPARATOR = "--"                     # a participant's interview: <study id>--<participant id>
+DEFAULT_INTERVIEW_SECONDS = 600
+MAX_INVITATIONS_PER_UPDATE = 1000
+
+ParticipantStatus = Literal["invited", "started", "completed", "abandoned", "revoked"]
+StudyPhase = Literal["planning", "recruiting", "closing", "analysing", "done"]
+Depth = Literal["none", "shallow", "adequate", "deep"]
+DEPTHS: tuple[str, ...] = ("none", "shallow", "adequate", "deep")
+_LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+
+
+def interview_id(study_id: str, participant_id: str) -> str:
+    return f"{study_id}{INTERVIEW_ID_SEPARATOR}{participant_id}"
+
+
+def check_language(value: str | None) -> str | None:
+    if value is None or value == "":
+        return None
+    value = value.strip()
+    if not _LANG.match(value):
+        raise ValueError(f"language {value!r} is not a language code like 'en', 'de' or 'pt-BR'")
+    return value
+
+
+# ------------------------------------------------------------------------------------------ input
+class StudyInput(BaseModel):
+    """The one typed input of StudyWorkflow. A quota, a close date, or both."""
+
+    topic: str = Field(min_length=1, max_length=500)
+    research_goal: str = Field(default="", max_length=5000)
+    plan: PlanSnapshot | None = Field(default=None, description="The interview plan (None: the Planner writes it)")
+    quota: int | None = Field(default=None, ge=1, le=1_000_000, description="Close after this many completed")
+    close_at: datetime | None = Field(default=None, description="Close at this time (a workflow timer)")
+    interview_seconds: int = Field(default=DEFAULT_INTERVIEW_SECONDS, ge=30, le=4 * 3600)
+    default_language: str = "en"
+    analysis_language: str = Field(default="en", description="The findings' language (translations beside quotes)")
+    languages: list[str] = Field(default_factory=list, description="Languages a participant may choose (empty: any)")
+    cycle_seconds: float = Field(default=10.0, gt=0, description="The interviews' live cycle cadence")
+    presence_timeout_seconds: float = Field(default=20.0, ge=0)
+    abandon_after_seconds: float = Field(default=600.0, gt=0, description="A participant disconnected this long is "
+                                         "abandoned: the study ends the interview")
+    min_answers: int = Field(default=2, ge=1, description="Fewer answers than this: the interview counts as abandoned")
+    check_seconds: float = Field(default=5.0, gt=0, description="How often running interviews are looked up")
+    theme_batch: int = Field(default=25, ge=1, le=500, description="Digests per theme-merge call (the reduce step)")
+    write_essays: bool = Field(default=False, description="Each interview also writes its essay")
+    continue_as_new_after_events: int = Field(default=2000, ge=100)
+    carried: StudyState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+
+    @field_validator("default_language", "analysis_language")
+    @classmethod
+    def _lang(cls, v: str) -> str:
+        return check_language(v) or "en"
+
+    @field_validator("languages")
+    @classmethod
+    def _langs(cls, v: list[str]) -> list[str]:
+        return [x for x in (check_language(s) for s in v) if x]
+
+    @model_validator(mode="after")
+    def _ends(self) -> StudyInput:
+        if self.quota is None and self.close_at is None:
+            raise ValueError("a study needs a quota, a close date (close_at), or both")
+        return self
+
+
+# ------------------------------------------------------------------------------------- participants
+class Invitation(BaseModel):
+    token_sha256: str = Field(description="SHA-256 (hex) of the link's token: the token itself is never sent")
+    language: str | None = None
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        if not _SHA.match(v):
+            raise ValueError("token_sha256 must be 64 lowercase hex characters (sha256 of the link token)")
+        return v
+
+    @field_validator("language")
+    @classmethod
+    def _lang(cls, v: str | None) -> str | None:
+        return check_language(v)
+
+
+class AddParticipants(BaseModel):
+    invitations: list[Invitation] = Field(min_length=1, max_length=MAX_INVITATIONS_PER_UPDATE)
+
+
+class RevokeParticipant(BaseModel):
+    participant_id: str = Field(min_length=1, max_length=40)
+    reason: str = Field(default="revoked by the researcher", max_length=500)
+
+
+class CloseStudy(BaseModel):
+    reason: str = Field(default="closed by the researcher", max_length=500)
+    end_running: bool = Field(default=False, description="Also end the interviews still running (else they finish)")
+
+
+class OpenLink(BaseModel):
+    token_sha256: str
+    language: str | None = None
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        return Invitation._sha(v)
+
+    @field_validator("language")
+    @classmethod
+    def _lang(cls, v: str | None) -> str | None:
+        return check_language(v)
+
+
+class OpenedLink(BaseModel):
+    participant_id: str
+    interview_id: str
+    language: str
+    new: bool = Field(description="False: the interview had been started by an earlier opening")
+
+
+class LinkView(BaseModel):
+    """What a link's page may say before anything starts (a query: no side effect)."""
+
+    status: Literal["unknown", "invited", "started", "completed", "abandoned", "revoked", "closed"]
+    participant_id: str | None = None
+    language: str | None = None
+    interview_id: str | None = None
+    topic: str = ""
+    languages: list[str] = Field(default_factory=list)
+
+
+class Participant(BaseModel):
+    """One row of the study's ledger (carried by continue-as-new)."""
+
+    participant_id: str
+    token_sha256: str
+    language: str | None = None
+    status: ParticipantStatus = "invited"
+    invited_at: datetime | None = None
+    interview_id: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    length_seconds: float | None = None
+    answers: int = 0
+    exit_reason: str | None = None
+    abandon_requested: bool = False
+    revoked_reason: str | None = None
+    transcript: ArtifactRef | None = None
+    digest: ArtifactRef | None = None
+    themes: list[str] = Field(default_factory=list, description="Digest theme titles (for the draft and reduce)")
+    digest_error: str | None = None
+
+
+class ParticipantView(BaseModel):
+    participant_id: str
+    language: str | None = None
+    status: ParticipantStatus
+    interview_id: str | None = None
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    length_seconds: float | None = None
+    answers: int = 0
+    exit_reason: str | None = None
+
+
+# ------------------------------------------------------------------------------------------ findings
+class QuestionCoverage(BaseModel):
+    question_id: str
+    section_id: str = ""
+    text: str = ""
+    asked: int = 0
+    answered: int = 0
+    depth: dict[str, int] = Field(default_factory=lambda: {d: 0 for d in DEPTHS})
+    interviews: int = 0
+
+
+class FindingQuote(BaseModel):
+    participant_id: str
+    text: str = Field(description="Verbatim, in the participant's language")
+    language: str | None = None
+    translation: str | None = None
+    translation_note: str = Field(default="", description="'' (same language), the translator, or why there is none")
+    interview_id: str | None = None
+    entry_id: str | None = None
+    transcript: ArtifactRef | None = None
+    verified: bool = False
+    check: str = "unchecked"
+    flag: str = ""
+
+
+class Position(BaseModel):
+    position: str
+    participants: list[str] = Field(default_factory=list)
+    count: int = 0
+
+
+class Theme(BaseModel):
+    title: str
+    description: str = ""
+    participants: list[str] = Field(default_factory=list)
+    count: int = 0
+    quotes: list[FindingQuote] = Field(default_factory=list)
+    positions: list[Position] = Field(default_factory=list)
+
+
+class Disagreement(BaseModel):
+    theme: str
+    positions: list[Position]
+
+
+class MinorityView(BaseModel):
+    theme: str
+    position: str
+    participants: list[str]
+    count: int
+    quote: FindingQuote | None = None
+
+
+class Missed(BaseModel):
+    topic: str
+    participants: list[str] = Field(default_factory=list)
+    count: int = 0
+
+
+class Findings(BaseModel):
+    study_id: str
+    topic: str
+    research_goal: str = ""
+    status: Literal["draft", "final"] = "draft"
+    analysis_language: str = "en"
+    completed: int = 0
+    abandoned: int = 0
+    languages: dict[str, int] = Field(default_factory=dict)
+    summary: str = ""
+    themes: list[Theme] = Field(default_factory=list)
+    disagreements: list[Disagreement] = Field(default_factory=list)
+    minority_views: list[MinorityView] = Field(default_factory=list)
+    coverage: list[QuestionCoverage] = Field(default_factory=list)
+    plan_missed: list[Missed] = Field(default_factory=list)
+    flagged_quotes: list[FindingQuote] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list, description="Caveats: offline double, failed steps")
+    as_of: datetime | None = None
+
+
+class StudyProgress(BaseModel):
+    study_id: str
+    topic: str
+    phase: str
+    open: bool
+    invited: int = 0
+    started: int = 0
+    running: int = 0
+    completed: int = 0
+    abandoned: int = 0
+    revoked: int = 0
+    quota: int | None = None
+    close_at: datetime | None = None
+    closed_reason: str | None = None
+    median_length_seconds: float | None = None
+    languages: dict[str, int] = Field(default_factory=dict)
+    digests: int = 0
+    continued: int = 0
+    as_of: datetime | None = None
+    outputs: StudyOutputs | None = None
+
+
+class StudyOutputs(BaseModel):
+    findings_json: ArtifactRef
+    findings_md: ArtifactRef
+    report_html: ArtifactRef
+    quotes_verified: int = 0
+    quotes_flagged: int = 0
+
+
+class StudyResult(BaseModel):
+    study_id: str
+    status: Literal["completed", "partial"]
+    completed: int
+    abandoned: int
+    invited: int
+    revoked: int
+    closed_reason: str
+    outputs: StudyOutputs | None = None
+    analysis_seconds: float = 0.0
+    error: str | None = None
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+# ------------------------------------------------------------------------------------------ carried
+class StudyState(BaseModel):
+    plan: PlanSnapshot | None = None
+    created_at: datetime | None = None
+    participants: list[Participant] = Field(default_factory=list)
+    next_number: int = 1
+    closed: bool = False
+    closed_reason: str | None = None
+    closed_at: datetime | None = None
+    translations: dict[str, PlanSnapshot] = Field(default_factory=dict)
+    translation_notes: dict[str, str] = Field(default_factory=dict)
+    coverage: dict[str, QuestionCoverage] = Field(default_factory=dict, description="question id -> counts so far")
+    continued: int = 0
+    offline: bool = Field(default=False, description="An agent answered from the offline test double")
+    usage: UsageTotals = Field(default_factory=UsageTotals)
+
+
+# --------------------------------------------------------------------------------------- activity io
+class TranslatePlanInput(BaseModel):
+    plan: PlanSnapshot
+    language: str
+    source_language: str = "en"
+
+
+class TranslatedPlan(BaseModel):
+    plan: PlanSnapshot
+    translated: bool
+    note: str = ""
+
+
+class LookupInput(BaseModel):
+    interview_ids: list[str]
+
+
+class InterviewLookup(BaseModel):
+    interview_id: str
+    state: Literal["running", "finished", "failed", "missing"]
+    session_status: str | None = None
+    paused_reason: str | None = None
+    paused_seconds: float | None = None
+    exit_reason: str | None = None
+    transcript: ArtifactRef | None = None
+    answers: int = 0
+    length_seconds: float | None = None
+    error: str | None = None
+
+
+class QuestionDepth(BaseModel):
+    question_id: str
+    asked: bool = False
+    answered: bool = False
+    depth: Depth = "none"
+
+
+class DigestQuote(BaseModel):
+    text: str = Field(description="Exact words of the participant, in their language")
+    translation: str | None = Field(default=None, description="In the analysis language (None: same language)")
+    entry_id: str | None = None
+
+
+class DigestTheme(BaseModel):
+    title: str = Field(description="Short theme label, in the analysis language")
+    summary: str = ""
+    stance: str = Field(default="", description="The participant's position on it, one short sentence")
+    quotes: list[DigestQuote] = Field(default_factory=list)
+
+
+class DigestDraft(BaseModel):
+    """What the digest agent writes (the activity adds coverage and checks the quotes)."""
+
+    themes: list[DigestTheme] = Field(default_factory=list)
+    not_in_plan: list[str] = Field(default_factory=list, description="Topics raised that no plan question asks about")
+
+
+class InterviewDigest(BaseModel):
+    participant_id: str
+    interview_id: str
+    language: str
+    answers: int = 0
+    themes: list[DigestTheme] = Field(default_factory=list)
+    not_in_plan: list[str] = Field(default_factory=list)
+    coverage: list[QuestionDepth] = Field(default_factory=list)
+    translation_note: str = ""
+    flagged_quotes: list[FindingQuote] = Field(default_factory=list)
+
+
+class DigestInput(BaseModel):
+    study_id: str
+    participant_id: str
+    interview_id: str
+    language: str
+    analysis_language: str = "en"
+    plan: PlanSnapshot = Field(description="The plan the participant was asked (their language)")
+    source_plan: PlanSnapshot = Field(description="The study's plan (analysis language; same ids)")
+    transcript: ArtifactRef
+
+
+class DigestSummary(BaseModel):
+    participant_id: str
+    digest: ArtifactRef
+    themes: list[str] = Field(default_factory=list)
+    coverage: list[QuestionDepth] = Field(default_factory=list)
+
+
+class ThemeMergeInput(BaseModel):
+    research_goal: str = ""
+    catalogue: list[str] = Field(default_factory=list, description="Theme titles so far")
+    titles: list[str] = Field(description="This batch's theme titles (from the digests)")
+
+
+class ThemeMergeOutput(BaseModel):
+    mapping: dict[str, str] = Field(default_factory=dict, description="batch title -> catalogue title (new or old)")
+
+
+class ReduceInput(BaseModel):
+    study_id: str
+    topic: str
+    research_goal: str = ""
+    analysis_language: str = "en"
+    plan: PlanSnapshot
+    digests: list[ArtifactRef]
+    mapping: dict[str, str] = Field(default_factory=dict)
+    abandoned: int = 0
+    transcripts: dict[str, ArtifactRef] = Field(default_factory=dict, description="participant id -> transcript")
+    interviews: dict[str, str] = Field(default_factory=dict, description="participant id -> interview id")
+
+
+class SynthesisInput(BaseModel):
+    topic: str
+    research_goal: str = ""
+    outline: str = Field(description="Themes with counts, disagreements, coverage, missed topics (text)")
+
+
+class SynthesisOutput(BaseModel):
+    summary: str = ""
+    plan_missed: list[str] = Field(default_factory=list)
+
+
+class PublishInput(BaseModel):
+    study_id: str
+    findings: Findings
+
+
+StudyInput.model_rebuild()
+StudyProgress.model_rebuild()

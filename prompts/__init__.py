@@ -1,0 +1,1 @@
+"""Prompt templates (Jinja2, `[system]`/`[user]` parts), shipped as package data: see core/resources.py."""

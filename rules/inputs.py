@@ -1,0 +1,149 @@
+"""Raw workflow input → its pydantic model, or one clear message naming every bad field (pure; no Temporal).
+
+Workflows take their input, signal and update arguments as raw JSON (`Any`) and validate them here, so a wrong
+type, a missing field or an unknown field fails the run (or rejects the signal/update) with a message a person can
+act on, instead of failing the workflow task over and over ("Failed decoding arguments"):
+
+    inp = parse_input(InterviewInput, raw, "InterviewWorkflow input")
+    # InvalidInput: invalid InterviewWorkflow input: duration_seconds: expected an integer, got 'abc';
+    #               unknown field 'duration_second' (did you mean 'duration_seconds'? known: topic, context, …)
+
+Unknown fields are refused recursively (nested models, lists and dicts of models). Values are validated exactly as
+the pydantic data converter would (from JSON), so valid input gives the same model as before.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import types
+from typing import Any, TypeVar, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+EXPECTED = {
+    "int_parsing": "an integer", "int_type": "an integer", "int_from_float": "an integer",
+    "float_parsing": "a number", "float_type": "a number", "decimal_parsing": "a number",
+    "string_type": "a string", "bool_parsing": "true or false", "bool_type": "true or false",
+    "list_type": "a list", "tuple_type": "a list", "set_type": "a list",
+    "dict_type": "an object", "model_type": "an object", "model_attributes_type": "an object",
+    "datetime_parsing": "a date-time (ISO 8601)", "datetime_type": "a date-time (ISO 8601)",
+    "datetime_from_date_parsing": "a date-time (ISO 8601)",
+    "date_parsing": "a date (YYYY-MM-DD)", "date_type": "a date (YYYY-MM-DD)",
+    "date_from_datetime_parsing": "a date (YYYY-MM-DD)", "none_required": "null",
+}
+MAX_SHOWN = 60
+
+
+class InvalidInput(ValueError):
+    """The input cannot become the model; `str(err)` is the one line to show."""
+
+
+def parse_input(model: type[M], raw: Any, what: str) -> M:
+    """`raw` (decoded JSON, or already a `model`) as a `model`, or InvalidInput saying what is wrong."""
+    if isinstance(raw, model):
+        return raw
+    problems = input_problems(model, raw)
+    if problems:
+        raise InvalidInput(f"invalid {what}: " + "; ".join(problems))
+    return model.model_validate_json(json.dumps(raw))
+
+
+def input_problems(model: type[BaseModel], raw: Any) -> list[str]:
+    """Every problem of `raw` as `model`: unknown fields first, then pydantic's errors, each naming its field."""
+    if raw is None:
+        return [f"no input given: expected a JSON object with {_fields_hint(model)}"]
+    if not isinstance(raw, dict):
+        return [f"expected a JSON object with {_fields_hint(model)}, got {_show(raw)}"]
+    problems = unknown_fields(model, raw)
+    try:
+        model.model_validate_json(json.dumps(raw))
+    except ValidationError as err:
+        problems += [_describe(e) for e in err.errors(include_url=False)]
+    except (TypeError, ValueError) as err:   # not JSON-serialisable (only possible for in-process callers)
+        problems.append(str(err))
+    return problems
+
+
+def unknown_fields(model: type[BaseModel], raw: dict[str, Any], path: str = "") -> list[str]:
+    """Keys of `raw` (and of nested objects) that `model` does not define, each with the known ones."""
+    if model.model_config.get("extra") == "allow":
+        return []
+    fields = model.model_fields
+    known = [f.alias or name for name, f in fields.items()]
+    accepted = set(known) | set(fields)
+    out: list[str] = []
+    for key in raw:
+        if key not in accepted:
+            close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.75)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            where = f"{path}: " if path else ""
+            out.append(f"{where}unknown field {key!r} ({hint}known: {', '.join(known)})")
+    for name, f in fields.items():
+        key = f.alias or name
+        if key in raw:
+            out += _nested_unknown(f.annotation, raw[key], f"{path}.{key}" if path else key)
+    return out
+
+
+def _nested_unknown(annotation: Any, value: Any, path: str) -> list[str]:
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return unknown_fields(annotation, value, path) if isinstance(value, dict) else []
+    if origin in (Union, types.UnionType):
+        options = [a for a in args if a is not type(None)]
+        return _nested_unknown(options[0], value, path) if len(options) == 1 else []
+    if origin in (list, tuple, set, frozenset) and args and isinstance(value, list):
+        out: list[str] = []
+        for i, item in enumerate(value):
+            out += _nested_unknown(args[0], item, f"{path}[{i}]")
+        return out
+    if origin is dict and len(args) == 2 and isinstance(value, dict):
+        out = []
+        for k, item in value.items():
+            out += _nested_unknown(args[1], item, f"{path}[{k!r}]")
+        return out
+    if args and getattr(annotation, "__metadata__", None) is not None:  # Annotated[X, ...]
+        return _nested_unknown(args[0], value, path)
+    return []
+
+
+def _describe(error: Any) -> str:
+    loc = _loc(error.get("loc", ()))
+    kind = error.get("type", "")
+    if kind == "missing":
+        *parent, last = error.get("loc", ("?",))
+        where = f"{_loc(tuple(parent))}: " if parent else ""
+        return f"{where}missing field {last!r}"
+    if kind in EXPECTED:
+        return f"{loc}: expected {EXPECTED[kind]}, got {_show(error.get('input'))}"
+    msg = str(error.get("msg", "invalid value"))
+    msg = msg.removeprefix("Value error, ")
+    msg = msg.replace("Input should be", "expected").replace("input should be", "expected")
+    msg = msg[:1].lower() + msg[1:]
+    shown = f", got {_show(error.get('input'))}" if "input" in error else ""
+    return f"{loc}: {msg}{shown}" if loc else f"{msg}{shown}"
+
+
+def _loc(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    text = repr(value) if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= MAX_SHOWN else text[:MAX_SHOWN - 1] + "…"
+
+
+def _fields_hint(model: type[BaseModel]) -> str:
+    required = [f.alias or n for n, f in model.model_fields.items() if f.is_required()]
+    known = [f.alias or n for n, f in model.model_fields.items()]
+    listed = f"required: {', '.join(required)}" if required else f"known: {', '.join(known)}"
+    return f"the fields of {model.__name__} ({listed})"

@@ -1,0 +1,1 @@
+"""Study mode's pure logic: the participant ledger, coverage, the reduce step, the report renderers."""

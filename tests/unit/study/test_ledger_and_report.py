@@ -1,0 +1,154 @@
+"""The study's pure parts: the ledger (links, revocation, outcomes, progress, draft), coverage per interview, the
+reduce step (counts, positions → disagreements and minority views) and the report renderers."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from models.common import ArtifactRef
+from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot, TranscriptEntry
+from models.study import (
+    AddParticipants,
+    DigestQuote,
+    DigestSummary,
+    DigestTheme,
+    FindingQuote,
+    InterviewDigest,
+    InterviewLookup,
+    Invitation,
+    OpenLink,
+    QuestionDepth,
+    RevokeParticipant,
+    StudyInput,
+    StudyState,
+)
+from rules.study.analysis import question_coverage, reduce_digests
+from rules.study.ledger import Ledger, StudyError
+from rules.study.report import to_html, to_markdown
+
+NOW = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+PLAN = PlanSnapshot(topic="On-call", research_goal="g", angle="a", sections=[
+    SectionSnapshot(id="s1", title="Origins", questions=[QuestionSnapshot(id="q1", text="How did you start on call?")]),
+    SectionSnapshot(id="s2", title="Alerts", questions=[QuestionSnapshot(id="q2", text="What about noisy alerts?")])])
+REF = ArtifactRef(name="x", uri="file:///x", sha256="0" * 64, size_bytes=1, content_type="text/plain")
+
+
+def sha(n: int) -> str:
+    return f"{n:064x}"
+
+
+def ledger(**fields) -> Ledger:
+    fields.setdefault("quota", 3)
+    return Ledger(StudyInput(topic="On-call", plan=PLAN, **fields), "study-x")
+
+
+def test_links_open_once_revoked_ones_are_refused_and_tokens_are_unique():
+    lg = ledger(languages=["en", "de"])
+    added = lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(i)) for i in range(3)]))
+    assert [p.participant_id for p in added] == ["P001", "P002", "P003"]
+    with pytest.raises(StudyError, match="given twice"):
+        lg.check_add(AddParticipants(invitations=[Invitation(token_sha256=sha(1))]))
+    lg.revoke(RevokeParticipant(participant_id="P002"))
+    with pytest.raises(StudyError, match="revoked"):
+        lg.check_open(OpenLink(token_sha256=sha(1)))
+    with pytest.raises(StudyError, match="no such study link"):
+        lg.check_open(OpenLink(token_sha256=sha(9)))
+    with pytest.raises(StudyError, match="not offered"):
+        lg.check_open(OpenLink(token_sha256=sha(0), language="fr"))
+    p = lg.check_open(OpenLink(token_sha256=sha(0), language="de"))
+    assert lg.start(NOW, p, lg.language_for(p, OpenLink(token_sha256=sha(0), language="de"))) == "study-x--P001"
+    assert lg.link(sha(0)).status == "started" and lg.link(sha(1)).status == "revoked"
+    assert lg.link(sha(5)).status == "unknown"
+    lg.close(NOW, "closed by the researcher")
+    assert lg.link(sha(2)).status == "closed"
+    with pytest.raises(StudyError, match="closed"):
+        lg.check_open(OpenLink(token_sha256=sha(2)))
+
+
+def test_outcomes_progress_quota_and_carried_state():
+    lg = ledger(min_answers=2, abandon_after_seconds=60)
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(i)) for i in range(4)]))
+    ps = [lg.check_open(OpenLink(token_sha256=sha(i))) for i in range(4)]
+    for p in ps:
+        lg.start(NOW, p, "en")
+    running = InterviewLookup(interview_id="x", state="running", paused_reason="disconnect", paused_seconds=61)
+    assert lg.to_abandon(running, ps[3]) and not lg.to_abandon(running.model_copy(update={"paused_seconds": 5}), ps[3])
+    done = InterviewLookup(interview_id="x", state="finished", exit_reason="closing_detected", answers=3,
+                           length_seconds=100)
+    lg.finished(NOW, ps[0], done)
+    lg.finished(NOW, ps[1], done.model_copy(update={"length_seconds": 300}))
+    lg.finished(NOW, ps[2], done.model_copy(update={"answers": 1}))
+    ps[3].abandon_requested = True
+    lg.finished(NOW, ps[3], done)
+    assert [p.status for p in ps] == ["completed", "completed", "abandoned", "abandoned"]
+    assert ps[2].exit_reason == "closing_detected (1 of at least 2 answers)"
+    progress = lg.progress(NOW, "recruiting")
+    assert (progress.completed, progress.abandoned, progress.median_length_seconds) == (2, 2, 200.0)
+    assert lg.should_close(NOW) is None
+    lg.digested(ps[0], DigestSummary(participant_id="P001", digest=REF, themes=["Pager", "Sleep"],
+                                     coverage=[QuestionDepth(question_id="q1", asked=True, answered=True,
+                                                             depth="deep")]))
+    draft = lg.draft(NOW)
+    assert [(t.title, t.count) for t in draft.themes] == [("Pager", 1), ("Sleep", 1)]
+    assert draft.coverage[0].depth["deep"] == 1 and draft.status == "draft"
+    carried = StudyState.model_validate_json(lg.state.model_dump_json())
+    again = Ledger(lg.inp, "study-x", carried)
+    assert again.link(sha(0)).participant_id == "P001" and again.progress(NOW, "x").completed == 2
+
+
+def test_close_date_and_quota():
+    lg = ledger(quota=None, close_at=NOW + timedelta(days=1))
+    assert lg.should_close(NOW) is None and lg.should_close(NOW + timedelta(days=1)).startswith("close date")
+    with pytest.raises(ValueError, match="quota, a close date"):
+        StudyInput(topic="t")
+
+
+def test_coverage_per_interview():
+    entries = [TranscriptEntry(entry_id="1", speaker="interviewer", text="[de — not translated] How did you start on "
+                                                                        "call?"),
+               TranscriptEntry(entry_id="2", speaker="interviewee", text="By accident."),
+               TranscriptEntry(entry_id="3", speaker="interviewer", text="Anything else?"),
+               TranscriptEntry(entry_id="4", speaker="interviewee", text="no")]
+    rows = {r.question_id: r for r in question_coverage(PLAN, entries)}
+    assert rows["q1"].asked and rows["q1"].answered and rows["q1"].depth == "shallow"
+    assert not rows["q2"].asked and rows["q2"].depth == "none"
+
+
+def _digest(pid: str, stance: str, quote: str, lang: str = "en") -> InterviewDigest:
+    return InterviewDigest(participant_id=pid, interview_id=f"s--{pid}", language=lang, themes=[
+        DigestTheme(title="pager duty", stance=stance, quotes=[DigestQuote(text=quote)])],
+        coverage=[QuestionDepth(question_id="q1", asked=True, answered=True, depth="adequate")],
+        not_in_plan=["pay"] if pid in ("P1", "P2") else [], translation_note="not translated: offline test double")
+
+
+def test_reduce_counts_positions_disagreements_and_minorities():
+    digests = ([_digest(f"P{i}", "It was an accident.", f"quote {i}") for i in range(1, 6)]
+               + [_digest(f"P{i}", "I chose it", f"quote {i}") for i in range(6, 9)]
+               + [_digest("P9", "It pays well", "Es zahlt sich aus", "de")])
+    f = reduce_digests("s", "On-call", "g", "en", PLAN, digests, {"pager duty": "Carrying the pager"}, abandoned=2)
+    theme = f.themes[0]
+    assert theme.title == "Carrying the pager" and theme.count == 9 and len(theme.quotes) == 3
+    assert [(p.position, p.count) for p in theme.positions] == [("it was an accident", 5), ("i chose it", 3),
+                                                                ("it pays well", 1)]
+    assert f.disagreements[0].theme == "Carrying the pager"
+    assert [m.position for m in f.minority_views] == ["it pays well"]      # 1 of 9; 3 of 9 is over 25 %
+    assert f.minority_views[0].quote is not None and f.minority_views[0].quote.language == "de"
+    assert f.minority_views[0].quote.translation_note == "not translated: offline test double"
+    assert f.coverage[0].asked == 9 and f.coverage[0].depth["adequate"] == 9 and f.coverage[1].interviews == 0
+    assert [(m.topic, m.count) for m in f.plan_missed] == [("pay", 2)]
+    assert f.languages == {"de": 1, "en": 8} and f.abandoned == 2
+
+
+def test_report_prints_only_verified_quotes_and_escapes_html():
+    f = reduce_digests("s", "On <call>", "g", "en", PLAN, [_digest("P1", "x", "We <b>never</b> slept")], {}, 0)
+    f.themes[0].quotes[0].verified = True
+    f.flagged_quotes.append(FindingQuote(participant_id="P2", text="a made up line", check="near_miss",
+                                         flag="near miss: 1 word differs from answer 1"))
+    md, html = to_markdown(f), to_html(f, {"P1": [TranscriptEntry(entry_id="e1", speaker="interviewee",
+                                                                   text="We <b>never</b> slept")]})
+    assert "“We <b>never</b> slept”" in md and "- P2: a made up line — near miss" in md
+    assert "“a made up line”" not in md and "“a made up line”" not in html
+    assert "<b>never</b>" not in html and "&lt;b&gt;never&lt;/b&gt;" in html and "On &lt;call&gt;" in html
+    assert 'id="t-P1"' in html and "<script" not in html and "http" not in html.split("</style>")[1]

@@ -1,0 +1,108 @@
+"""StudyWorkflow on the time-skipping server: the close-date timer, update validators (revoked, unknown, closed),
+the link query, a bounded history (continue-as-new with the ledger carried), replay."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+
+import pytest
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError
+
+from models.interview import QUERY_PLAN, InterviewResult, PlanSnapshot
+from models.study import (
+    QUERY_FINDINGS_DRAFT,
+    QUERY_LINK,
+    QUERY_PROGRESS,
+    UPDATE_ADD_PARTICIPANTS,
+    UPDATE_OPEN_LINK,
+    UPDATE_REVOKE_PARTICIPANT,
+    AddParticipants,
+    Findings,
+    Invitation,
+    LinkView,
+    OpenedLink,
+    OpenLink,
+    RevokeParticipant,
+    StudyProgress,
+)
+from tests.conftest import replay
+from tests.workflows.study.helpers import invite, start_study, token
+
+
+async def test_close_date_timer_revoked_and_unknown_links(ts_env, worker):
+    client = ts_env.client
+    async with worker(client) as queue:
+        now = await _now(ts_env)
+        h = await start_study(client, queue, "study-close-date", close_at=now + timedelta(days=3))
+        people = await invite(h, 3, language="de")
+        assert [p for p, _ in people] == ["P001", "P002", "P003"]
+        revoked = await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P002"))
+        assert revoked["status"] == "revoked"
+        _, t2 = people[1]
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=hashlib.sha256(t2.encode()).hexdigest()))
+        assert "this link has been revoked" in str(err.value.cause)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=token()[1]))
+        assert "no such study link" in str(err.value.cause)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P009"))
+        assert "no participant 'P009'" in str(err.value.cause)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_ADD_PARTICIPANTS, {"invitations": [{"token_sha256": "nope"}]})
+        assert "token_sha256" in str(err.value.cause)
+        link = await h.query(QUERY_LINK, hashlib.sha256(people[0][1].encode()).hexdigest(), result_type=LinkView)
+        assert link.status == "invited" and link.participant_id == "P001" and link.language == "de"
+
+        # revoking a participant whose interview runs ends it (withdrawn: not analysed)
+        opened = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
+            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        assert opened.interview_id == "study-close-date--P003" and opened.language == "de" and opened.new
+        again = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
+            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        assert again.interview_id == opened.interview_id and not again.new
+        child = client.get_workflow_handle(opened.interview_id, result_type=InterviewResult)
+        plan = await child.query(QUERY_PLAN, result_type=PlanSnapshot)
+        assert all(q.text.startswith("[de — not translated: offline test double] ")
+                   for sec in plan.sections for q in sec.questions)
+        await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P003"))
+        withdrawn = await child.result()
+        assert withdrawn.exit_reason == "ended_by_client"
+
+        await ts_env.sleep(timedelta(days=3, minutes=1))
+        result = await h.result()
+        progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+        findings = await h.query(QUERY_FINDINGS_DRAFT, result_type=Findings)
+        # finished: nothing more is taken
+        with pytest.raises((WorkflowUpdateFailedError, RPCError)):
+            await h.execute_update(UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(
+                token_sha256=token()[1])]))
+        await replay(h)
+    assert result.closed_reason.startswith("close date reached") and result.completed == 0 and result.revoked == 2
+    assert result.outputs is not None and result.outputs.report_html.name == "report.html"
+    assert progress.phase == "done" and progress.invited == 3 and progress.revoked == 2
+    assert findings.status == "final" and findings.completed == 0
+
+
+async def test_the_ledger_survives_continue_as_new(ts_env, worker):
+    client = ts_env.client
+    async with worker(client) as queue:
+        h = await start_study(client, queue, "study-can", quota=5, continue_as_new_after_events=100)
+        people = []
+        for _ in range(40):
+            people += await invite(h, 2)
+        progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+        last = hashlib.sha256(people[-1][1].encode()).hexdigest()
+        link = await h.query(QUERY_LINK, last, result_type=LinkView)
+        desc = await h.describe()
+    assert progress.invited == 80 and progress.continued >= 1, progress
+    assert link.participant_id == "P080" and link.status == "invited"
+    assert desc.run_id != h.result_run_id    # a later run of the same study
+
+
+async def _now(env):
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC)

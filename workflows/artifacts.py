@@ -1,0 +1,23 @@
+"""ReadArtifactWorkflow: one chunk of an artifact, read by a worker whose store holds it, for a client that cannot
+see the worker's disk (containers, k8s, another machine). Results carry `file://` refs on the worker's disk; the
+client loops over chunks of ARTIFACT_CHUNK_BYTES (client/artifacts.py) and checks the whole against the ref's
+sha256."""
+
+from __future__ import annotations
+
+from temporalio import workflow
+
+with workflow.unsafe.imports_passed_through():
+    from activities.artifacts import read_artifact_chunk
+    from models.platform import READ_ARTIFACT_WORKFLOW_TYPE, ArtifactChunk, ArtifactChunkRequest
+    from workflows.calls import call_activity
+
+
+@workflow.defn(name=READ_ARTIFACT_WORKFLOW_TYPE)
+class ReadArtifactWorkflow:
+    @workflow.run
+    async def run(self, request: ArtifactChunkRequest) -> ArtifactChunk:
+        end = request.offset + request.max_bytes
+        return await call_activity(read_artifact_chunk, request, kind="artifact",
+                                   summary=f"read {request.ref.name} bytes {request.offset}-{end}",
+                                   result_type=ArtifactChunk)
