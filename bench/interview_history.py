@@ -27,6 +27,7 @@ class HistoryCost:
     events: int = 0
     bytes: int = 0
     by_type: Counter[str] = field(default_factory=Counter)
+    bytes_by_type: Counter[str] = field(default_factory=Counter)
     largest_input: int = 0
     largest_input_agent: str = ""
     inputs_bytes: dict[str, int] = field(default_factory=dict)
@@ -68,6 +69,7 @@ async def session_history(cycle: float, minutes: float, every: float, answer_aft
         name = EventType.Name(ev.event_type).removeprefix("EVENT_TYPE_")
         cost.by_type[name] += 1
         cost.bytes += ev.ByteSize()
+        cost.bytes_by_type[name] += ev.ByteSize()
         if name == "ACTIVITY_TASK_SCHEDULED":
             attrs = ev.activity_task_scheduled_event_attributes
             size = attrs.input.ByteSize()
@@ -94,8 +96,9 @@ async def run(cycles: list[float], minutes: float, every: float, answer_after: f
           f"answer {answer_after:g} s later, offline provider")
     for cost in rows:
         print(cost.line())
-        top = ", ".join(f"{k} {v}" for k, v in cost.by_type.most_common(8))
-        print(f"      events by type: {top}")
+        top = ", ".join(f"{k.lower()} {v} ({cost.bytes_by_type[k] / 1024:.1f} KB)"
+                        for k, v in cost.bytes_by_type.most_common(8) for v in [cost.by_type[k]])
+        print(f"      events by type (most bytes first): {top}")
         per_agent = ", ".join(f"{a} {n}× avg {cost.inputs_bytes[a] / n / 1024:.1f} KB"
                               for a, n in cost.activities.most_common())
         print(f"      activity inputs: {per_agent}")

@@ -119,7 +119,9 @@ class InterviewInput(BaseModel):
     plan: PlanSnapshot | None = Field(default=None, description="A full plan: no planner call")
     previous_session_id: str | None = Field(default=None, description="Follow-up of this earlier interview")
     follow_up_topic: str | None = None
-    cycle_seconds: float = Field(default=10.0, gt=0, description="Live update cycle cadence")
+    cycle_seconds: float = Field(default=10.0, gt=0, description="Runs started before the quiet live cycle only: "
+                                  "their cadence timer. The live loop now wakes on entries and arms a timer only "
+                                  "when a decision expires (000: 30 s); kept so older runs and scripts still work")
     interviewee_name: str = "the interviewee"
     candidate_id: str | None = None
     write_essay: bool = True
@@ -167,6 +169,16 @@ class TranscriptEntry(BaseModel):
                                   description="The sending client (with client_seq: entries land in the client's order)")
     client_seq: int | None = Field(default=None, ge=1, description="The client's own increasing number for its "
                                    "entries: one lower than an entry already recorded from it is refused (out of order)")
+
+
+class WindowLine(BaseModel):
+    """One transcript entry as an agent reads it: who said what (code fenced). Live-agent inputs carry these,
+    not whole entries — ids, clocks and client numbers are the engine's business, not the model's. A whole
+    `TranscriptEntry` (an input scheduled before this type existed) parses as one."""
+
+    speaker: str
+    text: str
+    kind: str = "message"
 
 
 class SubmitEntryResult(BaseModel):
@@ -544,18 +556,24 @@ class PlannerInput(BaseModel):
 
 
 class NoteTakerInput(BaseModel):
+    """What the NoteTaker needs: what was said since it last listened (with a few entries before, for context)
+    and its notes so far as the bounded text it reads — never the whole notes again (the workflow merges)."""
+
     topic: str
     research_goal: str
     angle: str
     sections: list[dict[str, str]] = Field(default_factory=list, description="[{id, title}]")
-    window: list[TranscriptEntry]
-    notes: NotesState
+    window: list[WindowLine]
+    notes_text: str = Field(default="", description="The notes so far, as the prompt shows them (bounded)")
+    notes: NotesState | None = Field(default=None, description="Inputs scheduled before notes_text: whole notes")
     current_section_id: str | None = None
 
 
 class ResearcherInput(BaseModel):
+    """What was said since the Researcher last looked (with a little context) and the topics already covered."""
+
     topic: str
-    window: list[TranscriptEntry]
+    window: list[WindowLine]
     existing_topics: list[str] = Field(default_factory=list)
     recent_topics: list[str] = Field(default_factory=list, description="Researched < 300 s ago: do not repeat")
 
@@ -566,9 +584,10 @@ class OrchestratorInput(BaseModel):
     angle: str
     mode: Mode = "adaptive"
     plan_coverage: str
-    window: list[TranscriptEntry]
-    notes: NotesState
-    research: list[ResearchItem]
+    window: list[WindowLine]
+    notes_text: str = Field(default="", description="The notes so far, as the prompt shows them (bounded)")
+    notes: NotesState | None = Field(default=None, description="Inputs scheduled before notes_text: whole notes")
+    research: list[ResearchItem] = Field(default_factory=list, description="The most recent research items")
     elapsed_seconds: float
     target_seconds: float
     phase: Phase

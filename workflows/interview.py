@@ -4,7 +4,7 @@
     INTERVIEW_STARTED; SECTION_STARTED(first section)
     ┌ clock task: section deadlines, T-2:00/T-0:30 warnings, phases at 15 %/85 %, the end + 15 s late grace,
     │             presence (after the first interviewee heartbeat: none for 20 s → PAUSED, the next one resumes)
-    └ live loop, on a 10 s timer AND on new entries:
+    └ live loop, on new entries (and controls, phase/section changes); a timer only when the decision expires:
           notes, research = await gather(note_taker(last 20), researcher(last 20))   ← only on new interviewee words
           decision = await orchestrator(plan+coverage, last 30, notes, research)     ← reused if < 30 s old
           propose the question; publish interviewer instructions (a plan question is marked asked when an
@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from temporalio import workflow
@@ -87,6 +88,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.interview_clock import Clock
 
 PIPELINE = "interview"
+#: patch id: the live loop arms a timer only when a decision will expire (before: a timer every cycle_seconds)
+QUIET_CYCLE = "interview-timers-only-when-due"
 
 
 class AgentFailed(Exception):
@@ -326,6 +329,43 @@ class InterviewWorkflow(Clock, ContinueAsNew):
 
     # ========================================================================================= live loop
     async def _live_loop(self) -> None:
+        """Wake on new entries, controls, phase/section changes — and on a timer only when something is due: the
+        decision in force expiring under 000's 30 s rule while no question waits for its answer. A silent or
+        waiting session arms no timer at all (runs recorded before this ticked every cycle_seconds)."""
+        if not workflow.patched(QUIET_CYCLE):
+            await self._ticking_live_loop()
+            return
+        expiry: tuple[datetime, asyncio.Task[None]] | None = None   # the one expiry timer pending, if any
+        while not self.s.ended:
+            due = self.s.decision_due()
+            if expiry is not None and expiry[0] != due:
+                expiry[1].cancel()     # a question is now waiting, or a newer decision: this expiry is moot
+                expiry = None
+            if due is not None and expiry is None:
+                expiry = (due, self._start_timer((due - workflow.now()).total_seconds(), "tick",
+                                                 f"decision expires at {due:%H:%M:%S} (000: 30 s)"))
+            await workflow.wait_condition(partial(self._loop_should_look, self.s.state.status))
+            woke, fired = self.wake, self.tick
+            self.wake = self.tick = False
+            if fired:
+                expiry = None
+            if self.s.ended:
+                break
+            if self._should_continue_as_new():
+                self.can_requested = True
+                return
+            if self.s.state.status != "IN_PROGRESS" or self.s.runtime() is None:
+                continue   # paused (silence costs nothing) or in the late grace after time ran out
+            if not woke and not fired:
+                continue   # a status change (e.g. resumed by a heartbeat): re-arm, nothing to decide yet
+            await self._cycle()
+
+    def _loop_should_look(self, status: str) -> bool:
+        return (self.s.ended or self.wake or self.tick or self._history_long()
+                or self.s.state.status != status)
+
+    async def _ticking_live_loop(self) -> None:
+        """The live loop of runs recorded before QUIET_CYCLE: a cadence timer every cycle_seconds."""
         self._start_ticker()
         while not self.s.ended:
             await workflow.wait_condition(lambda: self.s.ended or self.wake or self.tick)

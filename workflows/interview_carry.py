@@ -32,6 +32,12 @@ class ContinueAsNew:
     wid: str
     summary_tasks: list[asyncio.Task[Any]]
 
+    def _history_long(self) -> bool:
+        """The server suggests continue-as-new, or the history reached the input's limit (heartbeats and controls
+        grow it without a new entry: the live loop watches this too)."""
+        info = workflow.info()
+        return info.is_continue_as_new_suggested() or info.get_current_history_length() >= self.inp.continue_as_new_after_events
+
     def _should_continue_as_new(self) -> bool:
         """When the history grows long, or the texts held in memory outgrow rules/interview/budget.py — but never
         in the late grace: a few seconds from the end, finish here."""

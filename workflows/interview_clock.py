@@ -46,10 +46,12 @@ class Clock:
                 self.clock_fired = False
                 armed = None          # re-arm for whatever is due next
 
-    def _start_timer(self, seconds: float, flag: str, summary: str) -> None:
+    def _start_timer(self, seconds: float, flag: str, summary: str) -> asyncio.Task[None]:
         async def fire() -> None:
             await workflow.sleep(max(0.001, seconds), summary=summary)
             setattr(self, flag, True)
 
         self.timer_tasks = [t for t in self.timer_tasks if not t.done()]
-        self.timer_tasks.append(asyncio.create_task(fire()))
+        task = asyncio.create_task(fire())
+        self.timer_tasks.append(task)
+        return task

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from activities.artifacts import store
 from models.common import ArtifactRef
-from models.interview import TranscriptEntry
+from models.interview import TranscriptEntry, WindowLine
 from rules.interview.entries import format_transcript
 
 
@@ -16,10 +17,10 @@ def load_transcript(ref: ArtifactRef) -> list[TranscriptEntry]:
     return [TranscriptEntry.model_validate(e) for e in data]
 
 
-def transcript_text(entries: list[TranscriptEntry]) -> str:
+def transcript_text(entries: Sequence[TranscriptEntry | WindowLine]) -> str:
     return format_transcript(entries) or "(nothing said yet)"
 
 
-def entries_context(entries: list[TranscriptEntry]) -> list[dict]:
+def entries_context(entries: Sequence[TranscriptEntry | WindowLine]) -> list[dict]:
     """Small structured view of a transcript for the offline responders (speaker + text)."""
     return [{"speaker": e.speaker, "text": e.text, "kind": e.kind} for e in entries]

@@ -8,9 +8,24 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import KeyIdea, NotesState, NoteTakerInput, QuotableLine, SectionCoverage
+from models.interview import (
+    KeyIdea,
+    NotesState,
+    NoteTakerInput,
+    OrchestratorInput,
+    QuotableLine,
+    SectionCoverage,
+)
 from rules.interview.entries import sentences
 from rules.interview.notes import summary_text
+
+
+def notes_text(inp: NoteTakerInput | OrchestratorInput) -> str:
+    """The notes as the prompt shows them: sent as text by the workflow (inputs scheduled before that carry
+    the whole notes)."""
+    if inp.notes_text:
+        return inp.notes_text
+    return summary_text(inp.notes) if inp.notes is not None else summary_text(NotesState())
 
 NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",
                        policy="live_agent",
@@ -21,7 +36,7 @@ NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesS
 async def interview_note_taker(inp: NoteTakerInput) -> AgentResult[NotesState]:
     return await NOTE_TAKER.run(
         {"topic": inp.topic, "research_goal": inp.research_goal, "angle": inp.angle, "sections": inp.sections,
-         "current_section_id": inp.current_section_id, "notes_text": summary_text(inp.notes),
+         "current_section_id": inp.current_section_id, "notes_text": notes_text(inp),
          "window_size": len(inp.window), "transcript": transcript_text(inp.window)},
         offline_context={"window": entries_context(inp.window), "section_id": inp.current_section_id})
 

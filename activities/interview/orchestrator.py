@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from activities.agents.base import AgentSpec
 from activities.interview.common import transcript_text
+from activities.interview.note_taker import notes_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import OrchestratorDecision, OrchestratorInput
-from rules.interview.notes import summary_text
 from rules.interview.phases import progress_percent
 
 ORCHESTRATOR = AgentSpec("interview_orchestrator", "interview/orchestrator.md", OrchestratorDecision, tier="medium",
@@ -25,7 +25,7 @@ async def interview_orchestrator(inp: OrchestratorInput) -> AgentResult[Orchestr
          "section_title": inp.current_section_title,
          "section_remaining": None if inp.section_seconds_remaining is None else round(inp.section_seconds_remaining),
          "follow_up_context": inp.follow_up_context, "plan_coverage": inp.plan_coverage,
-         "dimensions": inp.dimensions, "notes_text": summary_text(inp.notes), "research": inp.research,
+         "dimensions": inp.dimensions, "notes_text": notes_text(inp), "research": inp.research,
          "window_size": len(inp.window), "transcript": transcript_text(inp.window)},
         offline_context={"fallback": inp.fallback.model_dump(mode="json") if inp.fallback else None,
                          "phase": inp.phase})

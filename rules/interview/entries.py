@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
-from models.interview import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES, TranscriptEntry
+from models.interview import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES, TranscriptEntry, WindowLine
 
 from .similarity import words
 
@@ -84,7 +85,7 @@ def speaker_label(speaker: str) -> str:
     return "Interviewer" if speaker == "interviewer" else "Interviewee"
 
 
-def format_transcript(entries: list[TranscriptEntry]) -> str:
+def format_transcript(entries: Sequence[TranscriptEntry | WindowLine]) -> str:
     """'Speaker: text' lines (code entries fenced) — what the agents read."""
     lines = []
     for e in entries:

@@ -83,7 +83,7 @@ from .entries import (
 )
 from .events import EventLog
 from .instructions import interviewer_instructions, status_instructions
-from .notes import diff_summary
+from .notes import diff_summary, summary_text
 from .notes import merge_notes as merge_note_states
 from .phases import phase_for, progress_percent
 from .plan import default_plan, follow_up_plan, normalize_plan
@@ -772,8 +772,9 @@ class Session:
         assert s.plan is not None
         return NoteTakerInput(topic=s.plan.topic, research_goal=s.plan.research_goal, angle=s.plan.angle,
                               sections=[{"id": x.id, "title": x.title} for x in s.plan.sections],
-                              window=cadence.window(s.transcript_tail, cadence.NOTES_WINDOW), notes=s.notes,
-                              current_section_id=self.current_section_id())
+                              window=cadence.lines(cadence.listen_window(s.transcript_tail, s.processed_seq,
+                                                                         cadence.NOTES_WINDOW)),
+                              notes_text=summary_text(s.notes), current_section_id=self.current_section_id())
 
     def merge_notes(self, now: datetime, found: NotesState) -> Outcome:
         out, s = self._begin(now), self.state
@@ -787,7 +788,8 @@ class Session:
         assert s.plan is not None
         recent = [t for t, at in s.researched_at.items()
                   if timing.seconds_between(at, now) < cadence.TOPIC_REFRESH_SECONDS]
-        return ResearcherInput(topic=s.plan.topic, window=cadence.window(s.transcript_tail, cadence.RESEARCH_WINDOW),
+        window = cadence.listen_window(s.transcript_tail, s.processed_seq, cadence.RESEARCH_WINDOW)
+        return ResearcherInput(topic=s.plan.topic, window=cadence.lines(window),
                                existing_topics=[r.topic for r in s.research], recent_topics=recent)
 
     def add_research(self, now: datetime, found: ResearchOutput, asked_at: datetime | None = None) -> Outcome:
@@ -827,6 +829,18 @@ class Session:
                   f"{len(s.asked_question_ids)} questions asked)")
         return True, out
 
+    def decision_due(self) -> datetime | None:
+        """Adaptive mode: when the decision in force expires under 000's 30 s rule, so the live loop must look
+        again without a new entry — only while the session runs and no interviewer question waits for its answer
+        (then only a new entry can change anything, and an entry wakes the loop itself). None: no timer needed."""
+        s = self.state
+        if (self.inp.mode != "adaptive" or s.status != "IN_PROGRESS" or s.decision is None or self.ended
+                or self.runtime() is None):
+            return None
+        if s.transcript_tail and s.transcript_tail[-1].speaker == "interviewer":
+            return None
+        return s.decision.decided_at + timedelta(seconds=cadence.DECISION_REUSE_SECONDS)
+
     def orchestrator_input(self, now: datetime) -> OrchestratorInput:
         s = self.state
         assert s.plan is not None
@@ -834,7 +848,8 @@ class Session:
         return OrchestratorInput(
             topic=s.plan.topic, research_goal=s.plan.research_goal, angle=s.plan.angle, mode=self.inp.mode,
             plan_coverage=coverage.plan_coverage_text(s.plan, asked),
-            window=cadence.window(s.transcript_tail, cadence.ORCHESTRATOR_WINDOW), notes=s.notes, research=s.research,
+            window=cadence.lines(cadence.window(s.transcript_tail, cadence.ORCHESTRATOR_WINDOW)),
+            notes_text=summary_text(s.notes), research=s.research[-cadence.RESEARCH_IN_PROMPT:],
             elapsed_seconds=self.elapsed(now), target_seconds=self.total_seconds(),
             phase=s.phase,  # type: ignore[arg-type]
             current_section_id=sec.id if sec else None, current_section_title=sec.title if sec else "",
