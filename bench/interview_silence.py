@@ -1,4 +1,5 @@
-"""Silence costs nothing: LLM calls while nobody speaks for 60 s, and while the session is PAUSED for 60 s.
+"""Silence costs nothing: LLM calls — and history events, timers included — while nobody speaks for 60 s, and
+while the session is PAUSED for 60 s.
 
 000: "Skipping NoteTaker/Researcher — no new content" and "Reusing previous Orchestrator decision" (< 30 s old);
 003: a paused session keeps its clock running. The seed's expectation for a 60 s pause: zero LLM calls.
@@ -35,40 +36,48 @@ async def run(cycle: float) -> None:
             await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))
             await wait_for_decision(handle, f"a{turn}", cursor, 30, 0.05)
 
-        before = len(offline.calls())
+        before, h0 = len(offline.calls()), await history_events(handle)
         await env.sleep(60)                                   # 60 s in which nobody speaks after an answer
         after_answer = Counter(c.agent for c in offline.calls()[before:])
+        h_after = (await history_events(handle)) - h0
 
         state = await session_state(handle)                   # the interviewer asks; the interviewee is silent
         await submit_entry(handle, TranscriptEntry(entry_id="q-silent", speaker="interviewer",
                                                    text=state.next_question or "Go on?"))
         await env.sleep(1)
-        before = len(offline.calls())
+        before, h0 = len(offline.calls()), await history_events(handle)
         await env.sleep(60)                                   # 60 s waiting for the answer
         silent = Counter(c.agent for c in offline.calls()[before:])
+        h_silent = (await history_events(handle)) - h0
         s1 = await session_state(handle)
 
         await control_session(handle, "pause", "bench: a 60 s pause")
-        before = len(offline.calls())
+        before, h0 = len(offline.calls()), await history_events(handle)
         await env.sleep(60)                                   # 60 s PAUSED: the clock runs, nothing is asked
         paused = Counter(c.agent for c in offline.calls()[before:])
+        h_paused = (await history_events(handle)) - h0
         s2 = await session_state(handle)
         await control_session(handle, "resume", "bench")
         await handle.terminate("benchmark done")
 
     total_silent, total_paused = sum(silent.values()), sum(paused.values())
     total_after = sum(after_answer.values())
-    print(f"silence — time-skipping server, live cycle every {cycle:.0f} s, 60 s of workflow time each")
+    print(f"silence — time-skipping server, cycle_seconds {cycle:g} (runs before the quiet cycle ticked at it), "
+          f"60 s of workflow time each")
     print(f"  60 s waiting for an answer (question asked, interviewee silent): {total_silent} LLM calls "
-          f"{dict(silent) or ''} over {60 / cycle:.0f} cycle ticks")
-    print(f"  60 s in which nobody speaks after an answer: {total_after} LLM calls {dict(after_answer) or ''}")
+          f"{dict(silent) or ''}, {h_silent} history events")
+    print(f"  60 s in which nobody speaks after an answer: {total_after} LLM calls {dict(after_answer) or ''}, "
+          f"{h_after} history events")
     print("    (NoteTaker/Researcher skip without new content; the Orchestrator keeps a decision < 30 s old, and "
           "keeps it while a question waits for its answer)")
-    print(f"  60 s PAUSED: {total_paused} LLM calls {dict(paused) or ''}; status {s2.status}, "
+    print(f"  60 s PAUSED: {total_paused} LLM calls {dict(paused) or ''}, {h_paused} history events; status {s2.status}, "
           f"workflow clock ran on: +{s2.elapsed_seconds - s1.elapsed_seconds:.0f} s by the last workflow task")
-    ticks = 60 / cycle
-    print(f"  RATIO LLM calls per cycle tick: waiting for an answer {total_silent / ticks:.2f}, after an answer "
-          f"{total_after / ticks:.2f}, paused {total_paused / ticks:.2f} (seed: 0)")
+    print(f"  RATIO LLM calls per 10 s of silence: waiting for an answer {total_silent / 6:.2f}, after an answer "
+          f"{total_after / 6:.2f}, paused {total_paused / 6:.2f} (seed: 0)")
+
+
+async def history_events(handle) -> int:  # noqa: ANN001
+    return len((await handle.fetch_history()).events)
 
 
 async def start(env, inp, queue):
