@@ -32,9 +32,10 @@ class HistoryCost:
     largest_input_agent: str = ""
     inputs_bytes: dict[str, int] = field(default_factory=dict)
     activities: Counter[str] = field(default_factory=Counter)
+    runs: int = 1
 
     def line(self) -> str:
-        return (f"  cycle {self.cycle:>4g} s: {self.events:>4} events, {self.bytes / 1024:6.1f} KB in "
+        return (f"  cycle {self.cycle:>4g} s: {self.events:>4} events, {self.bytes / 1024:6.1f} KB, {self.runs} run(s) in "
                 f"{self.minutes:g} min -> {self.events / self.minutes:6.1f} events/min, "
                 f"{self.bytes / 1024 / self.minutes:5.1f} KB/min; timers {self.by_type['TIMER_STARTED']}, "
                 f"activities {sum(self.activities.values())}, largest activity input "
@@ -62,10 +63,18 @@ async def session_history(cycle: float, minutes: float, every: float, answer_aft
             answer = f"{ANSWERS[turn % len(ANSWERS)]} (point {turn}: the {turn}th detail of that story.)"
             await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))
             await env.sleep(every - answer_after)
-        history = await handle.fetch_history()
+        events, run_id, runs = [], handle.result_run_id, 0
+        while run_id:                                  # every run of the session (long ones continue as new)
+            history = await env.client.get_workflow_handle(handle.id, run_id=run_id).fetch_history()
+            events += list(history.events)
+            runs += 1
+            last = history.events[-1]
+            run_id = (last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
+                      if last.HasField("workflow_execution_continued_as_new_event_attributes") else "")
+        cost.runs = runs
         await handle.terminate("benchmark done")
     scheduled: dict[int, str] = {}
-    for ev in history.events:
+    for ev in events:
         name = EventType.Name(ev.event_type).removeprefix("EVENT_TYPE_")
         cost.by_type[name] += 1
         cost.bytes += ev.ByteSize()
@@ -79,7 +88,7 @@ async def session_history(cycle: float, minutes: float, every: float, answer_aft
             cost.inputs_bytes[agent] = cost.inputs_bytes.get(agent, 0) + size
             if size > cost.largest_input:
                 cost.largest_input, cost.largest_input_agent = size, agent
-    cost.events = len(history.events)
+    cost.events = len(events)
     return cost
 
 
