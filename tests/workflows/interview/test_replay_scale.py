@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.interview.helpers import adaptive_plan, decision, say, start
 
@@ -34,9 +36,25 @@ async def _live_session(ts_env, queue):
     return h
 
 
-async def test_a_session_recorded_before_the_cheaper_cycle_replays():
-    assert (HISTORIES / "interview_before_scale.json").is_file()
-    await replay_recorded("interview_before_scale")
+@pytest.mark.parametrize("name", ["interview_before_scale", "interview_after_scale"])
+async def test_sessions_recorded_before_and_after_the_cheaper_cycle_replay(name):
+    assert (HISTORIES / f"{name}.json").is_file()
+    await replay_recorded(name)
+
+
+def test_the_recorded_histories_are_the_two_engines():
+    """The 'before' history ticks every cycle_seconds and carries whole entries; the 'after' one arms a timer only
+    for an expiring decision and carries WindowLines — so the replay above really covers both command sequences."""
+    import json
+
+    def timers(name: str) -> list[float]:
+        events = json.loads((HISTORIES / f"{name}.json").read_text())["events"]
+        return [float(e["timerStartedEventAttributes"]["startToFireTimeout"].rstrip("s")) for e in events
+                if "timerStartedEventAttributes" in e]
+
+    before, after = timers("interview_before_scale"), timers("interview_after_scale")
+    assert before.count(5.0) > 20                         # cycle_seconds=5: the cadence ticker
+    assert 5.0 not in after and any(abs(t - 30) < 1 for t in after)   # only expiry timers (and the clock's)
 
 
 async def test_a_session_under_the_current_cycle_replays(ts_env, worker, offline):
