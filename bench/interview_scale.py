@@ -97,6 +97,7 @@ class Result:
 class WorkerProcess:
     index: int
     proc: subprocess.Popen[bytes]
+    log: Path
     ready_cpu: float = 0.0
     final_cpu: float | None = None
 
@@ -150,17 +151,21 @@ async def start_worker_processes(client, address: str, queue: str, count: int, l
 
     env = worker_env(latency, tuning)
     procs = []
+    logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
     for i in range(count):
         cmd = [sys.executable, "-m", "client.cli", "worker", "--role", "all", "--task-queue", queue,
                "--address", address]
-        procs.append(WorkerProcess(i + 1, subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL,
-                                                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)))
+        log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT)
+        procs.append(WorkerProcess(i + 1, proc, log))
     deadline = time.monotonic() + timeout
     waiting = {p.pid for p in procs}
     while waiting:
         for p in procs:
             if p.proc.poll() is not None:
-                err = p.proc.stderr.read().decode(errors="replace")[-2000:] if p.proc.stderr else ""
+                err = p.log.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
         checks = await check_queues(client, queue, "all")
         seen = [{int(x.identity.split("@", 1)[0]) for x in c.pollers if x.identity.split("@", 1)[0].isdigit()}
@@ -171,8 +176,6 @@ async def start_worker_processes(client, address: str, queue: str, count: int, l
         if waiting:
             await asyncio.sleep(0.5)
     for p in procs:
-        if p.proc.stderr:  # nothing reads it from here on: a chatty worker must not block on a full pipe
-            p.proc.stderr.close()
         p.ready_cpu = p.cpu_now()
     return procs
 

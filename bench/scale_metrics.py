@@ -76,8 +76,9 @@ class CpuUse:
     def line(self, cycles: int, session_minutes: float, wall_s: float) -> str:
         """One line: CPU seconds per role, then per cycle (one session's question + answer) and per
         session-minute, and the run's average cores busy."""
+        client = "client+worker" if "client+worker" in self.seconds else "client"  # --in-process
         groups = [("server", self.role_total("server")), ("workers", self.role_total("worker")),
-                  ("client", self.role_total("client"))]
+                  (client, self.role_total("client"))]
         workers = [f"{k} {v:.1f}" for k, v in sorted(self.seconds.items()) if k.startswith("worker")]
         per_cycle = " | ".join(f"{name} {_ratio(v, cycles) * 1000:.0f}" for name, v in groups)
         per_minute = " | ".join(f"{name} {_ratio(v, session_minutes):.3f}" for name, v in groups)
