@@ -79,6 +79,8 @@ class CpuUse:
         client = "client+worker" if "client+worker" in self.seconds else "client"  # --in-process
         groups = [("server", self.role_total("server")), ("workers", self.role_total("worker")),
                   (client, self.role_total("client"))]
+        if client == "client+worker":
+            groups = [g for g in groups if g[0] != "workers"]
         workers = [f"{k} {v:.1f}" for k, v in sorted(self.seconds.items()) if k.startswith("worker")]
         per_cycle = " | ".join(f"{name} {_ratio(v, cycles) * 1000:.0f}" for name, v in groups)
         per_minute = " | ".join(f"{name} {_ratio(v, session_minutes):.3f}" for name, v in groups)

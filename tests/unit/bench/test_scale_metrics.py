@@ -81,3 +81,8 @@ def test_kill_windows_split_before_window_after():
     w = kill_windows(decisions, kill, 20.0)
     assert (w["before"].n, w["window"].n, w["window"].missed, w["after"].n) == (2, 2, 1, 1)
     assert w["window"].max == 12.0 and w["before"].max == 2.0
+
+
+def test_cpu_line_in_process_has_no_separate_workers():
+    line = CpuUse({"server": 3.0, "client+worker": 6.0}).line(cycles=10, session_minutes=1.0, wall_s=10.0)
+    assert "server 3.0 | client+worker 6.0 | total 9.0" in line and "workers" not in line
