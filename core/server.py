@@ -25,7 +25,8 @@ from core.private import PRIVATE_UMASK, private_dir, private_file
 from core.settings import SEARCH_ATTRIBUTES, UI_PORT, data_dir
 
 # Dynamic config of every dev server Colloquy starts (embedded and ephemeral); docs/performance.md says why.
-# The CLI's start-dev already sets a host-level mutable-state cache of 8096 executions and runs one history shard.
+# The CLI's start-dev already sets a host-level mutable-state cache of 8096 executions
+# (history.hostLevelCacheMaxSize) and runs one history shard.
 TUNED_DYNAMIC_CONFIG = [
     # the transfer queue polls at 20/s by default, which adds ~75 ms to every activity hop
     "history.transferProcessorMaxPollRPS=10000",
@@ -34,8 +35,8 @@ TUNED_DYNAMIC_CONFIG = [
     "matching.numTaskqueueReadPartitions=1",
     "matching.numTaskqueueWritePartitions=1",
     # per-host request limits sized for a cluster of several hosts (1200 matching, 2400 frontend): hundreds of
-    # live sessions on one host approach them, and a throttled request is retried with backoff — latency that is
-    # not CPU. CPU is the limit that should show.
+    # live sessions on one host can approach them, and a throttled request is retried with backoff — latency
+    # that is not CPU. CPU is the limit that should show.
     "matching.rps=20000",
     "frontend.rps=20000",
     "frontend.namespaceRPS=20000",
