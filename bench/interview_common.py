@@ -13,7 +13,6 @@ os.environ["COLLOQUY_PROFILE"] = "offline"
 os.environ.setdefault("COLLOQUY_LOG_LEVEL", "ERROR")
 
 import asyncio  # noqa: E402
-import inspect  # noqa: E402
 import logging  # noqa: E402
 import statistics  # noqa: E402
 import tempfile  # noqa: E402
@@ -21,7 +20,7 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from collections.abc import AsyncIterator  # noqa: E402
 from contextlib import asynccontextmanager  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
+from dataclasses import dataclass, field, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from temporalio.client import Client, WorkflowHandle  # noqa: E402
@@ -30,7 +29,7 @@ from temporalio.testing import WorkflowEnvironment  # noqa: E402
 
 import core.settings  # noqa: E402,F401
 from core.server import start_ephemeral_dev_server, time_skipping_server_binary  # noqa: E402
-from core.settings import SEARCH_ATTRIBUTES  # noqa: E402
+from core.settings import SEARCH_ATTRIBUTES, WorkerTuning  # noqa: E402
 
 ANSWERS = [
     "Honestly, by accident: I kept answering the pager at night and after a year it became my job.",
@@ -78,15 +77,17 @@ async def time_skipping_server() -> AsyncIterator[WorkflowEnvironment]:
 
 
 @asynccontextmanager
-async def workers(client: Client, queue: str | None = None, max_concurrent_activities: int = 100
-                  ) -> AsyncIterator[str]:
-    """All Colloquy workers in this process (one workflow worker + one LLM worker) on a fresh queue."""
-    from workers.main import build_workers, running_workers
+async def workers(client: Client, queue: str | None = None, max_concurrent_activities: int | None = None,
+                  tuning: WorkerTuning | None = None) -> AsyncIterator[str]:
+    """All Colloquy workers in this process (one workflow worker + one LLM worker) on a fresh queue, tuned by
+    `tuning` (default: COLLOQUY_WORKER_* / WorkerTuning's defaults); `max_concurrent_activities` overrides its
+    activity slots."""
+    from workers.main import running_workers
 
-    default = inspect.signature(build_workers).parameters["max_concurrent_activities"].default
-    if max_concurrent_activities != default:  # running_workers always uses build_workers' default
-        raise ValueError(f"max_concurrent_activities={max_concurrent_activities}: only {default} is supported")
-    async with running_workers(client, queue or f"bench-{uuid.uuid4().hex[:6]}") as name:
+    tuning = tuning or WorkerTuning.from_env()
+    if max_concurrent_activities is not None:
+        tuning = replace(tuning, max_concurrent_activities=max_concurrent_activities)
+    async with running_workers(client, queue or f"bench-{uuid.uuid4().hex[:6]}", tuning=tuning) as name:
         yield name
 
 

@@ -1,32 +1,71 @@
-"""Scale: how many concurrent rehearsed sessions one worker sustains at a 10 s cadence with a simulated 1 s model,
-and their decision latency (p50/p95), against the same agents driven by a plain in-process asyncio loop.
+"""Scale: how many concurrent rehearsed sessions Temporal workers sustain at a 10 s cadence with a simulated 1 s
+model, their decision latency (p50/p95) against the same agents driven by a plain in-process asyncio loop, and
+where the CPU goes (dev server vs worker processes vs this client).
 
 Each session: every 10 s the interviewer's question goes in, the answer 5 s later (both through `submit_entry`;
 no polling). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
-it (read back from the workflow's event log; same host clock). Temporal side: one dev server, ONE worker pair
-(workflows + LLM activities, 100 activity slots) in this process. Baseline: the same agent functions
-(NoteTaker ∥ Researcher, then Orchestrator unless a question is waiting for its answer; same windows,
-merge and fallback logic), one asyncio task per
-session, nothing durable. "Sustained" = no missed decision and p95 below the 10 s cadence.
+it (read back from the workflow's event log; same host clock). Temporal side: one dev server (a child of this
+process) and N worker PROCESSES (`colloquy worker --role all`, the offline provider at the same simulated latency
+through COLLOQUY_OFFLINE_LATENCY_MS / COLLOQUY_OFFLINE_LATENCY_AGENTS), tuned by COLLOQUY_WORKER_*
+(core.settings.WorkerTuning); `--in-process` runs one worker pair inside this process instead (the old layout).
+Baseline: the same agent functions (NoteTaker ∥ Researcher, then Orchestrator unless a question is waiting for its
+answer; same windows, merge and fallback logic), one asyncio task per session, nothing durable. "Sustained" = no
+missed decision and p95 below the 10 s cadence.
+
+CPU: utime + stime from /proc/<pid>/stat of the dev server, each worker process and this process (the client:
+session drivers and queries), from the moment each is ready to the end of the run, per cycle (one session's
+question + answer) and per session-minute (bench/scale_metrics.py).
 
     python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0]
+                                    [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
+
+`--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
+what the second adds. `--kill-drill` adds, per size, a run with two workers where one is SIGKILLed mid-run:
+sessions lost, missed decisions, and decision latency before the kill, in the sticky-queue window after it, and
+after that (docs/performance.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import cast
 
-from bench.interview_common import ANSWERS, artifacts_in_tmp, dev_server, median, pct, quiet, workers
+from bench.interview_common import ANSWERS, artifacts_in_tmp, median, pct, quiet, workers
+from bench.scale_metrics import (
+    CpuUse,
+    Summary,
+    children,
+    cmdline,
+    cpu_seconds,
+    kill_windows,
+    rusage_seconds,
+    summarize,
+)
+from core.server import TUNED_DYNAMIC_CONFIG
+from core.settings import SDK_WORKER_DEFAULTS, WORKER_TUNING_ENV, WorkerTuning
 
 CADENCE = 10.0
 ANSWER_AFTER = 5.0
 LIVE = ("interview_note_taker", "interview_researcher", "interview_orchestrator")
+SLOW_AGENTS = (*LIVE, "interview_planner")  # the agents given the simulated latency (as before, in-process)
+ROOT = Path(__file__).resolve().parent.parent
+QUERY_CONCURRENCY = 16  # the final event-log queries: bounded, not 500 at once (each needs a workflow task)
+MAIN_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]  # what the dev server had before
 
 
 @dataclass
@@ -34,45 +73,194 @@ class Result:
     latencies: list[float] = field(default_factory=list)
     missed: int = 0
     wall_s: float = 0.0
+    decisions: list[tuple[float, float | None]] = field(default_factory=list)  # (answer sent, latency or None)
+    lost: int = 0            # sessions whose workflow is not running at the end, or unreadable
+    ack_timeouts: int = 0    # entries the client gave up waiting for (submit_entry's 10 s); they may still land
+    cpu: CpuUse | None = None
+    kill_at: float | None = None
+    window_s: float = 0.0
+
+    def summary(self) -> Summary:
+        return summarize([*self.latencies, *([None] * self.missed)])
 
     def line(self, label: str, n: int) -> str:
-        lat = self.latencies
-        ok = not self.missed and lat and pct(lat, 95) < CADENCE
-        return (f"  {label:<8} {n:>4} sessions: decisions {len(lat):>4}, missed {self.missed:>3}, "
-                f"p50 {median(lat):6.2f} s, p95 {pct(lat, 95):6.2f} s, max {max(lat or [float('nan')]):6.2f} s "
-                f"-> {'sustained' if ok else 'NOT sustained'}")
+        s = self.summary()
+        extra = ""
+        if self.lost or self.ack_timeouts:
+            extra = f", sessions lost {self.lost}, entries unacknowledged {self.ack_timeouts}"
+        return (f"  {label:<18} {n:>4} sessions: {s.text()}{extra} "
+                f"-> {'sustained' if s.sustained(CADENCE) else 'NOT sustained'}")
+
+
+# ----------------------------------------------------------------------------------------------- processes
+@dataclass
+class WorkerProcess:
+    index: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+    ready_cpu: float = 0.0
+    final_cpu: float | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def cpu_now(self) -> float:
+        return cpu_seconds(self.pid)
+
+    async def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
+        """Signal the worker and reap it; its CPU comes from the exit rusage (whole life)."""
+        if self.final_cpu is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, sig)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, ru = os.wait4(self.pid, os.WNOHANG)
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.final_cpu = rusage_seconds(ru)
+                return
+            if time.monotonic() > deadline and sig != signal.SIGKILL:
+                sig = signal.SIGKILL
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, sig)
+            await asyncio.sleep(0.05)
+
+
+def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "COLLOQUY_PROFILE": "offline",
+        "COLLOQUY_LOG_LEVEL": "ERROR",
+        "RUST_LOG": "error",
+        "COLLOQUY_OFFLINE_LATENCY_MS": str(int(latency * 1000)),
+        "COLLOQUY_OFFLINE_LATENCY_AGENTS": ",".join(SLOW_AGENTS),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+    })
+    for name, var in WORKER_TUNING_ENV.items():
+        env[var] = str(getattr(tuning, name))
+    env.pop("COLLOQUY_MAX_CONCURRENT_ACTIVITIES", None)
+    return env
+
+
+async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
+                                 tuning: WorkerTuning, timeout: float = 120.0) -> list[WorkerProcess]:
+    """`colloquy worker --role all` processes on `queue`; returns once the server sees each poll both queues."""
+    from core.pollers import check_queues
+
+    env = worker_env(latency, tuning)
+    procs = []
+    logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
+    for i in range(count):
+        cmd = [sys.executable, "-m", "client.cli", "worker", "--role", "all", "--task-queue", queue,
+               "--address", address]
+        log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT)
+        procs.append(WorkerProcess(i + 1, proc, log))
+    deadline = time.monotonic() + timeout
+    waiting = {p.pid for p in procs}
+    while waiting:
+        for p in procs:
+            if p.proc.poll() is not None:
+                err = p.log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
+        checks = await check_queues(client, queue, "all")
+        seen = [{int(x.identity.split("@", 1)[0]) for x in c.pollers if x.identity.split("@", 1)[0].isdigit()}
+                for c in checks]
+        waiting = {pid for pid in waiting if not all(pid in s for s in seen)}
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"worker processes {sorted(waiting)} not polling {queue} after {timeout:.0f} s")
+        if waiting:
+            await asyncio.sleep(0.5)
+    for p in procs:
+        p.ready_cpu = p.cpu_now()
+    return procs
+
+
+def dev_server_pid() -> int | None:
+    """The ephemeral dev server: a child process of this one running `temporal server start-dev`."""
+    for pid in children(os.getpid()):
+        if "start-dev" in cmdline(pid):
+            return pid
+    return None
+
+
+@asynccontextmanager
+async def temporal_side(n_workers: int, latency: float, tuning: WorkerTuning, in_process: bool,
+                        server_config: list[str]) -> AsyncIterator[tuple[object, str, list[WorkerProcess]]]:
+    from core.server import start_ephemeral_dev_server
+
+    env = await start_ephemeral_dev_server(dynamic_config=server_config)
+    try:
+        queue = f"bench-{uuid.uuid4().hex[:6]}"
+        if in_process:
+            async with workers(env.client, queue, tuning=tuning):
+                yield env, queue, []
+        else:
+            address = env.client.service_client.config.target_host
+            procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning)
+            try:
+                yield env, queue, procs
+            finally:
+                await asyncio.gather(*(p.stop() for p in procs))
+    finally:
+        await env.shutdown()
 
 
 # ----------------------------------------------------------------------------------------------- Temporal
-async def temporal_session(client, queue: str, index: int, n: int, exchanges: int) -> tuple[str, list[float]]:
+@dataclass
+class SessionRun:
+    workflow_id: str
+    sent: list[float]
+    ack_timeouts: int = 0
+
+
+async def temporal_session(client, queue: str, index: int, n: int, exchanges: int) -> SessionRun:  # noqa: ANN001
     from client.interview import session_state, start_interview, submit_entry, wait_for_state
+    from client.interview_calls import InterviewClientError
     from models.interview import InterviewInput, TranscriptEntry
 
     await asyncio.sleep(index * CADENCE / n)  # people do not all start on the same second
     inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CADENCE)
     handle = await start_interview(client, inp, f"interview-bench-scale-{index}-{uuid.uuid4().hex[:4]}", queue)
     state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 300, 0.5)
-    sent: list[float] = []
+    run = SessionRun(handle.id, [])
+
+    async def submit(entry: TranscriptEntry) -> None:
+        try:
+            await submit_entry(handle, entry)
+        except InterviewClientError:  # not acknowledged within the client's 10 s (e.g. its worker was killed):
+            run.ack_timeouts += 1      # counted; the entry may still land, and its decision is looked for
+
     for turn in range(1, exchanges + 1):
         began = time.monotonic()
-        await submit_entry(handle, TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
-                                                   text=state.next_question or "Go on?"))
+        await submit(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer", text=state.next_question or "Go on?"))
         await asyncio.sleep(max(0.0, ANSWER_AFTER - (time.monotonic() - began)))
-        sent.append(time.time())
-        await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
-                                                   text=ANSWERS[(index + turn) % len(ANSWERS)]))
+        run.sent.append(time.time())
+        await submit(TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
+                                     text=ANSWERS[(index + turn) % len(ANSWERS)]))
         await asyncio.sleep(max(0.0, CADENCE - (time.monotonic() - began)))
-        state = await session_state(handle)
-    return handle.id, sent
+        with contextlib.suppress(InterviewClientError):
+            state = await session_state(handle)
+    return run
 
 
 def decision_latencies(events, sent: list[float], answer_ids: list[str]) -> tuple[list[float], int]:
     """answer submitted (client clock) -> response to the first interviewer-AI request after the answer's event."""
-    out, missed = [], 0
+    pairs = decision_pairs(events, sent, answer_ids)
+    return [lat for _, lat in pairs if lat is not None], sum(1 for _, lat in pairs if lat is None)
+
+
+def decision_pairs(events, sent: list[float], answer_ids: list[str]) -> list[tuple[float, float | None]]:
+    """(answer sent, latency or None when no decision followed it) per answer."""
+    out: list[tuple[float, float | None]] = []
     for entry_id, at in zip(answer_ids, sent, strict=False):
         idx = next((i for i, e in enumerate(events) if e.payload.get("entry_id") == entry_id), None)
         if idx is None:
-            missed += 1
+            out.append((at, None))
             continue
         requested, done = False, None
         for e in events[idx + 1:]:
@@ -81,29 +269,84 @@ def decision_latencies(events, sent: list[float], answer_ids: list[str]) -> tupl
             elif requested and e.actor == "interviewer_ai" and e.type in ("AI_RESPONSE", "AI_FAILED"):
                 done = e.timestamp.timestamp()
                 break
-        if done is None:
-            missed += 1
-        else:
-            out.append(done - at)
-    return out, missed
+        out.append((at, None if done is None else done - at))
+    return out
 
 
-async def run_temporal(n: int, exchanges: int) -> Result:
+async def collect(client, runs: list[SessionRun | BaseException], exchanges: int, res: Result) -> None:  # noqa: ANN001
+    """Read every session's event log (QUERY_CONCURRENCY at a time), then terminate it."""
+    from temporalio.client import WorkflowExecutionStatus
+
     from models.interview import QUERY_EVENT_LOG, EventLogPage
 
+    gate = asyncio.Semaphore(QUERY_CONCURRENCY)
+
+    async def one(run: SessionRun) -> None:
+        async with gate:
+            handle = client.get_workflow_handle(run.workflow_id)
+            try:
+                desc = await handle.describe()
+                page = await handle.query(QUERY_EVENT_LOG, 0, result_type=EventLogPage)
+            except Exception:  # noqa: BLE001 — an unreadable session counts as lost
+                res.lost += 1
+                res.missed += len(run.sent)
+                res.decisions += [(at, None) for at in run.sent]
+                return
+            if desc.status != WorkflowExecutionStatus.RUNNING:
+                res.lost += 1
+            pairs = decision_pairs(page.events, run.sent, [f"a{t}" for t in range(1, exchanges + 1)])
+            res.decisions += pairs
+            res.latencies += [lat for _, lat in pairs if lat is not None]
+            res.missed += sum(1 for _, lat in pairs if lat is None)
+            res.ack_timeouts += run.ack_timeouts
+            with contextlib.suppress(Exception):
+                await handle.terminate("benchmark done")
+
+    for r in runs:
+        if isinstance(r, BaseException):  # the session's driver failed (start, plan): lost, every answer missed
+            res.lost += 1
+            res.missed += exchanges
+    await asyncio.gather(*(one(r) for r in runs if isinstance(r, SessionRun)))
+
+
+async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTuning, n_workers: int = 1,
+                       in_process: bool = False, server_config: list[str] | None = None,
+                       kill_after: float | None = None) -> Result:
     res = Result()
-    async with dev_server() as env, workers(env.client, max_concurrent_activities=100) as queue:
+    async with temporal_side(n_workers, latency, tuning, in_process,
+                             server_config if server_config is not None else TUNED_DYNAMIC_CONFIG) as (env, queue, procs):
+        client = env.client  # type: ignore[attr-defined]
+        server_pid = dev_server_pid()
+        server0 = cpu_seconds(server_pid) if server_pid else 0.0
+        client0 = cpu_seconds()
         began = time.monotonic()
-        sessions = await asyncio.gather(*(temporal_session(env.client, queue, i, n, exchanges) for i in range(n)))
+        killer = None
+        if kill_after is not None and len(procs) >= 2:
+            victim = procs[-1]
+
+            async def kill() -> None:
+                await asyncio.sleep(kill_after)
+                res.kill_at = time.time()
+                await victim.stop(signal.SIGKILL)
+
+            killer = asyncio.create_task(kill())
+            res.window_s = tuning.sticky_queue_timeout_s + 10.0
+        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges) for i in range(n)),
+                                    return_exceptions=True)
         await asyncio.sleep(CADENCE / 2)  # let the last decisions land
         res.wall_s = time.monotonic() - began
-        for wf_id, sent in sessions:
-            handle = env.client.get_workflow_handle(wf_id)
-            page = await handle.query(QUERY_EVENT_LOG, 0, result_type=EventLogPage)
-            lat, missed = decision_latencies(page.events, sent, [f"a{t}" for t in range(1, exchanges + 1)])
-            res.latencies += lat
-            res.missed += missed
-            await handle.terminate("benchmark done")
+        if killer is not None:
+            await killer
+        # CPU up to here (the collection below is bookkeeping, not load)
+        cpu = {"client": cpu_seconds() - client0}
+        if server_pid:
+            cpu["server"] = cpu_seconds(server_pid) - server0
+        for p in procs:
+            cpu[f"worker {p.index}"] = (p.final_cpu if p.final_cpu is not None else p.cpu_now()) - p.ready_cpu
+        if in_process:
+            cpu = {("client+worker" if k == "client" else k): v for k, v in cpu.items()}
+        res.cpu = CpuUse(cpu)
+        await collect(client, list(runs), exchanges, res)
     return res
 
 
@@ -210,29 +453,120 @@ async def run_asyncio(n: int, exchanges: int) -> Result:
     return res
 
 
-async def main_async(sizes: list[int], exchanges: int, latency: float) -> None:
+# ----------------------------------------------------------------------------------------------- main
+def raise_open_files() -> tuple[int, int]:
+    """Soft RLIMIT_NOFILE up to the hard limit (worker processes inherit it): (before, after)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if want > soft:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return soft, resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def settings_header(tuning: WorkerTuning, server_config: list[str], layout: str, files: tuple[int, int],
+                    executor_threads: int) -> list[str]:
+    lines = [f"settings (before = the SDK's defaults / main's dev server; used = this run) — {layout}"]
+    for f in fields(WorkerTuning):
+        before, used = SDK_WORKER_DEFAULTS[f.name], getattr(tuning, f.name)
+        mark = "" if before == used else "  *"
+        lines.append(f"  worker {f.name:<31} before {before!s:>6}  used {used!s:>6}  "
+                     f"({WORKER_TUNING_ENV[f.name]}){mark}")
+    lines.append(f"  dev server dynamic config  before: {' '.join(MAIN_DYNAMIC_CONFIG)}")
+    lines.append(f"                             used:   {' '.join(server_config)}")
+    lines.append(f"  open files soft limit {files[0]} -> {files[1]}; this process's default executor "
+                 f"{executor_threads} threads; final event-log queries {QUERY_CONCURRENCY} at a time")
+    return lines
+
+
+def second_worker_line(n: int, one: Result, two: Result) -> str:
+    a, b = one.summary(), two.summary()
+    cpu = ""
+    if one.cpu and two.cpu:
+        cpu = f"; CPU total {one.cpu.total:.1f} -> {two.cpu.total:.1f} s"
+    return (f"  SECOND WORKER at {n} sessions: p50 {a.p50:.2f} -> {b.p50:.2f} s, p95 {a.p95:.2f} -> {b.p95:.2f} s, "
+            f"max {a.max:.2f} -> {b.max:.2f} s, missed {a.missed} -> {b.missed}{cpu}")
+
+
+def kill_lines(n: int, res: Result) -> list[str]:
+    if res.kill_at is None:
+        return [f"  KILL DRILL at {n} sessions: no worker was killed (the run ended first)"]
+    w = kill_windows(res.decisions, res.kill_at, res.window_s)
+    verdict = "OK" if res.lost == 0 else "SESSIONS LOST"
+    return [f"  KILL DRILL at {n} sessions: worker 2 SIGKILLed; sessions lost {res.lost} ({verdict}), missed "
+            f"decisions {res.missed}, entries unacknowledged within the client's 10 s {res.ack_timeouts}",
+            f"    before the kill:                      {w['before'].text()}",
+            f"    window (kill + {res.window_s:.0f} s, sticky timeout + 10 s): {w['window'].text()}",
+            f"    after the window:                     {w['after'].text()}"]
+
+
+async def main_async(args: argparse.Namespace) -> None:
     from activities.llm import offline
 
     quiet()
+    files = raise_open_files()
+    threads = 64  # the SDK's and the client's blocking helpers must not queue behind 6 default threads
+    asyncio.get_running_loop().set_default_executor(concurrent.futures.ThreadPoolExecutor(max_workers=threads))
     offline.reset()
-    for agent in (*LIVE, "interview_planner"):
-        offline.set_latency(latency, agent)
-    rows: list[tuple[int, Result, Result]] = []
+    for agent in SLOW_AGENTS:  # the asyncio baseline and in-process workers; worker processes get it by env
+        offline.set_latency(args.latency, agent)
+    tuning = WorkerTuning(**SDK_WORKER_DEFAULTS) if args.sdk_defaults else WorkerTuning.from_env()  # type: ignore[arg-type]
+    server_config = MAIN_DYNAMIC_CONFIG if args.main_server_config else TUNED_DYNAMIC_CONFIG
+    counts = [1] if args.in_process else list(range(1, args.workers + 1))
+    layout = ("one worker pair in this process" if args.in_process else
+              f"{' and '.join(map(str, counts))} worker process(es) `colloquy worker --role all` on one queue")
+    header = settings_header(tuning, server_config, layout, files, threads)
+    print("\n".join(header), flush=True)
+    sizes = [int(x) for x in args.sessions.split(",")]
+    rows: list[tuple[int, dict[int, Result], Result, Result | None]] = []
+    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges)
     async with artifacts_in_tmp():
         for n in sizes:
-            t = await run_temporal(n, exchanges)
-            a = await run_asyncio(n, exchanges)
-            rows.append((n, t, a))
-            print(t.line("temporal", n), flush=True)
+            temporal: dict[int, Result] = {}
+            for w in counts:
+                t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config)
+                temporal[w] = t
+                print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
+                print("    " + _cpu(t, n, args.exchanges), flush=True)
+            a = await run_asyncio(n, args.exchanges)
             print(a.line("asyncio", n), flush=True)
-    print(f"scale — one worker (in-process, sharing this machine's CPUs with the client), cadence {CADENCE:.0f} s, "
-          f"simulated model {latency:.1f} s per call, {exchanges} exchanges per session")
-    for n, t, a in rows:
-        print(t.line("temporal", n))
+            k = None
+            if args.kill_drill:
+                k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after)
+                print(k.line("temporal kill", n), flush=True)
+                print("\n".join(kill_lines(n, k)), flush=True)
+            rows.append((n, temporal, a, k))
+    print()
+    print("\n".join(header))
+    print(f"scale — cadence {CADENCE:.0f} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
+          f"exchanges per session; server, workers and client share this machine's {os.cpu_count()} CPUs")
+    for n, temporal, a, k in rows:
+        for w, t in temporal.items():
+            print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n))
+            print("    " + _cpu(t, n, args.exchanges))
         print(a.line("asyncio", n))
-        if t.latencies and a.latencies:
-            print(f"  RATIO temporal/asyncio at {n} sessions: p50 {median(t.latencies) / median(a.latencies):.2f}, "
-                  f"p95 {pct(t.latencies, 95) / pct(a.latencies, 95):.2f}")
+        for w, t in temporal.items():
+            if t.latencies and a.latencies:
+                print(f"  RATIO temporal ({w} worker{'s' if w > 1 else ''})/asyncio at {n} sessions: "
+                      f"p50 {median(t.latencies) / median(a.latencies):.2f}, "
+                      f"p95 {pct(t.latencies, 95) / pct(a.latencies, 95):.2f}")
+        if 1 in temporal and 2 in temporal:
+            print(second_worker_line(n, temporal[1], temporal[2]))
+        if k is not None:
+            print(k.line("temporal kill", n))
+            print("\n".join(kill_lines(n, k)))
+
+
+def default_kill_after(exchanges: int) -> float:
+    """Seconds after the sessions start: past the start spread (one cadence) and the plans, then a third of the
+    exchanges in, so that (with 6 or more exchanges) decisions land before, inside and after the window."""
+    return CADENCE + 5 + CADENCE * max(1, exchanges // 3)
+
+
+def _cpu(res: Result, n: int, exchanges: int) -> str:
+    if res.cpu is None:
+        return "CPU: not measured"
+    return res.cpu.line(cycles=n * exchanges, session_minutes=n * res.wall_s / 60, wall_s=res.wall_s)
 
 
 def main() -> None:
@@ -240,8 +574,24 @@ def main() -> None:
     parser.add_argument("--sessions", default="10,50,100", help="Comma-separated concurrent session counts.")
     parser.add_argument("--exchanges", type=int, default=2, help="Question/answer exchanges per session.")
     parser.add_argument("--latency", type=float, default=1.0, help="Simulated seconds per LLM call.")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Run each size with 1..N worker processes (2: what the second worker adds).")
+    parser.add_argument("--kill-drill", action="store_true",
+                        help="Per size, also run two worker processes and SIGKILL one mid-run.")
+    parser.add_argument("--kill-after", type=float, default=None,
+                        help="Seconds after the sessions start to kill (default: 15 + 10 * max(1, exchanges // 3)).")
+    parser.add_argument("--in-process", action="store_true",
+                        help="One worker pair inside this process (the old layout; CPU then reads client+worker).")
+    parser.add_argument("--sdk-defaults", action="store_true",
+                        help="Workers with the SDK's defaults (before WorkerTuning) instead of COLLOQUY_WORKER_*.")
+    parser.add_argument("--main-server-config", action="store_true",
+                        help="The dev server with main's dynamic config (before the matching/rps tuning).")
     args = parser.parse_args()
-    asyncio.run(main_async([int(x) for x in args.sessions.split(",")], args.exchanges, args.latency))
+    if args.in_process and (args.workers > 1 or args.kill_drill):
+        parser.error("--in-process runs one worker pair in this process: no --workers > 1 or --kill-drill")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -98,8 +98,21 @@ def worker(
     role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
     task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
-    max_concurrent_activities: int = typer.Option(100, envvar="COLLOQUY_MAX_CONCURRENT_ACTIVITIES",
-                                                  help="Activity slots per worker (LLM calls in flight)."),
+    max_concurrent_activities: int | None = typer.Option(
+        None, help="Activity slots per worker (LLM calls in flight) [env COLLOQUY_WORKER_MAX_CONCURRENT_ACTIVITIES, "
+        "or COLLOQUY_MAX_CONCURRENT_ACTIVITIES; default 500]."),
+    max_concurrent_workflow_tasks: int | None = typer.Option(
+        None, help="Workflow tasks in flight [env COLLOQUY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS; default 100]."),
+    max_cached_workflows: int | None = typer.Option(
+        None, help="Sticky workflow cache size; keep it above the live sessions one worker holds "
+        "[env COLLOQUY_WORKER_MAX_CACHED_WORKFLOWS; default 1000]."),
+    workflow_task_pollers: int | None = typer.Option(
+        None, help="Workflow-task long polls per worker, >= 2 [env COLLOQUY_WORKER_WORKFLOW_TASK_POLLERS; default 5]."),
+    activity_task_pollers: int | None = typer.Option(
+        None, help="Activity-task long polls per worker [env COLLOQUY_WORKER_ACTIVITY_TASK_POLLERS; default 5]."),
+    sticky_queue_timeout: float | None = typer.Option(
+        None, help="Seconds a workflow task waits on this worker's sticky queue before any worker may take it "
+        "[env COLLOQUY_WORKER_STICKY_QUEUE_TIMEOUT_S; default 10]."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
@@ -119,9 +132,20 @@ def worker(
         err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
         raise typer.Exit(2)
     from activities.llm.config import ConfigError
+    from core.settings import WorkerTuning
     from core.temporal import connect
     from workers.main import build_workers, run_workers
     from workers.registry import check_agent_config
+
+    try:
+        tuning = WorkerTuning.from_env(
+            max_concurrent_activities=max_concurrent_activities,
+            max_concurrent_workflow_tasks=max_concurrent_workflow_tasks, max_cached_workflows=max_cached_workflows,
+            workflow_task_pollers=workflow_task_pollers, activity_task_pollers=activity_task_pollers,
+            sticky_queue_timeout_s=sticky_queue_timeout)
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
 
     try:
         check_agent_config()  # before connecting: a misspelt agent in the config stops the worker at once
@@ -141,10 +165,10 @@ def worker(
                 console.print(f"search attributes: {'added ' + ', '.join(added) if added else 'all present'}")
             except RPCError as exc:  # e.g. Temporal Cloud: register them in the Cloud UI / tcld instead
                 err_console.print(f"[yellow]warning:[/yellow] cannot register search attributes: {exc}")
-        workers = build_workers(client, task_queue, role, max_concurrent_activities)  # type: ignore[arg-type]
+        workers = build_workers(client, task_queue, role, tuning=tuning)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
-                      f" namespace {client.namespace}", highlight=False)
+                      f" namespace {client.namespace}; {tuning.describe()}", highlight=False)
         return await run_workers(workers)
 
     stopped_on_request = run(_run())

@@ -24,7 +24,23 @@ from pathlib import Path
 from core.private import PRIVATE_UMASK, private_dir, private_file
 from core.settings import SEARCH_ATTRIBUTES, UI_PORT, data_dir
 
-TUNED_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]
+# Dynamic config of every dev server Colloquy starts (embedded and ephemeral); docs/performance.md says why.
+# The CLI's start-dev already sets a host-level mutable-state cache of 8096 executions
+# (history.hostLevelCacheMaxSize) and runs one history shard.
+TUNED_DYNAMIC_CONFIG = [
+    # the transfer queue polls at 20/s by default, which adds ~75 ms to every activity hop
+    "history.transferProcessorMaxPollRPS=10000",
+    # one host, one matching partition per task queue: no task forwarded between partitions, no poll parked on
+    # an empty partition while another holds the task (the server's default is 4 partitions, for a cluster)
+    "matching.numTaskqueueReadPartitions=1",
+    "matching.numTaskqueueWritePartitions=1",
+    # per-host request limits sized for a cluster of several hosts (1200 matching, 2400 frontend): hundreds of
+    # live sessions on one host can approach them, and a throttled request is retried with backoff — latency
+    # that is not CPU. CPU is the limit that should show.
+    "matching.rps=20000",
+    "frontend.rps=20000",
+    "frontend.namespaceRPS=20000",
+]
 SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal"]
 
 
@@ -282,15 +298,16 @@ def time_skipping_server_binary() -> str:
     return found
 
 
-async def start_ephemeral_dev_server():  # type: ignore[no-untyped-def]
-    """A throwaway dev server (real clock) on 127.0.0.1 at a free port, in memory, tuned and with Colloquy's
-    search attributes: for tests and benchmarks. The caller shuts it down (`await env.shutdown()`)."""
+async def start_ephemeral_dev_server(dynamic_config: list[str] | None = None):  # type: ignore[no-untyped-def]
+    """A throwaway dev server (real clock) on 127.0.0.1 at a free port, in memory, tuned (TUNED_DYNAMIC_CONFIG, or
+    `dynamic_config` — KEY=JSON values — for a benchmark's comparison) and with Colloquy's search attributes: for
+    tests and benchmarks. The caller shuts it down (`await env.shutdown()`)."""
     from temporalio.common import SearchAttributeKey
     from temporalio.contrib.pydantic import pydantic_data_converter
     from temporalio.testing import WorkflowEnvironment
 
     extra: list[str] = []
-    for value in TUNED_DYNAMIC_CONFIG:
+    for value in TUNED_DYNAMIC_CONFIG if dynamic_config is None else dynamic_config:
         extra += ["--dynamic-config-value", value]
     return await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(), ip="127.0.0.1", data_converter=pydantic_data_converter,

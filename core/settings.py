@@ -7,6 +7,7 @@ LLM gateway and never travel through Temporal.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -150,3 +151,97 @@ def load_profile(name: str | None = None):  # noqa: ANN201 — temporalio.envcon
     except Exception as exc:  # the bridge raises its own ConfigError type
         where = os.environ.get("TEMPORAL_CONFIG_FILE") or "~/.config/temporalio/temporal.toml"
         raise TemporalProfileError(f"Temporal client profile {name or 'default'!r} ({where}): {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------------ worker tuning
+@dataclass(frozen=True)
+class WorkerTuning:
+    """How much one `colloquy worker` process takes on at once. Defaults suit one 2-core host running hundreds of
+    mostly idle interview sessions (docs/performance.md explains each value); every field has an environment
+    variable (`COLLOQUY_WORKER_*`, table `WORKER_TUNING_ENV`) and a `colloquy worker` flag.
+
+    - max_concurrent_activities: activity slots per Worker (the `<queue>` worker and the `<queue>-llm` worker each
+      get this many). An LLM call waits on the network, so a slot is one asyncio task: one per live session
+      (a session keeps ~0.5 calls in flight at a 10 s cadence with a 1 s model) keeps slots from binding before
+      CPU does. A provider's rate limit is the real bound: lower it for a provider with a low one.
+    - max_concurrent_workflow_tasks: workflow tasks (activations, queries) in flight. Python runs them under the
+      GIL on a thread pool of this size: more only queues work inside the process; fewer makes tasks (and the
+      updates, signals and queries behind them) wait at the server instead. The SDK's 100 is kept.
+    - max_cached_workflows: the sticky cache (the SDK's 1000). Below the number of live sessions a worker holds,
+      every workflow task of an evicted session replays its whole history: keep it above that number.
+    - workflow_task_pollers / activity_task_pollers: long polls held open per Worker (the SDK's default 5).
+    - sticky_queue_timeout_s: how long a workflow task waits on a worker's own (sticky) queue before the server
+      hands it to any worker: the pause a killed worker's sessions see before another worker takes them.
+    """
+
+    max_concurrent_activities: int = 500
+    max_concurrent_workflow_tasks: int = 100
+    max_cached_workflows: int = 1000
+    workflow_task_pollers: int = 5
+    activity_task_pollers: int = 5
+    sticky_queue_timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.max_concurrent_activities < 1:
+            problems.append("max_concurrent_activities must be at least 1")
+        if self.max_concurrent_workflow_tasks < 2:  # the SDK needs 2 with a sticky cache
+            problems.append("max_concurrent_workflow_tasks must be at least 2")
+        if self.max_cached_workflows < 0:
+            problems.append("max_cached_workflows must be 0 or more")
+        if self.workflow_task_pollers < 2:  # one sticky + one normal poller at least
+            problems.append("workflow_task_pollers must be at least 2")
+        if self.activity_task_pollers < 1:
+            problems.append("activity_task_pollers must be at least 1")
+        if self.sticky_queue_timeout_s <= 0:
+            problems.append("sticky_queue_timeout_s must be positive")
+        if problems:
+            raise ValueError("worker tuning: " + "; ".join(problems))
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> WorkerTuning:
+        """Defaults, overridden by `COLLOQUY_WORKER_*` variables, overridden by `overrides` (flags) not None.
+        `COLLOQUY_MAX_CONCURRENT_ACTIVITIES`, the older name, is still read."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for name, var in WORKER_TUNING_ENV.items():
+            raw = env.get(var)
+            if raw is None and name == "max_concurrent_activities":
+                raw = env.get("COLLOQUY_MAX_CONCURRENT_ACTIVITIES")
+            if raw is None or not raw.strip():
+                continue
+            kind = float if name == "sticky_queue_timeout_s" else int
+            try:
+                values[name] = kind(raw)
+            except ValueError:
+                raise ValueError(f"{var}={raw!r}: not a number") from None
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        unknown = set(values) - set(WORKER_TUNING_ENV)
+        if unknown:
+            raise TypeError(f"unknown worker tuning field(s): {', '.join(sorted(unknown))}")
+        return cls(**values)  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        return (f"activities {self.max_concurrent_activities}, workflow tasks {self.max_concurrent_workflow_tasks}, "
+                f"cached workflows {self.max_cached_workflows}, pollers wf {self.workflow_task_pollers} / "
+                f"act {self.activity_task_pollers}, sticky timeout {self.sticky_queue_timeout_s:g} s")
+
+
+WORKER_TUNING_ENV = {
+    "max_concurrent_activities": "COLLOQUY_WORKER_MAX_CONCURRENT_ACTIVITIES",
+    "max_concurrent_workflow_tasks": "COLLOQUY_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS",
+    "max_cached_workflows": "COLLOQUY_WORKER_MAX_CACHED_WORKFLOWS",
+    "workflow_task_pollers": "COLLOQUY_WORKER_WORKFLOW_TASK_POLLERS",
+    "activity_task_pollers": "COLLOQUY_WORKER_ACTIVITY_TASK_POLLERS",
+    "sticky_queue_timeout_s": "COLLOQUY_WORKER_STICKY_QUEUE_TIMEOUT_S",
+}
+
+# What the temporalio SDK (1.35) uses when nothing is set, and what Colloquy's workers used before WorkerTuning.
+SDK_WORKER_DEFAULTS = {
+    "max_concurrent_activities": 100,     # Colloquy passed 100; the SDK's own default is 100 too
+    "max_concurrent_workflow_tasks": 100,
+    "max_cached_workflows": 1000,
+    "workflow_task_pollers": 5,
+    "activity_task_pollers": 5,
+    "sticky_queue_timeout_s": 10.0,
+}

@@ -14,14 +14,16 @@ import signal
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import timedelta
 from typing import Literal
 
 import structlog
 from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
-from temporalio.worker import Worker
+from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
+from core.settings import WorkerTuning
 from workers import registry
 
 Role = Literal["all", "workflows", "llm"]
@@ -42,28 +44,51 @@ def _interceptors(client: Client) -> list[TracingInterceptor]:
     return [tracing_interceptor()]
 
 
+def _tuned(tuning: WorkerTuning, polls_workflows: bool) -> dict[str, object]:
+    """Worker keyword arguments for one Worker of this process (docs/performance.md)."""
+    kwargs: dict[str, object] = {
+        "max_concurrent_activities": tuning.max_concurrent_activities,
+        "activity_task_poller_behavior": PollerBehaviorSimpleMaximum(maximum=tuning.activity_task_pollers),
+    }
+    if polls_workflows:
+        kwargs.update(
+            max_concurrent_workflow_tasks=tuning.max_concurrent_workflow_tasks,
+            max_cached_workflows=tuning.max_cached_workflows,
+            workflow_task_poller_behavior=PollerBehaviorSimpleMaximum(maximum=tuning.workflow_task_pollers),
+            sticky_queue_schedule_to_start_timeout=timedelta(seconds=tuning.sticky_queue_timeout_s),
+        )
+    return kwargs
+
+
 def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
-                  max_concurrent_activities: int = 100,
-                  graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN) -> list[Worker]:
+                  max_concurrent_activities: int | None = None,
+                  graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN,
+                  tuning: WorkerTuning | None = None) -> list[Worker]:
     """The Worker objects for a role (not yet running). Raises ConfigError when the LLM config names an agent
-    that does not exist."""
+    that does not exist.
+
+    `tuning` defaults to `WorkerTuning.from_env()` (COLLOQUY_WORKER_* variables); `max_concurrent_activities`,
+    when given, overrides its activity slots."""
     if role not in ("all", "workflows", "llm"):
         raise ValueError(f"unknown worker role {role!r}: use all, workflows or llm")
     registry.check_agent_config()
+    tuning = tuning or WorkerTuning.from_env()
+    if max_concurrent_activities is not None:
+        tuning = replace(tuning, max_concurrent_activities=max_concurrent_activities)
     interceptors = _interceptors(client)
     workers: list[Worker] = []
     if role in ("all", "workflows"):
         workers.append(Worker(
             client, task_queue=task_queue, workflows=registry.workflows(),
             activities=registry.other_activities(), interceptors=interceptors,
-            max_concurrent_activities=max_concurrent_activities,
             graceful_shutdown_timeout=graceful_shutdown_timeout,
+            **_tuned(tuning, polls_workflows=True),  # type: ignore[arg-type]
         ))
     if role in ("all", "llm"):
         workers.append(Worker(
             client, task_queue=f"{task_queue}-llm", activities=registry.llm_worker_activities(),
-            interceptors=interceptors, max_concurrent_activities=max_concurrent_activities,
-            graceful_shutdown_timeout=graceful_shutdown_timeout,
+            interceptors=interceptors, graceful_shutdown_timeout=graceful_shutdown_timeout,
+            **_tuned(tuning, polls_workflows=False),  # type: ignore[arg-type]
         ))
     return workers
 
@@ -94,14 +119,15 @@ async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = No
 
 @asynccontextmanager
 async def running_workers(client: Client, task_queue: str | None = None, role: Role = "all",
-                          graceful_shutdown_timeout: timedelta | None = None) -> AsyncIterator[str]:
+                          graceful_shutdown_timeout: timedelta | None = None,
+                          tuning: WorkerTuning | None = None) -> AsyncIterator[str]:
     """Run workers in this process for the duration of a block; yields the task queue (tests, demo, benches).
 
     Without a queue name a fresh `test-xxxxxxxx` queue is used, so concurrent users never share pollers.
     """
     queue = task_queue or f"test-{uuid.uuid4().hex[:8]}"
     workers = build_workers(client, queue, role,
-                            graceful_shutdown_timeout=graceful_shutdown_timeout or GRACEFUL_SHUTDOWN)
+                            graceful_shutdown_timeout=graceful_shutdown_timeout or GRACEFUL_SHUTDOWN, tuning=tuning)
     tasks = [asyncio.create_task(w.run()) for w in workers]
     try:
         yield queue

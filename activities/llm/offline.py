@@ -13,7 +13,8 @@ Tests script exact responses per agent, and inject faults:
 Scripted items are consumed first-in first-out; when an agent's script is empty its responder (or the generic
 schema filler) answers. Another process (a worker started by `colloquy worker`) reads a script from the JSON
 file named by COLLOQUY_OFFLINE_SCRIPT: {"agent": [response-or-{"fault": kind, ...}, ...]}.
-COLLOQUY_OFFLINE_LATENCY_MS simulates a fixed-latency model (benchmarks).
+COLLOQUY_OFFLINE_LATENCY_MS simulates a fixed-latency model (benchmarks); COLLOQUY_OFFLINE_LATENCY_AGENTS (comma-
+separated agent names) limits it to those agents, as `set_latency(s, agent)` does in-process.
 """
 
 from __future__ import annotations
@@ -306,7 +307,7 @@ class OfflineLLM(CustomLLM):
         call = OfflineCall(agent=agent, model=model, messages=request.messages, context=request.context)
         _state.calls.append(call)
         delay = _state.latency_s.get(agent, _state.latency_s.get("*"))
-        if delay is None:
+        if delay is None and agent in (os.environ.get("COLLOQUY_OFFLINE_LATENCY_AGENTS") or agent).split(","):
             delay = float(os.environ.get("COLLOQUY_OFFLINE_LATENCY_MS", "0")) / 1000
         if delay:
             await asyncio.sleep(delay)
