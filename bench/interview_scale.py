@@ -365,7 +365,7 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
         TranscriptEntry,
     )
     from rules.interview import cadence, coverage, decisions
-    from rules.interview.notes import merge_notes
+    from rules.interview.notes import merge_notes, summary_text
     from rules.interview.phases import phase_for
     from rules.interview.plan import default_plan
 
@@ -393,13 +393,15 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
             wake.clear()
             new = len(tail) - processed
             up_to = len(tail)
-            if new:
-                window = cadence.window(tail, cadence.NOTES_WINDOW)
+            if any(e.speaker == "interviewee" for e in tail[processed:]):   # like the engine: new answers only
                 nt, rs = await asyncio.gather(
-                    interview_note_taker(NoteTakerInput(topic=topic, research_goal=plan.research_goal, angle=plan.angle,
-                                                        window=window, notes=notes)),
-                    interview_researcher(ResearcherInput(topic=topic, window=window,
-                                                         existing_topics=[r.topic for r in research])))
+                    interview_note_taker(NoteTakerInput(
+                        topic=topic, research_goal=plan.research_goal, angle=plan.angle,
+                        window=cadence.lines(cadence.listen_window(tail, processed, cadence.NOTES_WINDOW)),
+                        notes_text=summary_text(notes))),
+                    interview_researcher(ResearcherInput(
+                        topic=topic, window=cadence.lines(cadence.listen_window(tail, processed, cadence.RESEARCH_WINDOW)),
+                        existing_topics=[r.topic for r in research])))
                 notes = merge_notes(notes, nt.output)
                 research.extend(rs.output.items)
             processed = up_to
@@ -411,7 +413,8 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> No
             out = await interview_orchestrator(OrchestratorInput(
                 topic=topic, research_goal=plan.research_goal, angle=plan.angle,
                 plan_coverage=coverage.plan_coverage_text(plan, asked),
-                window=cadence.window(tail, cadence.ORCHESTRATOR_WINDOW), notes=notes, research=research,
+                window=cadence.lines(cadence.window(tail, cadence.ORCHESTRATOR_WINDOW)), notes_text=summary_text(notes),
+                research=research[-cadence.RESEARCH_IN_PROMPT:],
                 elapsed_seconds=elapsed, target_seconds=900, phase=phase,
                 fallback=decisions.fallback_decision(plan, asked, phase)))
             orchestrations.append((asked_now, time.time()))
