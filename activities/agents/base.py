@@ -194,16 +194,17 @@ class AgentSpec(Generic[Out]):
         LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None
-        heartbeat(detail)
         call = asyncio.ensure_future(gateway.complete(
             self.name, messages, output_model, offline_context=offline_context, temperature=temperature,
             max_tokens=self.max_tokens, config=config, model_of=model_of))
         try:
             # keep heartbeating while the model works: an activity the workflow cancelled (a timed-out branch)
-            # learns of its cancellation from a heartbeat response and stops paying for tokens
+            # learns of its cancellation from a heartbeat response and stops paying for tokens. A call that
+            # answers within heartbeat_every_s sends none (each one is a request to the server: at hundreds of
+            # live sessions, two per call were a fair share of the server's work)
             while not call.done():
                 await asyncio.wait({call}, timeout=self.heartbeat_every_s)
-                if self.heartbeat_every_s is not None:
+                if self.heartbeat_every_s is not None and not call.done():
                     heartbeat(detail)
             return call.result()
         finally:

@@ -45,6 +45,7 @@ from activities.llm.schema import (
     TEXT_BUDGET,
     cap_schema,
     enumerate_bounded_numbers,
+    json_schema_of,
     schema_instruction,
     token_budget,
 )
@@ -299,7 +300,7 @@ def rejects_mode(exc: Exception, mode: str) -> bool:
 def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution,
                   messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(request fields, messages) asking for `output_model` in `mode`."""
-    schema = output_model.model_json_schema()
+    schema = json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
     fields: dict[str, Any] = {}
@@ -342,7 +343,7 @@ def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, decl
         return declared
     if output_model is None:
         return TEXT_BUDGET
-    schema = output_model.model_json_schema()
+    schema = json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
     return token_budget(schema)

@@ -19,6 +19,7 @@ import litellm
 from litellm import CustomLLM
 
 from activities.llm.gpu import read_gpus
+from activities.llm.schema import json_schema_of
 
 #: max_tokens when a call names none (the gateway always names one).
 DEFAULT_MAX_TOKENS = 512
@@ -112,7 +113,7 @@ class LocalLLM(CustomLLM):
         elif isinstance(fmt, dict) and fmt.get("type") == "json_object":
             schema = fmt.get("schema") or {"type": "object"}
         elif isinstance(fmt, type):
-            schema = fmt.model_json_schema()
+            schema = json_schema_of(fmt)
         tools = optional_params.get("tools") or []
         if schema is None and tools:  # `tools` mode: the one forced function's parameters, answered as content
             schema = tools[0].get("function", {}).get("parameters")

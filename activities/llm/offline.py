@@ -34,6 +34,8 @@ import litellm
 from litellm import CustomLLM
 from pydantic import BaseModel
 
+from activities.llm.schema import json_schema_of
+
 PROVIDER = "colloquy-offline"
 MAX_LOGGED_CALLS = 5000
 OFFLINE_LABEL = "[offline test double]"
@@ -192,7 +194,7 @@ def _schema_of(optional_params: dict[str, Any]) -> dict[str, Any] | None:
     if fmt is None:
         return None
     if isinstance(fmt, type) and issubclass(fmt, BaseModel):
-        return fmt.model_json_schema()
+        return json_schema_of(fmt)
     if isinstance(fmt, dict):
         if fmt.get("type") == "json_schema":
             return (fmt.get("json_schema") or {}).get("schema") or {}
