@@ -58,7 +58,7 @@ def test_the_recorded_histories_are_the_two_engines():
 
 
 async def test_a_session_under_the_current_cycle_replays(ts_env, worker, offline):
-    offline.script("interview_orchestrator", *[decision("What changed after that?", source="follow_up")] * 6)
+    offline.script("interview_orchestrator", *[decision("What changed after that?", source="gap")] * 6)
     async with worker(ts_env.client) as queue:
         h = await _live_session(ts_env, queue)
         await h.result()
