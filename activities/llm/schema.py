@@ -58,10 +58,30 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
+def _free_form(node: Any) -> bool:
+    """An object of anything (`dict[str, Any]`: no declared properties, any values), optional or in a list:
+    nothing to fill but keys and nesting the model invents. A typed map (`dict[str, str]`) is not free-form."""
+    if not isinstance(node, dict):
+        return False
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            options = [o for o in node[key] if not (isinstance(o, dict) and o.get("type") == "null")]
+            return bool(options) and all(_free_form(o) for o in options)
+    if node.get("type") == "array":
+        return _free_form(node.get("items"))
+    return (node.get("type") == "object" and not node.get("properties") and "$ref" not in node
+            and node.get("additionalProperties", True) in (True, {}))
+
+
 def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
-    """Bound strings and arrays for a small model (never below a declared minimum)."""
+    """Bound strings and arrays for a small model (never below a declared minimum), and leave out optional
+    free-form objects: a grammar lets a small model nest invented keys in them until its token budget runs out
+    (an unfinished object), and their defaults stand in."""
     if isinstance(schema, dict):
         out = {k: cap_schema(v, max_string, max_items) for k, v in schema.items()}
+        if isinstance(out.get("properties"), dict):
+            required = set(out.get("required") or [])
+            out["properties"] = {k: v for k, v in out["properties"].items() if k in required or not _free_form(v)}
         if out.get("type") == "string" and "enum" not in out and "const" not in out:
             cap = min(int(out.get("maxLength", max_string)), max_string)
             out["maxLength"] = max(cap, int(out.get("minLength", 0)))
@@ -127,6 +147,8 @@ def _tokens(node: Any, root: dict[str, Any], depth: int = 0) -> float:
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "string":
         return 2 + int(node.get("maxLength", DEFAULT_STRING_CHARS)) / CHARS_PER_TOKEN
+    if kind == "array" and isinstance(node.get("prefixItems"), list):  # a tuple: each position its own schema
+        return 2 + sum(1 + _tokens(v, root, depth + 1) for v in node["prefixItems"])
     if kind == "array":
         items = int(node.get("maxItems", DEFAULT_ARRAY_ITEMS))
         return 2 + items * (1 + _tokens(node.get("items", {}), root, depth + 1))
