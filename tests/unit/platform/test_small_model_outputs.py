@@ -1,0 +1,155 @@
+"""Defects a real small model (SmolLM2-135M, grammar-constrained through llama.cpp) showed in the pipelines, fixed at
+the root (issue 10, round 2): each test fails on the code before its fix.
+
+- llama.cpp's JSON-string grammar lets a model write a raw line break inside a string: read it, as the model meant.
+- the Moderator chose which ideas to score (two of four): its call's schema names every idea, once, in order.
+- the Parser's free-form `domain_data` / `correction_delta` let the model invent keys and nest until max_tokens: its
+  call's schema is the loaded domains' fields, and the correction fields only in correction mode.
+- a per-call schema reaches the model (response_format) and sizes the call's token budget.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+import jsonschema
+import pytest
+
+from activities.discussion.moderator import scoring_schema
+from activities.llm import gateway
+from activities.llm.config import load_config, resolve_model
+from activities.llm.schema import cap_schema, enumerate_bounded_numbers, token_budget
+from activities.query.parser import parser_schema
+from activities.query.storage import load_catalog
+from models.discussion import ScoringOutput
+from models.query import ParseInput, ParserOutput
+from rules.query.domains import combine_domains, domain_schemas
+
+
+def _grammar(schema: dict) -> None:
+    """The schema compiles into llama.cpp's grammar (what the `local` model and llama.cpp's server decode with)."""
+    grammar = pytest.importorskip("llama_cpp.llama_grammar")
+    grammar.LlamaGrammar.from_json_schema(json.dumps(schema), verbose=False)
+
+
+def test_a_raw_line_break_inside_a_json_string_is_read():
+    # what llama-cpp-python's grammar allowed SmolLM2 to write (its `char` rule is [^"\\]): strict json refused it
+    text = '{"summary": "two lines\nof text", "evaluations": []}'
+    out = gateway.parse_output(text, ScoringOutput)
+    assert out.summary == "two lines\nof text"
+
+
+def _evaluation(idea_id: str) -> dict:
+    return {"idea_id": idea_id, "pros": [], "cons": [], "feedback": "", "feasibility": 5, "innovation": 5,
+            "impact": 5, "clarity": 5, "completeness": 5}
+
+
+def test_the_moderator_must_score_every_listed_idea_once_in_order():
+    schema = scoring_schema(["I1", "I2", "I3", "I4"])
+    ok = {"summary": "", "evaluations": [_evaluation(i) for i in ("I1", "I2", "I3", "I4")]}
+    jsonschema.validate(ok, schema)
+    for bad in ([_evaluation("I1"), _evaluation("I2")],                     # two of four: the run's defect
+                [_evaluation(i) for i in ("I1", "I1", "I2", "I3")],         # one idea twice
+                [_evaluation(i) for i in ("I1", "I2", "I3", "I9")]):        # an id that is not listed
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"summary": "", "evaluations": bad}, schema)
+    ScoringOutput.model_validate(ok)
+    sent = enumerate_bounded_numbers(cap_schema(schema, gateway.SMALL_MODEL_MAX_STRING, gateway.SMALL_MODEL_MAX_ITEMS))
+    assert len(sent["properties"]["evaluations"]["prefixItems"]) == 4  # the small-model cap keeps every idea
+    _grammar(sent)
+
+
+def test_the_token_budget_counts_every_position_of_a_tuple():
+    one, four = (token_budget(cap_schema(scoring_schema(ids), 160, 4)) for ids in (["I1"], ["I1", "I2", "I3", "I4"]))
+    assert four > 3 * (one - 50)  # each scored idea is paid for
+
+
+def _parse_input(correction: bool = False) -> ParseInput:
+    catalog = load_catalog("fitness")
+    ctx = combine_domains(catalog, [d.name for d in catalog.domains])
+    return ParseInput(raw_input="Bench press 3x5 at 60 kg.", timestamp=datetime(2026, 1, 9, tzinfo=UTC),
+                      domain_schemas=domain_schemas(catalog, ctx.domains_loaded), correction_mode=correction)
+
+
+def _free_objects(node: object, path: str = "") -> list[str]:
+    found = []
+    if isinstance(node, dict):
+        if node.get("type") == "object" and not node.get("properties") and node.get("additionalProperties", True) \
+                in (True, {}):
+            found.append(path or "(root)")
+        for key, value in node.items():
+            found += _free_objects(value, f"{path}.{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found += _free_objects(value, f"{path}[{i}]")
+    return found
+
+
+def test_the_parser_fills_the_loaded_domains_fields_and_no_free_form_object():
+    assert _free_objects(ParserOutput.model_json_schema())  # the output model's own schema has them
+    schema = parser_schema(_parse_input())
+    assert _free_objects(schema) == []
+    assert set(schema["properties"]["domain_data"]["properties"]) == {"general_fitness", "strength", "running",
+                                                                       "nutrition"}
+    lift = schema["properties"]["domain_data"]["properties"]["strength"]["properties"]["exercises"]["items"]
+    assert lift["properties"]["weight"] == {"type": "number"}
+    jsonschema.validate({"domain_data": {"strength": {"exercises": [{"name": "bench press", "weight": 60}]}}},
+                        schema)
+    # what SmolLM2 wrote for a plain note: a correction delta with invented keys
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"domain_data": {}, "correction_delta": {"name": "Bench Press"}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"domain_data": {"strength": {"bar_color": "red"}}}, schema)
+    correction = parser_schema(_parse_input(correction=True))
+    assert {"is_correction", "target_entry_id", "correction_delta"} <= set(correction["properties"])
+    _grammar(enumerate_bounded_numbers(cap_schema(schema, 160, 4)))
+    _grammar(enumerate_bounded_numbers(cap_schema(correction, 160, 4)))
+
+
+@pytest.mark.parametrize("provider", ["local", "openai_compatible"])
+def test_a_call_schema_is_what_the_model_is_asked_for(provider):
+    cfg = load_config(env={"COLLOQUY_PROVIDER": provider})
+    res = resolve_model("discussion_score", cfg)
+    schema = scoring_schema(["I1", "I2"])
+    fields, messages = gateway._mode_request("json_object", ScoringOutput, res, [{"role": "user", "content": "x"}],
+                                             schema)
+    sent = fields["response_format"]["schema"]
+    assert [p["properties"]["idea_id"]["const"] for p in sent["properties"]["evaluations"]["prefixItems"]] == \
+        ["I1", "I2"]
+    assert gateway._max_tokens(res, ScoringOutput, None, schema) != gateway._max_tokens(res, ScoringOutput, None)
+
+
+def test_optional_free_form_objects_are_left_out_for_small_models_typed_maps_kept():
+    from models.query import PlannerOutput
+    from models.study import ThemeMergeOutput
+
+    capped = cap_schema(PlannerOutput.model_json_schema(), 160, 4)
+    assert "dependencies" not in capped["properties"]  # list[dict[str, Any]]
+    assert "retrieval_params" not in capped["$defs"]["SubQuery"]["properties"]
+    assert "next_action" in capped["properties"] and "sub_queries" in capped["properties"]
+    assert "mapping" in cap_schema(ThemeMergeOutput.model_json_schema(), 160, 4)["properties"]  # dict[str, str]
+    PlannerOutput.model_validate({"original_query": "q", "query_type": "simple", "next_action": "retrieve"})
+
+
+@pytest.mark.parametrize(("provider", "model", "small"), [
+    ("openai_compatible", None, True),                      # llama.cpp's server answers as "default": no size
+    ("openai_compatible", "smollm2-135m-instruct", True),
+    ("openai_compatible", "Qwen2.5-3B-Instruct-Q4_K_M", True),
+    ("openai_compatible", "Llama-3.1-8B-Instruct", False),
+    ("openai_compatible", "mixtral-8x7b", False),
+    ("local", None, True),
+    ("openai", None, False),                                # hosted APIs: never bounded by default
+    ("anthropic", None, False),
+])
+def test_self_hosted_models_are_bounded_unless_their_name_says_they_are_large(provider, model, small):
+    env = {"COLLOQUY_PROVIDER": provider, **({"COLLOQUY_MODEL": model} if model else {})}
+    res = resolve_model("interview_planner", load_config(env=env))
+    assert res is not None and res.small_model is small
+
+
+def test_small_model_can_still_be_set_either_way(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("llm:\n  default_provider: openai_compatible\n  providers:\n    openai_compatible:\n"
+                    "      small_model: false\n")
+    assert not resolve_model("interview_planner", load_config(env={"COLLOQUY_CONFIG": str(path)})).small_model
