@@ -7,7 +7,7 @@ import hashlib
 from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, offline_context, save_message
 from activities.llm import offline
-from activities.llm.schema import inline_refs
+from activities.llm.schema import one_item_each
 from models.common import AgentResult
 from models.discussion import ScoringOutput, ScoringTurn, TurnInput
 from rules.discussion.scoring import CRITERIA
@@ -34,13 +34,7 @@ def scoring_schema(idea_ids: list[str]) -> dict[str, object]:
 
     Sent as the grammar where the server takes a schema (the `local` model, llama.cpp's server): a small model
     left to choose the ids and the count scored two of four ideas and left the rest unscored."""
-    schema = inline_refs(ScoringOutput.model_json_schema())
-    item = schema["properties"]["evaluations"]["items"]
-    schema["properties"]["evaluations"] = {
-        "type": "array", "minItems": len(idea_ids), "maxItems": len(idea_ids), "items": False,
-        "prefixItems": [{**item, "properties": {**item["properties"], "idea_id": {"type": "string", "const": i}}}
-                        for i in idea_ids]}
-    return schema
+    return one_item_each(ScoringOutput.model_json_schema(), "evaluations", "idea_id", idea_ids)
 
 
 @SCORE.activity

@@ -94,6 +94,19 @@ def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
     return schema
 
 
+def one_item_each(schema: dict[str, Any], field: str, key: str, values: list[str]) -> dict[str, Any]:
+    """`schema` (an output model's) with its array `field` turned into one item per value, in order, each item's
+    `key` fixed to its value (a tuple: prefixItems). For calls that must cover a known list (every idea scored,
+    every draft audited): a grammar-constrained small model otherwise picks which ones, and how they are called."""
+    schema = inline_refs(schema)
+    item = schema["properties"][field]["items"]
+    schema["properties"][field] = {
+        "type": "array", "minItems": len(values), "maxItems": len(values), "items": False,
+        "prefixItems": [{**item, "properties": {**item["properties"], key: {"type": "string", "const": v}}}
+                        for v in values]}
+    return schema
+
+
 def enumerate_bounded_numbers(schema: Any) -> Any:
     """Bounded numbers as the list of their values: grammar-constrained decoding (llama.cpp's json_object +
     schema) ignores minimum/maximum, and a model then writes a score of 402 for a 1-10 field."""
