@@ -153,3 +153,28 @@ def test_small_model_can_still_be_set_either_way(tmp_path):
     path.write_text("llm:\n  default_provider: openai_compatible\n  providers:\n    openai_compatible:\n"
                     "      small_model: false\n")
     assert not resolve_model("interview_planner", load_config(env={"COLLOQUY_CONFIG": str(path)})).small_model
+
+
+def test_the_cross_audit_reviews_every_draft_by_its_name():
+    from activities.llm.schema import one_item_each
+    from models.writing import CrossAudit
+
+    schema = one_item_each(CrossAudit.model_json_schema(), "reviews", "target", ["m-a", "m-b", "m-c"])
+    review = {"feedback": "ok", "hook_score": 5, "specifics_score": 5, "voice_score": 5, "structure_score": 5,
+              "overall_score": 5}
+    jsonschema.validate({"consensus": "", "reviews": [{**review, "target": t} for t in ("m-a", "m-b", "m-c")]},
+                        schema)
+    with pytest.raises(jsonschema.ValidationError):  # what SmolLM2 wrote: names that are none of the drafts
+        jsonschema.validate({"consensus": "", "reviews": [{**review, "target": "Draft 1"}]}, schema)
+    _grammar(enumerate_bounded_numbers(cap_schema(schema, 160, 4)))
+
+
+def test_the_clarifier_asks_at_least_one_real_question():
+    from activities.query.clarifier import MAX_QUESTIONS, clarifier_schema
+
+    schema = clarifier_schema()
+    jsonschema.validate({"questions": [{"question": "How did you sleep that week?"}]}, schema)
+    for bad in ([], [{"question": ""}], [{"question": "How did you sleep?"}] * (MAX_QUESTIONS + 1)):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"questions": bad}, schema)
+    _grammar(enumerate_bounded_numbers(cap_schema(schema, 160, 4)))
