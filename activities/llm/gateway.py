@@ -45,6 +45,7 @@ from activities.llm.schema import (
     TEXT_BUDGET,
     cap_schema,
     enumerate_bounded_numbers,
+    require_some,
     schema_instruction,
     token_budget,
 )
@@ -309,7 +310,7 @@ def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution
     """(request fields, messages) asking for `output_model` in `mode`. `call_schema`: this call's narrower form
     of the output model's schema (e.g. the idea ids a moderator must score, one evaluation each), sent instead
     of the model's own; the answer is still validated against `output_model`."""
-    schema = call_schema or output_model.model_json_schema()
+    schema = require_some(call_schema or output_model.model_json_schema())
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
     fields: dict[str, Any] = {}

@@ -107,6 +107,15 @@ def one_item_each(schema: dict[str, Any], field: str, key: str, values: list[str
     return schema
 
 
+def require_some(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema that requires none of its properties requires them all: the gateway refuses an answer
+    with none of the output model's fields (`{}` is another schema, or nothing), so a grammar must not allow it
+    (SmolLM2 answered `{}` for the Note-taker over HTTP). Fields with defaults stay optional for validation."""
+    if schema.get("properties") and not schema.get("required"):
+        return {**schema, "required": list(schema["properties"])}
+    return schema
+
+
 def enumerate_bounded_numbers(schema: Any) -> Any:
     """Bounded numbers as the list of their values: grammar-constrained decoding (llama.cpp's json_object +
     schema) ignores minimum/maximum, and a model then writes a score of 402 for a 1-10 field."""
@@ -184,8 +193,38 @@ def token_budget(schema: dict[str, Any]) -> int:
     return int(min(MAX_BUDGET, max(MIN_BUDGET, round(estimate))))
 
 
+def prompt_schema(node: Any) -> Any:
+    """The schema as the prompt shows it: no `title`s (pydantic's names for every field: noise), and a tuple of
+    same-shaped items (one per idea, per draft) as one item whose key lists the values. The request's schema (the
+    grammar) keeps every position; the prompt stays short (a moderator's prompt over HTTP was 3,200 tokens)."""
+    if isinstance(node, list):
+        return [prompt_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            out[key] = {name: prompt_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = prompt_schema(value)
+    tuple_items = out.get("prefixItems")
+    if isinstance(tuple_items, list) and tuple_items and all(isinstance(t, dict) for t in tuple_items):
+        first = dict(tuple_items[0])
+        props = dict(first.get("properties") or {})
+        for name, sub in props.items():
+            consts = [t.get("properties", {}).get(name, {}).get("const") for t in tuple_items]
+            if isinstance(sub, dict) and "const" in sub and all(c is not None for c in consts):
+                props[name] = {"type": "string", "enum": consts}
+        first["properties"] = props
+        out = {k: v for k, v in out.items() if k not in ("prefixItems", "items")}
+        out["items"] = first
+    return out
+
+
 def schema_instruction(schema: dict[str, Any], name: str) -> str:
     """The schema, for the prompt (modes json_object and prompt)."""
-    compact = json.dumps(inline_refs(schema), separators=(",", ":"))
+    compact = json.dumps(prompt_schema(inline_refs(schema)), separators=(",", ":"))
     return (f"Answer with only one JSON object (no prose, no code fence) that matches this JSON schema "
             f"of {name}:\n{compact}")

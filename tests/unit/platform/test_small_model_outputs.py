@@ -178,3 +178,32 @@ def test_the_clarifier_asks_at_least_one_real_question():
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"questions": bad}, schema)
     _grammar(enumerate_bounded_numbers(cap_schema(schema, 160, 4)))
+
+
+def test_a_grammar_never_allows_an_answer_with_none_of_the_fields():
+    from models.interview import NotesState
+
+    res = resolve_model("interview_note_taker", load_config(env={"COLLOQUY_PROVIDER": "openai_compatible"}))
+    fields, _ = gateway._mode_request("json_object", NotesState, res, [{"role": "user", "content": "x"}])
+    sent = fields["response_format"]["schema"]
+    with pytest.raises(jsonschema.ValidationError):  # what SmolLM2 answered over HTTP: `{}`, refused by the gateway
+        jsonschema.validate({}, sent)
+    with pytest.raises(ValueError, match="none of its fields"):
+        gateway.parse_output("{}", NotesState)
+    NotesState.model_validate({k: [] for k in sent["required"] if k != "section_coverage"})
+
+
+def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
+    from activities.llm.schema import schema_instruction
+    from models.discussion import Idea
+
+    schema = scoring_schema(["I1", "I2", "I3", "I4"])
+    text = schema_instruction(schema, "ScoringOutput")
+    assert '"title"' not in text and text.count('"feasibility":{') == 1 and '"enum":["I1","I2","I3","I4"]' in text
+    assert len(text) < len(json.dumps(schema)) / 2
+    assert '"title":{' in schema_instruction(Idea.model_json_schema(), "Idea")  # a field called title stays
+    res = resolve_model("discussion_score", load_config(env={"COLLOQUY_PROVIDER": "openai_compatible"}))
+    fields, messages = gateway._mode_request("json_object", ScoringOutput, res, [{"role": "user", "content": "x"}],
+                                             schema)
+    assert len(fields["response_format"]["schema"]["properties"]["evaluations"]["prefixItems"]) == 4
+    assert '"enum":["I1","I2","I3","I4"]' in messages[0]["content"]
