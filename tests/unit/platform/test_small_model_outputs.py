@@ -207,3 +207,24 @@ def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
                                              schema)
     assert len(fields["response_format"]["schema"]["properties"]["evaluations"]["prefixItems"]) == 4
     assert '"enum":["I1","I2","I3","I4"]' in messages[0]["content"]
+
+
+def test_the_router_selects_available_domains_and_never_files_a_question_as_a_note():
+    from activities.query.router import router_schema
+    from models.query import DomainInfo, RouteInput
+
+    domains = [DomainInfo(name="strength", description="Strength training and weightlifting"),
+               DomainInfo(name="running", description="Running")]
+    question = router_schema(RouteInput(raw_input="Why did my bench press feel heavy on January 9?",
+                                        available_domains=domains))
+    answer = {"input_type": "query", "confidence": 0.5, "selected_domains": ["strength"]}
+    jsonschema.validate(answer, question)
+    for bad in ({**answer, "input_type": "log"},  # what SmolLM2 answered over HTTP: the question was stored
+                {**answer, "selected_domains": ["Strength training and weightlifting"]}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, question)
+    note = router_schema(RouteInput(raw_input="What a session: bench 100x5.", available_domains=domains))
+    jsonschema.validate({**answer, "input_type": "log"}, note)
+    both = router_schema(RouteInput(raw_input="Bench 100x5 today. Is that a PR?", available_domains=domains))
+    jsonschema.validate({**answer, "input_type": "both"}, both)
+    _grammar(enumerate_bounded_numbers(cap_schema(question, 160, 4)))
