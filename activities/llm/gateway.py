@@ -310,9 +310,10 @@ def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution
     """(request fields, messages) asking for `output_model` in `mode`. `call_schema`: this call's narrower form
     of the output model's schema (e.g. the idea ids a moderator must score, one evaluation each), sent instead
     of the model's own; the answer is still validated against `output_model`."""
-    schema = require_some(call_schema or output_model.model_json_schema())
+    schema = call_schema or output_model.model_json_schema()
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
+    schema = require_some(schema)  # after the caps: an optional free-form object left out stays out
     fields: dict[str, Any] = {}
     if mode == "json_schema":
         # the pydantic model: litellm sends each API its own strict form of it

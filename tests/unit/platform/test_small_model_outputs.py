@@ -228,3 +228,12 @@ def test_the_router_selects_available_domains_and_never_files_a_question_as_a_no
     both = router_schema(RouteInput(raw_input="Bench 100x5 today. Is that a PR?", available_domains=domains))
     jsonschema.validate({**answer, "input_type": "both"}, both)
     _grammar(enumerate_bounded_numbers(cap_schema(question, 160, 4)))
+
+
+def test_an_optional_free_form_object_stays_out_when_every_other_field_is_required():
+    # ParserOutput (every field optional) as `models --check` sends it: domain_data must not come back as required
+    res = resolve_model("parse_log", load_config(env={"COLLOQUY_PROFILE": "local"}))
+    fields, _ = gateway._mode_request("json_object", ParserOutput, res, [{"role": "user", "content": "x"}])
+    sent = fields["response_format"]["schema"]
+    assert "domain_data" not in sent["properties"] and "correction_delta" not in sent["properties"]
+    assert set(sent["required"]) == set(sent["properties"])
