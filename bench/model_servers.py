@@ -5,12 +5,14 @@
 Targets:
   local  the `local` profile: SmolLM2-135M in-process (llama.cpp), json_object + the schema as a grammar
   http   llama-cpp-python's OpenAI-compatible server (started here on a free 127.0.0.1 port, stopped at the end)
-         serving the same GGUF, through COLLOQUY_PROVIDER=openai_compatible (json_object + schema, streamed)
+         serving the same GGUF, through COLLOQUY_PROVIDER=openai_compatible with its defaults (json_object +
+         schema, streamed, small-model bounds: the server's model is called 'default', which states no size)
 
 Each run is the agent's `models --check` call (activities/model_check.check_messages: the agent's role and one
 small example case, the agent's own output model, mode and token budget) through gateway.complete(), the path
 every agent activity takes. A run is valid when the gateway returns a validated output (after at most one
-re-ask); an InvalidLLMOutput counts as invalid. Prints one row per agent and target (markdown).
+re-ask); an InvalidLLMOutput counts as invalid, and so does a timeout. Prints one row per agent and target
+(markdown; mode "small" = small-model bounds on).
 """
 
 from __future__ import annotations
@@ -63,7 +65,8 @@ async def bench_target(target: str, agents: list[str], runs: int) -> list[Row]:
         spec = AGENTS[name]
         res = resolve_model(name, current_config())
         assert res is not None
-        row = Row(agent=name, target=target, mode="text" if spec.free_text else gateway.structured_mode(res))
+        mode = "text" if spec.free_text else gateway.structured_mode(res)
+        row = Row(agent=name, target=target, mode=mode + (" small" if res.small_model and not spec.free_text else ""))
         for _ in range(runs):
             row.runs += 1
             started = time.perf_counter()

@@ -159,10 +159,12 @@ class AgentSpec(Generic[Out]):
 
     # ------------------------------------------------------------------------------------------ calls
     async def run(self, variables: dict[str, Any], *, offline_context: dict[str, Any] | None = None,
-                  model: str | None = None, temperature: float | None = None) -> AgentResult[Out]:
-        """Structured call: the validated output model plus usage."""
+                  model: str | None = None, temperature: float | None = None,
+                  schema: dict[str, Any] | None = None) -> AgentResult[Out]:
+        """Structured call: the validated output model plus usage. `schema`: this call's narrower JSON schema
+        of the output model (what the model is constrained to; gateway.complete)."""
         output, usage = await self.complete(variables, self.output_model, offline_context=offline_context,
-                                            model=model, temperature=temperature)
+                                            model=model, temperature=temperature, schema=schema)
         assert isinstance(output, self.output_model)
         return AgentResult[self.output_model](output=output, usage=usage)  # type: ignore[name-defined]
 
@@ -180,23 +182,25 @@ class AgentSpec(Generic[Out]):
 
     async def complete(self, variables: dict[str, Any], output_model: type[BaseModel] | None, *,
                        offline_context: dict[str, Any] | None = None, model: str | None = None,
-                       model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
+                       model_of: str | None = None, temperature: float | None = None,
+                       schema: dict[str, Any] | None = None) -> tuple[Any, LLMUsage]:
         """The one agent call path: render the prompt, force the per-call `model` if any (with this agent's
         role), call the gateway and heartbeat until it answers. `model_of`: use another agent's model."""
         return await self.call(render_prompt(self.prompt, variables), output_model,
                                offline_context=offline_context, model=model, model_of=model_of,
-                               temperature=temperature)
+                               temperature=temperature, schema=schema)
 
     async def call(self, messages: list[dict[str, str]], output_model: type[BaseModel] | None, *,
                    offline_context: dict[str, Any] | None = None, model: str | None = None,
-                   model_of: str | None = None, temperature: float | None = None) -> tuple[Any, LLMUsage]:
+                   model_of: str | None = None, temperature: float | None = None,
+                   schema: dict[str, Any] | None = None) -> tuple[Any, LLMUsage]:
         """`complete` with messages already built (the model check's representative prompts)."""
         LAST_PROMPT.set(messages)
         detail = f"{self.name}: calling {model or 'the configured model'}"
         config = config_for_call(self.name, model, role=self.role) if model else None
         call = asyncio.ensure_future(gateway.complete(
             self.name, messages, output_model, offline_context=offline_context, temperature=temperature,
-            max_tokens=self.max_tokens, config=config, model_of=model_of))
+            max_tokens=self.max_tokens, config=config, model_of=model_of, schema=schema))
         try:
             # keep heartbeating while the model works: an activity the workflow cancelled (a timed-out branch)
             # learns of its cancellation from a heartbeat response and stops paying for tokens. A call that

@@ -7,6 +7,7 @@ import hashlib
 from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, offline_context, save_message
 from activities.llm import offline
+from activities.llm.schema import json_schema_of, one_item_each
 from models.common import AgentResult
 from models.discussion import ScoringOutput, ScoringTurn, TurnInput
 from rules.discussion.scoring import CRITERIA
@@ -28,10 +29,19 @@ def render_scores(out: ScoringOutput) -> str:
     return "\n".join(lines)
 
 
+def scoring_schema(idea_ids: list[str]) -> dict[str, object]:
+    """ScoringOutput's schema for this call: one evaluation per listed idea, in order, each naming its idea.
+
+    Sent as the grammar where the server takes a schema (the `local` model, llama.cpp's server): a small model
+    left to choose the ids and the count scored two of four ideas and left the rest unscored."""
+    return one_item_each(json_schema_of(ScoringOutput), "evaluations", "idea_id", idea_ids)
+
+
 @SCORE.activity
 async def discussion_score(inp: TurnInput) -> AgentResult[ScoringTurn]:
+    schema = scoring_schema([i.id for i in inp.ideas]) if inp.ideas else None
     result = await SCORE.run(base_variables(inp), offline_context=offline_context(inp),
-                             model=inp.model)
+                             model=inp.model, schema=schema)
     out, usage = result.output, result.usage
     message = save_message(inp, "validation", render_scores(out), usage)
     return AgentResult[ScoringTurn](output=ScoringTurn(message=message, evaluations=out.evaluations), usage=usage)

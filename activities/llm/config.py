@@ -9,6 +9,7 @@ environment variable that holds each provider's key; the gateway reads it in the
 from __future__ import annotations
 
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -53,8 +54,11 @@ class ProviderConfig(BaseModel):
         "prompt) and remember it for that model in the worker; False: a non-retryable error naming the setting")
     stream: bool | None = Field(default=None, description="Stream answers, so a cancelled call closes its "
                                 "connection and the server stops generating (None: on for HTTP providers)")
-    small_model: bool = Field(default=False, description="Bound schema strings/arrays so a small model can "
-                              "always finish the object within its token budget")
+    small_model: bool | None = Field(
+        default=None, description="Bound schema strings/arrays (and leave out optional free-form objects) so a small "
+        "model can always finish the object within its token budget. None: on for a self-hosted (`local: true`) "
+        "provider's model whose name states under 4B parameters ('smollm2-135m', 'qwen2.5:3b') or states no size "
+        "(llama.cpp's server answers as 'default'); off for hosted APIs and named larger models")
 
 
 class AgentConfig(BaseModel):
@@ -306,6 +310,28 @@ def config_for_call(agent: str, model: str | None = None, *, role: str | None = 
     return cfg.model_copy(update={"agents": {**cfg.agents, agent: override}})
 
 
+#: A parameter count in a model name: "smollm2-135m-instruct", "qwen2.5:7b", "Llama-3.1-8B-Instruct-Q4_K_M".
+_PARAMS = re.compile(r"(?<![a-wyz\d.])(\d+(?:\.\d+)?)\s*([mb])(?![a-z])", re.I)
+#: Below this many parameters a self-hosted model gets the small-model bounds by default.
+SMALL_MODEL_PARAMS = 4e9
+
+
+def model_params(name: str) -> float | None:
+    """The parameter count a model name states (the largest one, e.g. 'mixtral-8x7b' → 7e9), if any."""
+    sizes = [float(n) * (1e6 if unit.lower() == "m" else 1e9) for n, unit in _PARAMS.findall(name.replace("_", "-"))]
+    return max(sizes) if sizes else None
+
+
+def small_by_default(prov: ProviderConfig, model: str) -> bool:
+    """`small_model` left unset: a self-hosted server's model is bounded unless its name says it is large (a new
+    user pointing at a llama.cpp server with a small model gets outputs that finish within their budgets and the
+    request timeout); hosted APIs never."""
+    if not prov.local or prov.prefix.startswith(OFFLINE_PROVIDER):
+        return False
+    params = model_params(model)
+    return params is None or params < SMALL_MODEL_PARAMS
+
+
 def _full_model(provider: str, prov: ProviderConfig, model: str) -> str:
     if "/" in model and model.split("/", 1)[0] + "/" == prov.prefix:
         return model
@@ -350,7 +376,8 @@ def resolve_model(agent: str, cfg: LLMConfig, *, use_fallback: bool = False,
         offline=provider == "offline", tier=tier, reason=f"{why}; {mwhy}", structured_output=mode,
         downgrade_structured_output=prov.downgrade_structured_output,
         stream=(not custom) if prov.stream is None else prov.stream and not custom,
-        small_model=prov.small_model, max_tokens=acfg.max_tokens,
+        small_model=prov.small_model if prov.small_model is not None else small_by_default(prov, bare),
+        max_tokens=acfg.max_tokens,
     )
 
 

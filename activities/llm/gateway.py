@@ -46,6 +46,7 @@ from activities.llm.schema import (
     cap_schema,
     enumerate_bounded_numbers,
     json_schema_of,
+    require_some,
     schema_instruction,
     token_budget,
 )
@@ -195,11 +196,18 @@ def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
 
 
 # ------------------------------------------------------------------------------------ structured output
+def _loads(text: str) -> Any:
+    # strict=False: raw control characters (a newline, a tab) inside strings are accepted. llama.cpp's grammar
+    # for JSON strings (llama-cpp-python's `char` rule, `[^"\\]`) lets a model write them, so a
+    # grammar-constrained answer was otherwise "invalid JSON" for an unescaped line break.
+    return json.loads(text, strict=False)
+
+
 def extract_json(text: str) -> Any:
     """Lenient JSON: strip code fences and chatter, take the outermost object/array."""
     cleaned = re.sub(r"```(?:json)?", "", text).strip()
     try:
-        return json.loads(cleaned)
+        return _loads(cleaned)
     except ValueError:
         pass
     # an object first ("[note] {...}" is an object with chatter), then an array
@@ -210,7 +218,7 @@ def extract_json(text: str) -> Any:
         if end <= start:
             raise ValueError("unterminated JSON in the model's answer")
         try:
-            return json.loads(cleaned[start : end + 1])
+            return _loads(cleaned[start : end + 1])
         except ValueError:
             continue
     if "{" not in cleaned and "[" not in cleaned:
@@ -298,16 +306,20 @@ def rejects_mode(exc: Exception, mode: str) -> bool:
 
 
 def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution,
-                  messages: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(request fields, messages) asking for `output_model` in `mode`."""
-    schema = json_schema_of(output_model)
+                  messages: list[dict[str, Any]], call_schema: dict[str, Any] | None = None
+                  ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(request fields, messages) asking for `output_model` in `mode`. `call_schema`: this call's narrower form
+    of the output model's schema (e.g. the idea ids a moderator must score, one evaluation each), sent instead
+    of the model's own; the answer is still validated against `output_model`."""
+    schema = call_schema or json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
+    schema = require_some(schema)  # after the caps: an optional free-form object left out stays out
     fields: dict[str, Any] = {}
     if mode == "json_schema":
         # the pydantic model: litellm sends each API its own strict form of it
         fields["response_format"] = output_model
-        if res.small_model:
+        if res.small_model or call_schema is not None:
             fields["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": output_model.__name__, "schema": schema}}
     elif mode in ("json_object", "tools"):
@@ -334,7 +346,8 @@ def _with_schema(messages: list[dict[str, Any]], instruction: str) -> list[dict[
     return out
 
 
-def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, declared: int | None) -> int:
+def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, declared: int | None,
+                call_schema: dict[str, Any] | None = None) -> int:
     """Every call is bounded: the config's override, else the agent's declared budget, else one sized to the
     output schema (bounded as the model will see it), else TEXT_BUDGET for free text."""
     if res.max_tokens:
@@ -343,7 +356,7 @@ def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, decl
         return declared
     if output_model is None:
         return TEXT_BUDGET
-    schema = json_schema_of(output_model)
+    schema = call_schema or json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
     return token_budget(schema)
@@ -438,8 +451,10 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
     mode = structured_mode(res) if output_model is not None else "text"
     usage = LLMUsage(agent=extra.get("caller") or res.agent, model=res.model, provider=res.provider,
                      offline=res.offline, attempt=_attempt(), context_window=cfg.providers[res.provider].context_window)
-    extra = {**extra, "max_tokens": _max_tokens(res, output_model, extra.get("max_tokens"))}
-    fields, convo = _mode_request(mode, output_model, res, messages) if output_model is not None else ({}, messages)
+    call_schema = extra.get("schema")
+    extra = {**extra, "max_tokens": _max_tokens(res, output_model, extra.get("max_tokens"), call_schema)}
+    fields, convo = (_mode_request(mode, output_model, res, messages, call_schema) if output_model is not None
+                     else ({}, messages))
     reask = 0
     while True:
         try:
@@ -464,7 +479,7 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
                         rejected=mode, now=new_mode, setting=_mode_setting(res), error=detail)
             _MODE_DOWNGRADES[(res.provider, res.model)] = new_mode  # remembered for this model in this worker
             mode = new_mode
-            fields, convo = _mode_request(mode, output_model, res, messages)
+            fields, convo = _mode_request(mode, output_model, res, messages, call_schema)
             continue
         text = _answer_text(response, mode)
         u = getattr(response, "usage", None)
@@ -522,11 +537,12 @@ def _attempt() -> int:
 async def complete(agent: str, messages: list[dict[str, Any]], output_model: type[T] | None = None, *,
                    offline_context: dict[str, Any] | None = None, temperature: float | None = None,
                    max_tokens: int | None = None, config: LLMConfig | None = None,
-                   model_of: str | None = None) -> tuple[T | str, LLMUsage]:
+                   model_of: str | None = None, schema: dict[str, Any] | None = None) -> tuple[T | str, LLMUsage]:
     """Call the model configured for `agent`. Returns (validated output or text, usage).
 
     `model_of`: use the model another agent resolves to (the model check does this), while the call is
-    still labelled, logged and answered offline as `agent`."""
+    still labelled, logged and answered offline as `agent`. `schema`: this call's narrower JSON schema of
+    `output_model` (sent to the model and sizing the budget; the answer is validated against `output_model`)."""
     _register_providers()
     target = model_of or agent
     try:
@@ -538,7 +554,7 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         raise ApplicationError(f"{agent}: configuration error: {exc}", type=CONFIG_ERROR, non_retryable=True) from None
     assert primary is not None
     extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens,
-             "caller": agent, "deadline": _attempt_deadline()}
+             "caller": agent, "deadline": _attempt_deadline(), "schema": schema}
     with structlog.contextvars.bound_contextvars(agent=agent), \
             tracer.start_as_current_span(f"llm {agent}") as span:
         span.set_attribute("colloquy.agent", agent)

@@ -73,10 +73,30 @@ def json_schema_of(model: type[BaseModel]) -> dict[str, Any]:
     return copy.deepcopy(_json_schema(model))
 
 
+def _free_form(node: Any) -> bool:
+    """An object of anything (`dict[str, Any]`: no declared properties, any values), optional or in a list:
+    nothing to fill but keys and nesting the model invents. A typed map (`dict[str, str]`) is not free-form."""
+    if not isinstance(node, dict):
+        return False
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            options = [o for o in node[key] if not (isinstance(o, dict) and o.get("type") == "null")]
+            return bool(options) and all(_free_form(o) for o in options)
+    if node.get("type") == "array":
+        return _free_form(node.get("items"))
+    return (node.get("type") == "object" and not node.get("properties") and "$ref" not in node
+            and node.get("additionalProperties", True) in (True, {}))
+
+
 def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
-    """Bound strings and arrays for a small model (never below a declared minimum)."""
+    """Bound strings and arrays for a small model (never below a declared minimum), and leave out optional
+    free-form objects: a grammar lets a small model nest invented keys in them until its token budget runs out
+    (an unfinished object), and their defaults stand in."""
     if isinstance(schema, dict):
         out = {k: cap_schema(v, max_string, max_items) for k, v in schema.items()}
+        if isinstance(out.get("properties"), dict):
+            required = set(out.get("required") or [])
+            out["properties"] = {k: v for k, v in out["properties"].items() if k in required or not _free_form(v)}
         if out.get("type") == "string" and "enum" not in out and "const" not in out:
             cap = min(int(out.get("maxLength", max_string)), max_string)
             out["maxLength"] = max(cap, int(out.get("minLength", 0)))
@@ -86,6 +106,28 @@ def cap_schema(schema: Any, max_string: int, max_items: int) -> Any:
         return out
     if isinstance(schema, list):
         return [cap_schema(v, max_string, max_items) for v in schema]
+    return schema
+
+
+def one_item_each(schema: dict[str, Any], field: str, key: str, values: list[str]) -> dict[str, Any]:
+    """`schema` (an output model's) with its array `field` turned into one item per value, in order, each item's
+    `key` fixed to its value (a tuple: prefixItems). For calls that must cover a known list (every idea scored,
+    every draft audited): a grammar-constrained small model otherwise picks which ones, and how they are called."""
+    schema = inline_refs(schema)
+    item = schema["properties"][field]["items"]
+    schema["properties"][field] = {
+        "type": "array", "minItems": len(values), "maxItems": len(values), "items": False,
+        "prefixItems": [{**item, "properties": {**item["properties"], key: {"type": "string", "const": v}}}
+                        for v in values]}
+    return schema
+
+
+def require_some(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema that requires none of its properties requires them all: the gateway refuses an answer
+    with none of the output model's fields (`{}` is another schema, or nothing), so a grammar must not allow it
+    (SmolLM2 answered `{}` for the Note-taker over HTTP). Fields with defaults stay optional for validation."""
+    if schema.get("properties") and not schema.get("required"):
+        return {**schema, "required": list(schema["properties"])}
     return schema
 
 
@@ -142,6 +184,8 @@ def _tokens(node: Any, root: dict[str, Any], depth: int = 0) -> float:
         kind = next((k for k in kind if k != "null"), "null")
     if kind == "string":
         return 2 + int(node.get("maxLength", DEFAULT_STRING_CHARS)) / CHARS_PER_TOKEN
+    if kind == "array" and isinstance(node.get("prefixItems"), list):  # a tuple: each position its own schema
+        return 2 + sum(1 + _tokens(v, root, depth + 1) for v in node["prefixItems"])
     if kind == "array":
         items = int(node.get("maxItems", DEFAULT_ARRAY_ITEMS))
         return 2 + items * (1 + _tokens(node.get("items", {}), root, depth + 1))
@@ -164,8 +208,38 @@ def token_budget(schema: dict[str, Any]) -> int:
     return int(min(MAX_BUDGET, max(MIN_BUDGET, round(estimate))))
 
 
+def prompt_schema(node: Any) -> Any:
+    """The schema as the prompt shows it: no `title`s (pydantic's names for every field: noise), and a tuple of
+    same-shaped items (one per idea, per draft) as one item whose key lists the values. The request's schema (the
+    grammar) keeps every position; the prompt stays short (a moderator's prompt over HTTP was 3,200 tokens)."""
+    if isinstance(node, list):
+        return [prompt_schema(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key in ("properties", "$defs") and isinstance(value, dict):
+            out[key] = {name: prompt_schema(sub) for name, sub in value.items()}
+        else:
+            out[key] = prompt_schema(value)
+    tuple_items = out.get("prefixItems")
+    if isinstance(tuple_items, list) and tuple_items and all(isinstance(t, dict) for t in tuple_items):
+        first = dict(tuple_items[0])
+        props = dict(first.get("properties") or {})
+        for name, sub in props.items():
+            consts = [t.get("properties", {}).get(name, {}).get("const") for t in tuple_items]
+            if isinstance(sub, dict) and "const" in sub and all(c is not None for c in consts):
+                props[name] = {"type": "string", "enum": consts}
+        first["properties"] = props
+        out = {k: v for k, v in out.items() if k not in ("prefixItems", "items")}
+        out["items"] = first
+    return out
+
+
 def schema_instruction(schema: dict[str, Any], name: str) -> str:
     """The schema, for the prompt (modes json_object and prompt)."""
-    compact = json.dumps(inline_refs(schema), separators=(",", ":"))
+    compact = json.dumps(prompt_schema(inline_refs(schema)), separators=(",", ":"))
     return (f"Answer with only one JSON object (no prose, no code fence) that matches this JSON schema "
             f"of {name}:\n{compact}")

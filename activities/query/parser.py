@@ -16,6 +16,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
+from activities.llm.schema import inline_refs, json_schema_of
 from activities.query.common import dump, render_entries
 from models.common import AgentResult
 from models.query import (
@@ -27,7 +28,7 @@ from models.query import (
     ParserOutput,
 )
 from rules.query.imports import clean_text, content_hash, split_dated, undated_message, undated_part
-from rules.query.parsing import check_schema, drop_invented
+from rules.query.parsing import check_schema, drop_invented, log_json_schema
 
 PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium", role="writer",
                    policy="agent",
@@ -73,6 +74,30 @@ def checked(out: ParserOutput, inp: ParseInput) -> ParserOutput:
     })
 
 
+#: ParserOutput fields the activity sets itself (from the input), and those only a correction fills.
+_SET_BY_ACTIVITY = ("date", "timestamp", "raw_content")
+_CORRECTION_ONLY = ("is_correction", "target_entry_id", "correction_delta")
+
+
+def parser_schema(inp: ParseInput) -> dict[str, Any]:
+    """ParserOutput's schema for this call: `domain_data` (and a correction's delta) shaped by the loaded domain
+    schemas, without the fields the activity overwrites and, outside correction mode, the correction fields.
+
+    Sent as the grammar where the server takes a schema: with free-form objects a small model wrote a
+    correction delta for a plain note, nested invented keys until max_tokens and never closed the object."""
+    schema = inline_refs(json_schema_of(ParserOutput))
+    props = dict(schema["properties"])
+    data = log_json_schema(inp.domain_schemas)
+    props["domain_data"] = data
+    drop = _SET_BY_ACTIVITY + (() if inp.correction_mode else _CORRECTION_ONLY)
+    if inp.correction_mode:
+        props["correction_delta"] = {"anyOf": [data, {"type": "null"}]}
+    schema["properties"] = {k: v for k, v in props.items() if k not in drop}
+    schema["required"] = ["domain_data"]
+    schema["additionalProperties"] = False
+    return schema
+
+
 async def _parse(inp: ParseInput) -> AgentResult[ParserOutput]:
     result = await PARSER.run(
         {"vocabulary": dump(inp.vocabulary), "schemas": _schema_text(inp.domain_schemas),
@@ -84,6 +109,7 @@ async def _parse(inp: ParseInput) -> AgentResult[ParserOutput]:
                          "correction_mode": inp.correction_mode,
                          "recent": [{"id": e.id, "text": e.raw_content, "data": e.domain_data or {}}
                                     for e in inp.recent_entries]},
+        schema=parser_schema(inp),
     )
     return AgentResult[ParserOutput](output=checked(result.output, inp), usage=result.usage)
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
+from activities.llm.schema import inline_refs, json_schema_of
 from activities.query.common import dump
 from models.common import AgentResult
 from models.query import InputType, RouteInput, RouterOutput
@@ -16,6 +18,21 @@ ROUTER = AgentSpec("route_input", "query/route_input.md", RouterOutput, tier="lo
                    description="Query pipeline Router: classify LOG/QUERY/BOTH/CORRECTION, select domains")
 
 
+def router_schema(inp: RouteInput) -> dict[str, Any]:
+    """RouterOutput's schema for this input: the domains it may select are the available ones (by name), and an
+    input made only of questions is a query (or a correction), never a note to store. A small model wrote
+    domain descriptions as names (ignored with a warning) and filed "Why did my bench feel heavy?" as a log."""
+    schema = inline_refs(json_schema_of(RouterOutput))
+    names = [d.name for d in inp.available_domains]
+    if names:
+        schema["properties"]["selected_domains"] = {"type": "array", "items": {"type": "string", "enum": names}}
+    log_part, _ = split_both(inp.raw_input)
+    if inp.raw_input.strip().endswith("?") and not log_part:  # every sentence a question
+        schema["properties"]["input_type"] = {"type": "string", "enum": [InputType.QUERY.value,
+                                                                         InputType.CORRECTION.value]}
+    return schema
+
+
 @ROUTER.activity
 async def route_input(inp: RouteInput) -> AgentResult[RouterOutput]:
     domains = "\n".join(f"- {d.name}: {d.description}" for d in inp.available_domains) or "(only the base domain)"
@@ -23,6 +40,7 @@ async def route_input(inp: RouteInput) -> AgentResult[RouterOutput]:
         {"domains": domains, "raw_input": inp.raw_input, "session_context": inp.session_context or "(none)"},
         offline_context={"text": inp.raw_input,
                          "domains": [d.model_dump() for d in inp.available_domains]},
+        schema=router_schema(inp),
     )
 
 

@@ -8,6 +8,7 @@ from temporalio.exceptions import ApplicationError
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once
 from activities.llm import offline
+from activities.llm.schema import json_schema_of, one_item_each
 from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import match_target
 from models.writing import CrossAudit, FinalAudit, ReviewScores, TaskResult, WritingTaskInput
@@ -43,9 +44,11 @@ async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     targets = [m for m, kind, _ in docs if kind == "draft"]
     if not targets:
         raise ApplicationError(f"{inp.state}: no drafts to audit", type="ValidationError", non_retryable=True)
+    # one review per draft, each naming it: a small model left to name the drafts named none of them
     result = await AUDIT.run(variables, model=inp.model,
                              offline_context={"model": inp.model, "targets": targets,
-                                              "lengths": [len(t.split()) for m, k, t in docs if k == "draft"]})
+                                              "lengths": [len(t.split()) for m, k, t in docs if k == "draft"]},
+                             schema=one_item_each(json_schema_of(CrossAudit), "reviews", "target", targets))
     audit, usage = result.output, result.usage
     reviews: list[ReviewScores] = []
     for review in audit.reviews:  # never keep scores for a model that was not shown

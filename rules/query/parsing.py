@@ -163,3 +163,23 @@ def split_both(text: str) -> tuple[str, str]:
 def looks_like_question(text: str) -> bool:
     t = text.strip().lower()
     return "?" in t or t.startswith(_QUESTION_WORDS)
+
+
+def log_json_schema(schemas: dict[str, dict[str, LogField]]) -> dict[str, Any]:
+    """The JSON schema of `domain_data` for these domain schemas: one object per domain with its declared
+    fields and types (what `check_schema` keeps). The Parser's call sends it in place of a free-form object,
+    so a grammar-constrained model fills the declared fields instead of inventing keys and nesting."""
+
+    def field(spec: LogField) -> dict[str, Any]:
+        if spec.type == "list":
+            return {"type": "array", "items": fields(spec.items) if spec.items else {"type": "string"}}
+        if spec.type == "object":
+            return fields(spec.items) if spec.items else {"type": "object", "additionalProperties": {"type": "string"}}
+        return {"type": spec.type}
+
+    def fields(spec: dict[str, LogField]) -> dict[str, Any]:
+        return {"type": "object", "properties": {name: field(f) for name, f in spec.items()},
+                "additionalProperties": False}
+
+    return {"type": "object", "properties": {domain: fields(spec) for domain, spec in schemas.items()},
+            "additionalProperties": False}

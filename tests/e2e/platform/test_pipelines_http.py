@@ -1,0 +1,75 @@
+"""The four pipelines complete through a real OpenAI-compatible model server with the defaults a new user gets:
+llama-cpp-python's server (the `local` extra's `server` part) serving SmolLM2 on a free 127.0.0.1 port, one
+server for this module, and COLLOQUY_PROFILE=config COLLOQUY_PROVIDER=openai_compatible COLLOQUY_API_BASE=<it>
+(nothing else configured). No invalid output and no fallback anywhere, read from each run's own records
+(tests/e2e/platform/real_pipelines.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from activities.llm import gateway
+from activities.llm.config import reset_config_cache
+from tests.e2e.platform import real_pipelines as rp
+
+pytest.importorskip("llama_cpp.server.app", reason="the `local` extra (llama-cpp-python[server]) is not installed")
+
+from activities.llm.llama_server import LlamaServer  # noqa: E402
+
+pytestmark = [pytest.mark.local_model, pytest.mark.dev_server]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LlamaServer]:
+    with LlamaServer() as srv:
+        yield srv
+
+
+@pytest.fixture
+def http(server, monkeypatch, tmp_path):
+    monkeypatch.setenv("COLLOQUY_PROFILE", "config")
+    monkeypatch.setenv("COLLOQUY_PROVIDER", "openai_compatible")
+    monkeypatch.setenv("COLLOQUY_API_BASE", server.base_url)
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("COLLOQUY_HISTORY_DB", str(tmp_path / "history.duckdb"))
+    for key in ("COLLOQUY_CONFIG", "COLLOQUY_FALLBACK_PROVIDER", "COLLOQUY_MODEL", "COLLOQUY_STRUCTURED_OUTPUT"):
+        monkeypatch.delenv(key, raising=False)
+    reset_config_cache()
+    gateway.reset_mode_downgrades()
+    yield tmp_path
+    gateway.reset_mode_downgrades()
+    reset_config_cache()
+
+
+async def test_rehearsed_interview_through_the_server(dev_env, worker, http):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_interview(dev_env.client, queue)
+    assert not run.defects, run.line()
+    assert run.result.status == "COMPLETED" and run.result.essay is not None, run.line()
+
+
+async def test_notes_import_and_ask_with_a_clarification_through_the_server(dev_env, worker, http):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_notes(dev_env.client, queue, http)
+    assert not run.defects, run.line()
+    real, clarified, asked = run.result
+    assert real.response and clarified.response, run.line()
+    assert asked >= 1 and "WAIT_USER" in clarified.path, run.line()
+
+
+async def test_writing_with_three_models_through_the_server(dev_env, worker, http):
+    # three model ids, one server: llama-cpp-python's server answers any model name with the model it serves
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"])
+    assert not run.defects, run.line()
+    assert run.result.status in ("complete", "complete_below_floor") and not run.result.forced, run.line()
+
+
+async def test_standard_discussion_through_the_server(dev_env, worker, http):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_discussion(dev_env.client, queue)
+    assert not run.defects, run.line()
+    assert run.result.outcome in ("selected", "no_idea_met_threshold"), run.line()
+    assert all(idea.overall is not None for idea in run.result.ideas), run.line()

@@ -1,0 +1,61 @@
+"""The four pipelines complete on the `local` profile (SmolLM2-135M in-process through llama.cpp) with no invalid
+output and no fallback anywhere, read from each run's own records (tests/e2e/platform/real_pipelines.py): a
+rehearsed interview, a notes import then a question (answered with the real model throughout, then again with a
+clarification the user answers), a writing run with three model ids, a standard discussion.
+
+A weak answer passes; an invalid one (or a fallback plan, an agent skipped, an unscored idea) fails the test."""
+
+from __future__ import annotations
+
+import pytest
+
+from activities.llm.config import reset_config_cache
+from tests.e2e.platform import real_pipelines as rp
+
+pytest.importorskip("llama_cpp", reason="the `local` extra is not installed (make install-local)")
+
+pytestmark = [pytest.mark.local_model, pytest.mark.dev_server]
+
+
+@pytest.fixture
+def local(monkeypatch, tmp_path):
+    monkeypatch.setenv("COLLOQUY_PROFILE", "local")
+    monkeypatch.setenv("COLLOQUY_LOCAL_THREADS", "1")
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("COLLOQUY_HISTORY_DB", str(tmp_path / "history.duckdb"))
+    for key in ("COLLOQUY_PROVIDER", "COLLOQUY_API_BASE", "COLLOQUY_CONFIG", "COLLOQUY_FALLBACK_PROVIDER"):
+        monkeypatch.delenv(key, raising=False)
+    reset_config_cache()
+    yield tmp_path
+    reset_config_cache()
+
+
+async def test_rehearsed_interview_on_the_local_model(dev_env, worker, local):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_interview(dev_env.client, queue)
+    assert not run.defects, run.line()
+    assert run.result.status == "COMPLETED" and run.result.essay is not None, run.line()
+
+
+async def test_notes_import_and_ask_with_a_clarification_on_the_local_model(dev_env, worker, local):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_notes(dev_env.client, queue, local)
+    assert not run.defects, run.line()
+    real, clarified, asked = run.result
+    assert real.response and clarified.response, run.line()
+    assert asked >= 1 and "WAIT_USER" in clarified.path, run.line()
+
+
+async def test_writing_with_three_models_on_the_local_model(dev_env, worker, local):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"])
+    assert not run.defects, run.line()
+    assert run.result.status in ("complete", "complete_below_floor") and not run.result.forced, run.line()
+
+
+async def test_standard_discussion_on_the_local_model(dev_env, worker, local):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_discussion(dev_env.client, queue)
+    assert not run.defects, run.line()
+    assert run.result.outcome in ("selected", "no_idea_met_threshold"), run.line()
+    assert all(idea.overall is not None for idea in run.result.ideas), run.line()  # every idea scored
