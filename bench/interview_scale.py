@@ -20,9 +20,9 @@ question + answer) and per session-minute (bench/scale_metrics.py).
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
-what the second adds. `--kill-drill` adds, per size, a run with two workers where one is SIGKILLed mid-run:
-sessions lost, missed decisions, and decision latency before the kill, in the sticky-queue window after it, and
-after that (docs/performance.md).
+what the second adds, then the kill drill (unless `--no-kill-drill`): per size, a run with two workers where one is
+SIGKILLed mid-run — sessions lost, missed decisions, and decision latency before the kill, in the sticky-queue
+window after it, and after that (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -579,8 +579,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0, help="Simulated seconds per LLM call.")
     parser.add_argument("--workers", type=int, default=1,
                         help="Run each size with 1..N worker processes (2: what the second worker adds).")
-    parser.add_argument("--kill-drill", action="store_true",
-                        help="Per size, also run two worker processes and SIGKILL one mid-run.")
+    parser.add_argument("--kill-drill", action=argparse.BooleanOptionalAction, default=None,
+                        help="Per size, also run two worker processes and SIGKILL one mid-run (on by default with "
+                             "--workers 2 or more; --no-kill-drill leaves it out).")
     parser.add_argument("--kill-after", type=float, default=None,
                         help="Seconds after the sessions start to kill (default: 15 + 10 * max(1, exchanges // 3)).")
     parser.add_argument("--in-process", action="store_true",
@@ -594,6 +595,8 @@ def main() -> None:
         parser.error("--in-process runs one worker pair in this process: no --workers > 1 or --kill-drill")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if args.kill_drill is None:
+        args.kill_drill = args.workers > 1
     asyncio.run(main_async(args))
 
 
