@@ -16,7 +16,8 @@
 
 The session's state machine (entries, controls, sections, deadlines, warnings, late grace, coverage, exit reasons)
 is the pure `rules.interview.session.Session`; its state is one `InterviewState`, carried whole by continue-as-new.
-Here: handlers, timers, the live loop, agent calls and finishing; `_apply` carries out each session `Outcome`.
+Here: handlers, the cycle, agent calls and finishing (the live loop, the clock and continue-as-new are the mixins
+in interview_loop.py, interview_clock.py and interview_carry.py); `_apply` carries out each session `Outcome`.
 User input never waits for the loop: handlers validate, dedupe by entry id, append, wake the loop.
 Every agent call is logged as AI_REQUEST / AI_RESPONSE (or AI_FAILED) in the 003 event log.
 """
@@ -26,7 +27,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from functools import partial
 from typing import Any
 
 from temporalio import workflow
@@ -86,10 +86,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.inputs import check_start_input, fail_start, invalid, signal_input, update_input
     from workflows.interview_carry import ContinueAsNew
     from workflows.interview_clock import Clock
+    from workflows.interview_loop import LiveLoop
 
 PIPELINE = "interview"
-#: patch id: the live loop arms a timer only when a decision will expire (before: a timer every cycle_seconds)
-QUIET_CYCLE = "interview-timers-only-when-due"
 
 
 class AgentFailed(Exception):
@@ -105,7 +104,7 @@ def _validate(check: Callable[[Any], Any], arg: Any) -> None:
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
-class InterviewWorkflow(Clock, ContinueAsNew):
+class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
     @workflow.init
     def __init__(self, raw: Any = None) -> None:
         parsed, self.input_error = check_start_input(InterviewInput, raw, WORKFLOW_TYPE)
@@ -328,63 +327,6 @@ class InterviewWorkflow(Clock, ContinueAsNew):
         return self.s.state.plan
 
     # ========================================================================================= live loop
-    async def _live_loop(self) -> None:
-        """Wake on new entries, controls, phase/section changes — and on a timer only when something is due: the
-        decision in force expiring under 000's 30 s rule while no question waits for its answer. A silent or
-        waiting session arms no timer at all (runs recorded before this ticked every cycle_seconds)."""
-        if not workflow.patched(QUIET_CYCLE):
-            await self._ticking_live_loop()
-            return
-        expiry: tuple[datetime, asyncio.Task[None]] | None = None   # the one expiry timer pending, if any
-        while not self.s.ended:
-            due = self.s.decision_due()
-            if expiry is not None and expiry[0] != due:
-                expiry[1].cancel()     # a question is now waiting, or a newer decision: this expiry is moot
-                expiry = None
-            if due is not None and expiry is None:
-                expiry = (due, self._start_timer((due - workflow.now()).total_seconds(), "tick",
-                                                 f"decision expires at {due:%H:%M:%S} (000: 30 s)"))
-            await workflow.wait_condition(partial(self._loop_should_look, self.s.state.status))
-            woke, fired = self.wake, self.tick
-            self.wake = self.tick = False
-            if fired:
-                expiry = None
-            if self.s.ended:
-                break
-            if self._should_continue_as_new():
-                self.can_requested = True
-                return
-            if self.s.state.status != "IN_PROGRESS" or self.s.runtime() is None:
-                continue   # paused (silence costs nothing) or in the late grace after time ran out
-            if not woke and not fired:
-                continue   # a status change (e.g. resumed by a heartbeat): re-arm, nothing to decide yet
-            await self._cycle()
-
-    def _loop_should_look(self, status: str) -> bool:
-        return (self.s.ended or self.wake or self.tick or self._history_long()
-                or self.s.state.status != status)
-
-    async def _ticking_live_loop(self) -> None:
-        """The live loop of runs recorded before QUIET_CYCLE: a cadence timer every cycle_seconds."""
-        self._start_ticker()
-        while not self.s.ended:
-            await workflow.wait_condition(lambda: self.s.ended or self.wake or self.tick)
-            self.wake = False
-            if self.tick:
-                self.tick = False
-                self._start_ticker()          # the cycle's cadence: one timer at a time, never cancelled
-            if self.s.ended:
-                break
-            if self._should_continue_as_new():
-                self.can_requested = True
-                return
-            if self.s.state.status != "IN_PROGRESS" or self.s.runtime() is None:
-                continue   # paused (silence costs nothing) or in the late grace after time ran out
-            await self._cycle()
-
-    def _start_ticker(self) -> None:
-        self._start_timer(self.inp.cycle_seconds, "tick", f"live cycle tick ({self.inp.cycle_seconds:g}s)")
-
     async def _cycle(self) -> None:
         """000 processLiveUpdate: never raises; every agent has its fallback (structured mode: 003 §10.2)."""
         now = workflow.now()
