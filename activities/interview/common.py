@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from activities.artifacts import store
 from models.common import ArtifactRef
-from models.interview import TranscriptEntry, WindowLine
+from models.interview import NotesState, NoteTakerInput, OrchestratorInput, TranscriptEntry, WindowLine
 from rules.interview.entries import format_transcript
+from rules.interview.notes import summary_text
 
 
 def load_transcript(ref: ArtifactRef) -> list[TranscriptEntry]:
@@ -24,3 +25,11 @@ def transcript_text(entries: Sequence[TranscriptEntry | WindowLine]) -> str:
 def entries_context(entries: Sequence[TranscriptEntry | WindowLine]) -> list[dict]:
     """Small structured view of a transcript for the offline responders (speaker + text)."""
     return [{"speaker": e.speaker, "text": e.text, "kind": e.kind} for e in entries]
+
+
+def notes_text(inp: NoteTakerInput | OrchestratorInput) -> str:
+    """The notes as the prompt shows them: sent as text by the workflow (inputs scheduled before that carry
+    the whole notes)."""
+    if inp.notes_text:
+        return inp.notes_text
+    return summary_text(inp.notes) if inp.notes is not None else summary_text(NotesState())

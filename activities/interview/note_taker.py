@@ -5,27 +5,17 @@ from __future__ import annotations
 from typing import Literal
 
 from activities.agents.base import AgentSpec
-from activities.interview.common import entries_context, transcript_text
+from activities.interview.common import entries_context, notes_text, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import (
     KeyIdea,
     NotesState,
     NoteTakerInput,
-    OrchestratorInput,
     QuotableLine,
     SectionCoverage,
 )
 from rules.interview.entries import sentences
-from rules.interview.notes import summary_text
-
-
-def notes_text(inp: NoteTakerInput | OrchestratorInput) -> str:
-    """The notes as the prompt shows them: sent as text by the workflow (inputs scheduled before that carry
-    the whole notes)."""
-    if inp.notes_text:
-        return inp.notes_text
-    return summary_text(inp.notes) if inp.notes is not None else summary_text(NotesState())
 
 NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",
                        policy="live_agent",

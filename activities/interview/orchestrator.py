@@ -4,8 +4,7 @@ In structured mode it is the 003 'interviewer AI' and also assesses the section'
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
-from activities.interview.common import transcript_text
-from activities.interview.note_taker import notes_text
+from activities.interview.common import notes_text, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import OrchestratorDecision, OrchestratorInput

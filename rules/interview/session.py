@@ -816,8 +816,7 @@ class Session:
         at = cycle_at or now
         context = (s.phase, self.current_section_id())
         changed = context != self.last_decision_context
-        question_in_the_air = bool(s.transcript_tail) and s.transcript_tail[-1].speaker == "interviewer"
-        if s.decision is not None and question_in_the_air and not changed:
+        if s.decision is not None and self._question_waiting() and not changed:
             self._say("ℹ️ Keeping the current decision — the interviewer's question is waiting for an answer")
             return False, out
         if s.decision is not None and cadence.should_reuse_decision(new_entries, s.decision.decided_at, at, changed):
@@ -829,6 +828,11 @@ class Session:
                   f"{len(s.asked_question_ids)} questions asked)")
         return True, out
 
+    def _question_waiting(self) -> bool:
+        """The interviewer's last entry is a question still waiting for its answer."""
+        tail = self.state.transcript_tail
+        return bool(tail) and tail[-1].speaker == "interviewer"
+
     def decision_due(self) -> datetime | None:
         """Adaptive mode: when the decision in force expires under 000's 30 s rule, so the live loop must look
         again without a new entry — only while the session runs and no interviewer question waits for its answer
@@ -837,7 +841,7 @@ class Session:
         if (self.inp.mode != "adaptive" or s.status != "IN_PROGRESS" or s.decision is None or self.ended
                 or self.runtime() is None):
             return None
-        if s.transcript_tail and s.transcript_tail[-1].speaker == "interviewer":
+        if self._question_waiting():
             return None
         return s.decision.decided_at + timedelta(seconds=cadence.DECISION_REUSE_SECONDS)
 

@@ -253,3 +253,27 @@ async def run_discussion(client: Client, queue: str) -> Run:
 
 def timedelta_s(seconds: float) -> timedelta:
     return timedelta(seconds=seconds)
+
+
+# ------------------------------------------------------------------ what "done" means, the same for every path
+def expect_interview(run: Run) -> None:
+    assert not run.defects, run.line()
+    assert run.result.status == "COMPLETED" and run.result.essay is not None, run.line()
+
+
+def expect_notes(run: Run) -> None:
+    assert not run.defects, run.line()
+    real, clarified, asked = run.result
+    assert real.response and clarified.response, run.line()
+    assert asked >= 1 and "WAIT_USER" in clarified.path, run.line()
+
+
+def expect_writing(run: Run) -> None:
+    assert not run.defects, run.line()
+    assert run.result.status in ("complete", "complete_below_floor") and not run.result.forced, run.line()
+
+
+def expect_discussion(run: Run) -> None:
+    assert not run.defects, run.line()
+    assert run.result.outcome in ("selected", "no_idea_met_threshold"), run.line()
+    assert all(idea.overall is not None for idea in run.result.ideas), run.line()  # every idea scored

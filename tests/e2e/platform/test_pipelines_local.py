@@ -32,30 +32,19 @@ def local(monkeypatch, tmp_path):
 
 async def test_rehearsed_interview_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
-        run = await rp.run_interview(dev_env.client, queue)
-    assert not run.defects, run.line()
-    assert run.result.status == "COMPLETED" and run.result.essay is not None, run.line()
+        rp.expect_interview(await rp.run_interview(dev_env.client, queue))
 
 
 async def test_notes_import_and_ask_with_a_clarification_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
-        run = await rp.run_notes(dev_env.client, queue, local)
-    assert not run.defects, run.line()
-    real, clarified, asked = run.result
-    assert real.response and clarified.response, run.line()
-    assert asked >= 1 and "WAIT_USER" in clarified.path, run.line()
+        rp.expect_notes(await rp.run_notes(dev_env.client, queue, local))
 
 
 async def test_writing_with_three_models_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
-        run = await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"])
-    assert not run.defects, run.line()
-    assert run.result.status in ("complete", "complete_below_floor") and not run.result.forced, run.line()
+        rp.expect_writing(await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"]))
 
 
 async def test_standard_discussion_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
-        run = await rp.run_discussion(dev_env.client, queue)
-    assert not run.defects, run.line()
-    assert run.result.outcome in ("selected", "no_idea_met_threshold"), run.line()
-    assert all(idea.overall is not None for idea in run.result.ideas), run.line()  # every idea scored
+        rp.expect_discussion(await rp.run_discussion(dev_env.client, queue))
