@@ -323,6 +323,7 @@ class DecisionRecord(BaseModel):
     method: Literal["orchestrator", "fallback", "engine", "reused"] = "orchestrator"
     marked_question_id: str | None = None
     match_method: Literal["direct_id", "jaccard", "none"] = "none"
+    section_id: str | None = Field(default=None, description="The section in force when the question was put in force")
 
 
 # ---------------------------------------------------------------------------------------- post-session
@@ -497,6 +498,8 @@ class SectionRuntime(BaseModel):
     min_content_prompted: bool = False
     awaiting_answer: bool = False
     summary: SectionSummary | None = None
+    summary_due: datetime | None = Field(default=None, description="Ended by time: its summary waits for the late "
+                                         "grace (late answers belong to it)")
 
 
 class InterviewState(BaseModel):
@@ -540,6 +543,8 @@ class InterviewState(BaseModel):
     interviewee_client: str | None = None
     presence_from: datetime | None = Field(default=None, description="Absence counts from here (a resume)")
     client_seqs: dict[str, int] = Field(default_factory=dict, description="Highest client_seq recorded per client_id")
+    answered_questions: list[str] = Field(default_factory=list, description="Keys of the interviewer questions "
+                                          "that got an answer (rules/interview/questions.py; the newest 500)")
 
 
 CarriedState = InterviewState   # the old name of the same model
@@ -649,6 +654,8 @@ class SectionSummaryInput(BaseModel):
     title: str
     goal: str = ""
     entries: list[TranscriptEntry]
+    archived: list[ArtifactRef] = Field(default_factory=list, description="Transcript parts archived by an earlier "
+                                        "run that hold entries of this section (read by the activity)")
 
 
 class AssistantInput(BaseModel):

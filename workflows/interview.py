@@ -84,7 +84,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.interview.session import Outcome, Session
     from workflows.calls import call_activity, call_agent, save_artifact
     from workflows.inputs import check_start_input, fail_start, invalid, signal_input, update_input
-    from workflows.interview_carry import ContinueAsNew
+    from workflows.interview_carry import FINISH_CARRIED_END, ContinueAsNew
     from workflows.interview_clock import Clock
     from workflows.interview_loop import LiveLoop
 
@@ -144,6 +144,8 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
                 return await self._finish()
             self._apply(self.s.start(workflow.now()))
         else:
+            if self.s.finished_before_this_run() and workflow.patched(FINISH_CARRIED_END):
+                return await self._finish()     # ended while the last run continued as new: only the write-up is left
             self._say(f"↻ Continued as new (run {self.s.state.continued + 1}), "
                       f"{self.s.state.transcript_count} entries so far")
         clock = asyncio.create_task(self._clock())
@@ -152,7 +154,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         self.schedule_changed = True
         await clock
         if self.can_requested:
-            await self._continue_as_new()
+            await self._continue_as_new()   # returns only when the interview ended meanwhile: finish here
         return await self._finish()
 
     def _apply(self, out: Outcome) -> None:

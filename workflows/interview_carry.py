@@ -22,6 +22,10 @@ KEEP_ENTRIES = 40            # transcript entries kept in memory (windows need 3
 KEEP_LOG_LINES = 100
 #: patch id: payloads bounded by bytes (rules/interview/budget.py) — continue-as-new on memory, chunked archives
 BOUNDED_PAYLOADS = "interview-bounded-payloads"
+#: patch ids: an interview that ended while its run continued as new finishes instead of carrying an ended session
+#: (which the next run never finished), and a run carried that way only finishes
+ENDED_NOT_CARRIED = "interview-ended-is-not-carried"
+FINISH_CARRIED_END = "interview-carried-end-finishes"
 
 
 class ContinueAsNew:
@@ -92,7 +96,8 @@ class ContinueAsNew:
             del events[:len(old_events)]
 
     async def _continue_as_new(self) -> None:
-        """Carry the state into a fresh run; old transcript entries, events and log lines go to artifacts."""
+        """Carry the state into a fresh run; old transcript entries, events and log lines go to artifacts. Returns
+        (instead of continuing) when the interview ended during these steps."""
         st = self.s.state
         await workflow.wait_condition(workflow.all_handlers_finished)
         if self.summary_tasks:
@@ -111,6 +116,11 @@ class ContinueAsNew:
         await self._archive(st.activity_log_segments, f"activity-log-part-{run:03d}.txt", old_lines,
                             "archive activity log")
         await workflow.wait_condition(workflow.all_handlers_finished)
+        if self.s.ended and workflow.patched(ENDED_NOT_CARRIED):
+            del events[:len(old_events)]            # archived above: the final export reads them from there
+            del st.activity_log[:len(old_lines)]
+            self.s.say(workflow.now(), "↻ The interview ended while continuing as new: finishing in this run")
+            return
         # nothing awaits from here on: entries/events that arrived meanwhile are all carried
         carried = self.s.carry(run, archived_events=len(old_events), archived_lines=len(old_lines))
         workflow.continue_as_new(self.inp.model_copy(update={"carried": carried, "plan": None}))

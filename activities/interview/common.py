@@ -18,6 +18,14 @@ def load_transcript(ref: ArtifactRef) -> list[TranscriptEntry]:
     return [TranscriptEntry.model_validate(e) for e in data]
 
 
+def read_entries(ref: ArtifactRef) -> list[TranscriptEntry]:
+    """Entries from an archived part (JSON lines) or a saved transcript (a JSON list)."""
+    text = store().get(ref)
+    if text.lstrip().startswith("["):
+        return [TranscriptEntry.model_validate(e) for e in json.loads(text)]
+    return [TranscriptEntry.model_validate_json(line) for line in text.splitlines() if line.strip()]
+
+
 def transcript_text(entries: Sequence[TranscriptEntry | WindowLine]) -> str:
     return format_transcript(entries) or "(nothing said yet)"
 

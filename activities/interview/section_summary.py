@@ -3,8 +3,10 @@ transcript — quotes must be exact, and key points whose words are mostly not i
 
 from __future__ import annotations
 
+import asyncio
+
 from activities.agents.base import AgentSpec
-from activities.interview.common import entries_context, transcript_text
+from activities.interview.common import entries_context, read_entries, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import SectionSummary, SectionSummaryInput, TranscriptEntry
@@ -27,8 +29,18 @@ def grounded(point: str, entries: list[TranscriptEntry], min_share: float = 0.6)
     return len(content & said) / len(content) >= min_share
 
 
+def section_entries(inp: SectionSummaryInput) -> list[TranscriptEntry]:
+    """The section's entries: those archived by earlier runs (continue-as-new) first, then the ones sent."""
+    sent = {e.entry_id for e in inp.entries}
+    older = [e for ref in inp.archived for e in read_entries(ref) if e.section_id == inp.section_id
+             and e.entry_id not in sent]
+    return older + list(inp.entries)
+
+
 @SECTION_SUMMARY.activity
 async def interview_section_summary(inp: SectionSummaryInput) -> AgentResult[SectionSummary]:
+    if inp.archived:
+        inp = inp.model_copy(update={"entries": await asyncio.to_thread(section_entries, inp), "archived": []})
     result = await SECTION_SUMMARY.run(
         {"section_id": inp.section_id, "title": inp.title, "goal": inp.goal,
          "transcript": transcript_text(inp.entries)},

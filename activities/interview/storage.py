@@ -11,6 +11,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
+from activities.interview.common import read_entries
 from models.common import ArtifactRef
 from models.interview import (
     ArchiveInput,
@@ -25,13 +26,6 @@ from models.interview import (
 )
 from rules.interview.entries import format_transcript, merge_transcripts
 from rules.interview.events import to_jsonl
-
-
-def _read_entries(ref: ArtifactRef) -> list[TranscriptEntry]:
-    text = store().get(ref)
-    if text.lstrip().startswith("["):
-        return [TranscriptEntry.model_validate(e) for e in json.loads(text)]
-    return [TranscriptEntry.model_validate_json(line) for line in text.splitlines() if line.strip()]
 
 
 def _read_events(ref: ArtifactRef) -> list[InterviewEvent]:
@@ -51,7 +45,7 @@ async def interview_archive_lines(inp: ArchiveInput) -> ArtifactRef:
 def _interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
     current: list[TranscriptEntry] = []
     for ref in inp.segments:
-        current.extend(_read_entries(ref))
+        current.extend(read_entries(ref))
     current.extend(inp.tail)
     entries = merge_transcripts(inp.previous, current)
     s = store()

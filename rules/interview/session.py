@@ -11,7 +11,7 @@
         └─ live step: cycle_begins, merge_notes, add_research, needs_decision → present_decision (adaptive),
                       assess_coverage → follow-up or end of section (structured)
     exits: _end_interview, _complete, terminate (exit reasons: time_expired, coverage_satisfied, candidate_done,
-           followup_budget_exhausted, ended_by_client, interviewer_closing, system_error)
+           followup_budget_exhausted, followups_exhausted, ended_by_client, interviewer_closing, system_error)
     views: view (SessionState), waiting_for, allowed_actions; agent inputs: *_input
     continue-as-new: archive_transcript, carry (the whole state as one `InterviewState`)
 
@@ -87,6 +87,7 @@ from .notes import diff_summary, summary_text
 from .notes import merge_notes as merge_note_states
 from .phases import phase_for, progress_percent
 from .plan import default_plan, follow_up_plan, normalize_plan
+from .questions import is_repeat, record_answer
 from .similarity import jaccard
 
 LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
@@ -97,6 +98,11 @@ PATCH_LATE_GRACE = "interview-late-grace-only-for-the-previous-question"
 PATCH_CLOSING = "interview-closing-needs-a-person-and-no-topic-turn"
 PATCH_LISTEN = "interview-listeners-only-on-interviewee-content"
 PATCH_ENDS_AT = "interview-ends-at-follows-early-sections"
+PATCH_KEEP_QUESTION = "interview-question-kept-until-answered"      # not swapped at a phase change or a new run
+PATCH_NO_REPEAT = "interview-no-repeated-question"                  # an answered question is never asked again
+PATCH_POOL_EXHAUSTED = "interview-section-ends-when-followups-run-out"
+PATCH_LATE_SUMMARY = "interview-summary-after-late-grace"           # late answers reach the section summary
+PATCH_CLOCK_CATCH_UP = "interview-clock-catches-up"                 # a late timer settles everything due
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 
@@ -125,7 +131,7 @@ class Session:
         self.log = EventLog(s.events_tail, next_id=s.event_seq + 1)
         self.seen = set(s.seen_entry_ids)
         self.ended = False                 # no more entries or controls; the workflow finishes
-        self.accepting = True
+        self.accepting = s.status not in ("FINALIZING", "TERMINATED")   # (a state carried after its end)
         self.error: str | None = None
         self.last_decision_context: tuple[str, str | None] | None = None   # not carried: a new run decides anew
         self.instructions = status_instructions("NOT_STARTED")
@@ -272,6 +278,13 @@ class Session:
         self._start_section(0)
         return out
 
+    def finished_before_this_run(self) -> bool:
+        """A state carried after the interview ended (the end raced with continue-as-new): nothing is live any
+        more — no entries, no controls, no clock; the run only writes up."""
+        if self.state.status in ("FINALIZING", "TERMINATED"):
+            self.ended, self.accepting = True, False
+        return self.ended
+
     @property
     def started(self) -> bool:
         return self.state.started_at is not None
@@ -324,6 +337,7 @@ class Session:
         if rt is not None:
             rt.entry_ids.append(entry.entry_id)
         if entry.speaker == "interviewee":
+            s.answered_questions = record_answer(s.answered_questions, s.transcript_tail[:-1])
             if rt is not None:
                 rt.candidate_words += word_count(entry.text)
             etype = "CANDIDATE_CODE_SUBMISSION" if entry.kind == "code" else "CANDIDATE_MESSAGE"
@@ -551,8 +565,10 @@ class Session:
         """When the clock must next look: late grace end, else the nearest deadline/warning/phase change/end."""
         s = self.state
         if s.grace_until is not None:
-            return s.grace_until
-        candidates: list[datetime] = []
+            return min([s.grace_until, *self._summaries_due()])
+        if self.ended or s.status not in LIVE_STATUSES:
+            return None     # on_clock does nothing then: a timer for a past moment would fire again and again
+        candidates: list[datetime] = list(self._summaries_due())
         rt = self.runtime()
         if rt is not None and rt.deadline is not None and rt.started_at is not None:
             candidates.append(rt.deadline)
@@ -574,15 +590,27 @@ class Session:
         return min(candidates) if candidates else None
 
     def on_clock(self, now: datetime) -> Outcome:
-        """Whatever is due at `now`: the end of the late grace, the phase, section warnings and deadline, the end."""
-        out, s = self._begin(now), self.state
+        """Whatever is due at `now`: the end of the late grace, the phase, section warnings and deadline, the end —
+        all of it, however late the timer fired (several sections may have run out meanwhile): afterwards nothing
+        is due at or before `now`, so the clock never arms a timer for a moment already past."""
+        out = self._begin(now)
+        for _ in range(4 * len(self.state.sections) + 8):
+            self._clock_step(now)
+            due = self.next_due(now)
+            if due is None or due > now or not self.patched(PATCH_CLOCK_CATCH_UP):
+                break
+        return out
+
+    def _clock_step(self, now: datetime) -> None:
+        s = self.state
+        self._start_due_summaries(now)
         if s.grace_until is not None:
             if now >= s.grace_until:
                 s.grace_until = None
                 self._complete(s.exit_reason or "time_expired")
-            return out
+            return
         if s.started_at is None or s.status not in LIVE_STATUSES:
-            return out
+            return
         self._check_presence()
         new_phase = phase_for(self.elapsed(now), self.total_seconds())
         if new_phase != s.phase:
@@ -593,6 +621,8 @@ class Session:
             for t in timing.warnings_due(rt.deadline, now, self.inp.warning_thresholds_seconds, rt.warnings_sent,
                                          section_seconds):
                 rt.warnings_sent.append(t)
+                if now >= rt.deadline:
+                    continue        # the timer fired after the section's end: no "time left" for it
                 self._event("system", "SECTION_TIME_WARNING", {"seconds_left": t, "deadline": rt.deadline.isoformat()},
                             section_id=rt.id)
                 self._say(f"⏰ {timing.fmt_clock(t)} left in section {rt.id}")
@@ -601,11 +631,10 @@ class Session:
         if s.ends_at is not None and now >= s.ends_at and not self.ended and s.grace_until is None:
             if self.runtime() is None:      # every section already over: nothing left but to finish
                 self._complete(s.exit_reason or "time_expired")
-                return out
+                return
             for later in s.sections[s.current_index + 1:]:
                 later.exit_reason, later.substate = "not_reached", "SECTION_ENDED"
             self._end_section("time_expired", start_next=False)
-        return out
 
     # ===================================================================================== sections
     def _start_section(self, index: int, at: datetime | None = None) -> None:
@@ -645,7 +674,10 @@ class Session:
                                                 "followups_asked": len(rt.followups_asked), **(extra or {})},
                     section_id=rt.id)
         self._say(f"🏁 Section {rt.id} ended ({reason})")
-        self._summarize_later(s.current_index)
+        if reason == "time_expired" and self.inp.late_grace_seconds > 0 and self.patched(PATCH_LATE_SUMMARY):
+            rt.summary_due = now + timedelta(seconds=self.inp.late_grace_seconds)   # late answers belong to it
+        else:
+            self._summarize_later(s.current_index)
         nxt = s.current_index + 1
         if start_next and nxt < len(s.sections) and reason != "interview_ended":
             self._start_section(nxt, at=now)
@@ -678,6 +710,16 @@ class Session:
                                                    "duration_seconds": self.total_seconds()})
         self._say(f"🕒 The interview now ends at {timing.fmt_clock(self.elapsed(projected))} ({reason})")
 
+    def _summaries_due(self) -> list[datetime]:
+        return [rt.summary_due for rt in self.state.sections if rt.summary_due is not None]
+
+    def _start_due_summaries(self, now: datetime | None) -> None:
+        """Summaries of sections whose late grace is over (`now` None: all of them — the interview is over)."""
+        for index, rt in enumerate(self.state.sections):
+            if rt.summary_due is not None and (now is None or now >= rt.summary_due):
+                rt.summary_due = None
+                self._summarize_later(index)
+
     def _summarize_later(self, index: int) -> None:
         """003 §7: a section in which the interviewee said something gets a summary (the workflow calls the agent)."""
         s = self.state
@@ -685,9 +727,11 @@ class Session:
             return
         rt, sec = s.sections[index], s.plan.sections[index]
         entries = [e for e in s.transcript_tail if e.section_id == rt.id]
-        if any(e.speaker == "interviewee" for e in entries):
+        held = {e.entry_id for e in entries}
+        archived = list(s.transcript_segments) if any(i not in held for i in rt.entry_ids) else []
+        if archived or any(e.speaker == "interviewee" for e in entries):    # (archived: an earlier run held some)
             self._out.summaries.append((index, SectionSummaryInput(section_id=rt.id, title=sec.title, goal=sec.goal,
-                                                                   entries=entries)))
+                                                                   entries=entries, archived=archived)))
 
     # ======================================================================================== exits
     def _end_interview(self, reason: str, section_reason: str) -> None:
@@ -707,6 +751,7 @@ class Session:
             return
         s = self.state
         self._not_reached()
+        self._start_due_summaries(None)
         if s.ends_at is not None and s.started_at is not None and self._now < s.ends_at:
             s.ends_at = max(s.started_at, self._now)    # it ended now: no time "left" on a finished interview
         s.exit_reason = reason
@@ -726,6 +771,7 @@ class Session:
             self._end_section("system_error", {"error": error})
         s.current_index = len(s.sections)
         self._not_reached()
+        self._start_due_summaries(None)
         s.exit_reason, self.error = reason, error
         self.ended, self.accepting = True, False
         s.grace_until = None
@@ -816,7 +862,7 @@ class Session:
         at = cycle_at or now
         context = (s.phase, self.current_section_id())
         changed = context != self.last_decision_context
-        if s.decision is not None and self._question_waiting() and not changed:
+        if s.decision is not None and self._question_waiting() and (not changed or self._waits_in_section()):
             self._say("ℹ️ Keeping the current decision — the interviewer's question is waiting for an answer")
             return False, out
         if s.decision is not None and cadence.should_reuse_decision(new_entries, s.decision.decided_at, at, changed):
@@ -827,6 +873,13 @@ class Session:
         self._say(f"🎯 Orchestrator deciding next move ({self.progress(at)}% done, "
                   f"{len(s.asked_question_ids)} questions asked)")
         return True, out
+
+    def _waits_in_section(self) -> bool:
+        """The question waiting was put in force in the section still running: a phase change or a new run (after
+        continue-as-new) does not swap it — only its answer, the section's end, a skip or the end do."""
+        d = self.state.decision
+        return (d is not None and d.section_id is not None and d.section_id == self.current_section_id()
+                and self.patched(PATCH_KEEP_QUESTION))
 
     def _question_waiting(self) -> bool:
         """The interviewer's last entry is a question still waiting for its answer."""
@@ -870,9 +923,20 @@ class Session:
     def present_decision(self, now: datetime, decision: OrchestratorDecision, method: str) -> Outcome:
         """Adaptive mode: the Orchestrator's (or the fallback's) next question becomes the one in force."""
         out = self._begin(now)
-        if self.ended:
-            return out
+        if self.ended or self.runtime() is None:
+            return out          # time is up (late grace): no new question after the last section
+        if self._question_waiting() and self._waits_in_section():
+            self._say("ℹ️ A question is waiting for its answer: the Orchestrator's proposal is not put in force")
+            return out          # (it was asked for before that question came: a skip, a person's own question)
         decision = decision.model_copy(update={"phase": self.state.phase})
+        answered = self.state.answered_questions
+        if is_repeat(decision.next_question.text, answered) and self.patched(PATCH_NO_REPEAT):
+            self._say(f"🔁 Already answered, not asked again: \"{decision.next_question.text[:60]}\"")
+            decision, method = self.fallback_decision(), "fallback"
+            if is_repeat(decision.next_question.text, answered):
+                self._say("🏁 Every planned question asked and the closing invitation answered")
+                self._end_interview("coverage_satisfied", section_reason="interview_ended")
+                return out
         self._say(f"🎯 Orchestrator says: ask about \"{decision.next_question.text[:60]}\"")
         self._say(f"   ↳ Phase: {decision.phase}, Reason: {decision.next_question.source}")
         etype = "PROMPT_PRESENTED" if decision.next_question.source == "plan" else "FOLLOWUP_PRESENTED"
@@ -905,7 +969,11 @@ class Session:
         if pick is None:
             if rt.followup_budget <= 0:
                 self._end_section("followup_budget_exhausted")
+            elif self.patched(PATCH_POOL_EXHAUSTED):
+                self._end_section("followups_exhausted")    # budget left, but no follow-up for what is still open
             return out
+        if self._question_waiting() and self._waits_in_section():
+            return out      # a question put in force since (the outline prompt after a skip) waits for its answer
         dimension, question = pick
         rt.followup_budget -= 1
         rt.followups_asked.append(question)
@@ -931,7 +999,8 @@ class Session:
         decision = OrchestratorDecision(phase=s.phase, next_question=question,  # type: ignore[arg-type]
                                         interviewer_brief=brief)
         s.decision = DecisionRecord(decision=decision, decided_at=self._now, method=method,  # type: ignore[arg-type]
-                                    marked_question_id=marked, match_method=how)  # type: ignore[arg-type]
+                                    marked_question_id=marked, match_method=how,  # type: ignore[arg-type]
+                                    section_id=self.current_section_id())
         self.instructions = interviewer_instructions(decision, s.notes, s.research, s.plan)
         if question.text != previous or event_type == "FOLLOWUP_PRESENTED" and method == "engine":
             self._event("interviewer_ai" if method != "engine" else "system", event_type,

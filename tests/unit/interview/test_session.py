@@ -218,7 +218,9 @@ def test_warnings_at_t_minus_2_and_30_seconds_then_the_deadline_starts_the_next_
     assert wrap.deadline == at(360)
     assert s.next_due(at(301)) == at(306)                # wrap_up at 85 %
     assert s.on_clock(at(306)).types() == ["PHASE_CHANGED"]
-    assert s.next_due(at(306)) == at(330)                # only T-0:30: a 1-minute section gets no T-2:00
+    assert s.next_due(at(306)) == at(315)                # design's late grace over: its summary (late answers in)
+    assert s.on_clock(at(315)).types() == []
+    assert s.next_due(at(315)) == at(330)                # only T-0:30: a 1-minute section gets no T-2:00
     assert s.on_clock(at(330)).events[0].payload["seconds_left"] == 30
 
 
@@ -276,7 +278,13 @@ def test_sections_the_clock_never_reached_are_marked_not_reached():
     s.on_clock(at(10))
     s.on_clock(at(420))                                  # the clock wakes only at the very end
     assert [rt.exit_reason for rt in s.state.sections] == ["time_expired", "time_expired", "not_reached"]
-    assert s.state.grace_until == at(375)               # the grace runs from the deadline that passed, 360 s
+    # the grace ran from the deadline that passed (360 s) and is over too: all of it settled at once
+    assert s.ended and s.state.exit_reason == "time_expired" and s.next_due(at(420)) is None
+    old = started(secs=[*sections(), extra])
+    old.patched = lambda patch_id: False                # histories recorded before the catch-up: one step a timer
+    old.on_clock(at(10))
+    old.on_clock(at(420))
+    assert old.state.grace_until == at(375) and not old.ended
 
 
 def test_without_a_late_grace_time_up_completes_at_once():
