@@ -71,10 +71,13 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
         assert s.interviewer_instructions.startswith("## Current Phase:")
         await ts_env.sleep(150)                                # into deep_dive
         deep = await state(h)
-        await say(h, "interviewer", deep.next_question)
+        assert deep.phase == "deep_dive" and deep.next_question == proposed.next_question  # waiting: not swapped
         a2 = await say(h, "interviewee", ANSWER_2)
         assert a2.interviewer_instructions.startswith("## Current Phase: ")
         assert "## Next Question to Ask" in a2.interviewer_instructions
+        await ts_env.sleep(5)
+        after = await state(h)                                 # decided with the answer: the fallback's q-worst
+        await say(h, "interviewer", after.next_question)
         result = await h.result()
         wall = time.perf_counter() - wall
         evts = await events(h)
@@ -117,8 +120,8 @@ async def test_fourteen_minute_interview_lifecycle(ts_env, worker, offline):
     analysis = json.loads(store().get(result.analysis))
     assert [q["text"] for q in analysis["quotes"]] == ["we had no runbook at all"]   # invented quote dropped
     transcript = json.loads(store().get(result.transcript))
-    assert [e["speaker"] for e in transcript] == ["interviewer", "interviewee", "interviewer", "interviewer",
-                                                  "interviewee"]
+    assert [e["speaker"] for e in transcript] == ["interviewer", "interviewee", "interviewer", "interviewee",
+                                                  "interviewer"]
     assert result.usage.calls == len(responses)
     bundle = json.loads(store().get(result.evaluation_bundle))
     assert [s["section_id"] for s in bundle["sections"]] == ["origins", "practice"]
