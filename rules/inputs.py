@@ -10,13 +10,21 @@ act on, instead of failing the workflow task over and over ("Failed decoding arg
 
 Unknown fields are refused recursively (nested models, lists and dicts of models). Values are validated exactly as
 the pydantic data converter would (from JSON), so valid input gives the same model as before.
+
+Before any of that the raw value is measured (`raw_problems`): its encoded size (at most the model's `MAX_BYTES`,
+else `MAX_INPUT_BYTES`), its nesting (at most `MAX_DEPTH`), no lone surrogate in any text, no number out of range.
+A payload the data converter could not decode at all (invalid JSON, nesting past the parser's limit) arrives as an
+`Undecodable` (core/converter.py) and is refused the same way: the run fails at once, the signal is recorded as a
+rejection, the update is rejected — never a workflow task retried forever.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 import types
+from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -35,16 +43,81 @@ EXPECTED = {
     "date_from_datetime_parsing": "a date (YYYY-MM-DD)", "none_required": "null",
 }
 MAX_SHOWN = 60
+MAX_INPUT_BYTES = 256 * 1024   # a workflow input, signal or update argument (JSON, UTF-8) unless its model says
+MAX_DEPTH = 32                 # objects/lists nested deeper than any model is refused before validation
 
 
 class InvalidInput(ValueError):
     """The input cannot become the model; `str(err)` is the one line to show."""
 
 
+@dataclass(frozen=True)
+class Undecodable:
+    """What the data converter hands a workflow for a payload it could not decode (instead of failing the
+    workflow task): `reason` says why, in one line."""
+
+    reason: str
+
+
+def max_bytes(model: type[BaseModel]) -> int:
+    """The most bytes (JSON, UTF-8) an input of `model` may take: its `MAX_BYTES`, else MAX_INPUT_BYTES."""
+    return int(getattr(model, "MAX_BYTES", MAX_INPUT_BYTES))
+
+
+def encoded_size(raw: Any) -> int:
+    """Bytes of `raw` as compact JSON in UTF-8 (lone surrogates counted, never raising)."""
+    text = json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=True)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def raw_problems(raw: Any, limit: int = MAX_INPUT_BYTES) -> list[str]:
+    """What makes `raw` unusable before any model sees it: too deep, a lone surrogate, a number out of range,
+    or more than `limit` bytes. Empty when it is fine."""
+    if isinstance(raw, Undecodable):
+        return [f"the payload is not valid JSON: {raw.reason}"]
+    problems: list[str] = []
+    stack: list[tuple[Any, str, int]] = [(raw, "", 0)]
+    while stack and len(problems) < 3:
+        value, path, depth = stack.pop()
+        where = f"{path}: " if path else ""
+        if depth > MAX_DEPTH:
+            problems.append(f"{where}nested more than {MAX_DEPTH} levels deep")
+            break
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                problems.append(f"{where}text with an invalid character (a lone UTF-16 surrogate)")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(f"{where}a number out of range ({value})")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(k, str) and _has_surrogate(k):
+                    problems.append(f"{where}a field name with an invalid character (a lone UTF-16 surrogate)")
+                stack.append((v, f"{path}.{k}" if path else str(k)[:40], depth + 1))
+        elif isinstance(value, list | tuple):
+            stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
+    if not problems:
+        size = encoded_size(raw)
+        if size > limit:
+            problems.append(f"too large: {size:,} bytes of JSON, at most {limit:,}")
+    return problems
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def parse_input(model: type[M], raw: Any, what: str) -> M:
     """`raw` (decoded JSON, or already a `model`) as a `model`, or InvalidInput saying what is wrong."""
+    problems = raw_problems(raw.model_dump(mode="json") if isinstance(raw, model) else raw, max_bytes(model))
+    if problems:
+        raise InvalidInput(f"invalid {what}: " + "; ".join(problems))
     if isinstance(raw, model):
-        return raw
+        return raw     # validated when it was made (in-process callers), measured above
     problems = input_problems(model, raw)
     if problems:
         raise InvalidInput(f"invalid {what}: " + "; ".join(problems))
