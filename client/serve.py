@@ -106,6 +106,7 @@ def serve(
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
     from client.common import console, err_console, settings
     from client.room import LazyClient, load_secret
+    from client.web_guard import WeakTokenError, check_token
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -121,6 +122,11 @@ def serve(
     origins = list(origin or []) or default_origins(ui_port)
     temporal_settings = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
 
+    try:
+        check_token(token)
+    except WeakTokenError as exc:
+        err_console.print(f"[red]error:[/red] {TOKEN_ENV}: {exc}", highlight=False)
+        raise typer.Exit(2) from None
     app = build_serve_app(token, codec, origins, LazyClient(lambda: connect(temporal_settings)), load_secret(),
                           task_queue, notes_app, notes_dir)
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"

@@ -23,10 +23,11 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import LazyClient, room_path
+from client.web_guard import form_route
 from client.webapp import authorised, public
 from models.study import (
     QUERY_FINDINGS_DRAFT,
@@ -93,9 +94,11 @@ async def _link(request: web.Request) -> tuple[str, str, LinkView]:
     try:
         link = await h.query(QUERY_LINK, token_sha256(token), result_type=LinkView)
     except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return sid, token, LinkView(status="unknown")
         raise
+    except WorkflowQueryFailedError:        # not a study (an interview's id, say): no such link
+        return sid, token, LinkView(status="unknown")
     return sid, token, link
 
 
@@ -139,6 +142,7 @@ async def join_page(request: web.Request) -> web.Response:
 
 
 @public
+@form_route
 async def join_start(request: web.Request) -> web.Response:
     sid, token = request.match_info["sid"], request.match_info["token"]
     form = await request.post()
@@ -184,9 +188,11 @@ async def study_data(request: web.Request) -> web.Response:
         participants = await h.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView])
         findings = await h.query(QUERY_FINDINGS_DRAFT, result_type=Findings)
     except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return web.json_response({"error": f"no study {sid}"}, status=404)
         return web.json_response({"error": error_message(exc)}, status=503)
+    except WorkflowQueryFailedError:
+        return web.json_response({"error": f"{sid} is not a study"}, status=404)
     except (ConnectionError, OSError) as exc:
         return web.json_response({"error": str(exc)}, status=503)
     return web.json_response({"progress": progress.model_dump(mode="json"),

@@ -303,8 +303,9 @@ async def start_ephemeral_dev_server(dynamic_config: list[str] | None = None):  
     `dynamic_config` — KEY=JSON values — for a benchmark's comparison) and with Colloquy's search attributes: for
     tests and benchmarks. The caller shuts it down (`await env.shutdown()`)."""
     from temporalio.common import SearchAttributeKey
-    from core.converter import colloquy_data_converter
     from temporalio.testing import WorkflowEnvironment
+
+    from core.converter import colloquy_data_converter
 
     extra: list[str] = []
     for value in TUNED_DYNAMIC_CONFIG if dynamic_config is None else dynamic_config:

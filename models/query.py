@@ -14,7 +14,6 @@ from pydantic import BaseModel, Field, computed_field, field_validator
 
 from models.common import (
     MAX_ITEMS,
-    MAX_LINE_CHARS,
     ArtifactRef,
     IdStr,
     LineStr,

@@ -99,7 +99,11 @@ def raw_problems(raw: Any, limit: int = MAX_INPUT_BYTES) -> list[str]:
     if not problems:
         size = encoded_size(raw)
         if size > limit:
-            problems.append(f"too large: {size:,} bytes of JSON, at most {limit:,}")
+            largest = ""
+            if isinstance(raw, dict) and raw:
+                key = max(raw, key=lambda k: encoded_size(raw[k]))
+                largest = f" ({str(key)[:40]}: {encoded_size(raw[key]):,} bytes)"
+            problems.append(f"too large: {size:,} bytes of JSON{largest}, at most {limit:,}")
     return problems
 
 

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.dev_server
 
 BIN = Path(sys.executable).parent
 SECRET_WORDS = (b"Black Friday", b"certificate expired", b"channel nobody watched")
-TOKEN = "e2e-codec-token"
+TOKEN = "e2e-codec-token-for-tests"
 
 
 def _free_port() -> int:
