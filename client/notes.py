@@ -312,7 +312,9 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
     from temporalio.service import RPCError, RPCStatusCode
 
+    from client.web_guard import as_model, json_object
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
+    from models.web import NotesInputBody
     from rules.query.apps import check_app_id
     from rules.query.clock import utc_offset_minutes
 
@@ -325,9 +327,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await given() if callable(given) else given
 
     async def body_json(request: web.Request) -> dict | web.Response:
-        from client.web_guard import json_object  # JSON only, measured, no undecodable text (clear 4xx)
-
-        return await json_object(request)
+        return await json_object(request)   # JSON only, measured, no undecodable text (client/web_guard.py)
 
     def outcome(data: dict) -> web.Response:
         return web.json_response(data, status=200 if "result" in data else 202)
@@ -364,6 +364,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(400, "'text' is required: a note, a question, both, or a correction")
         if len(text) > MAX_INPUT_CHARS:
             return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
+        as_model(NotesInputBody, data, "note")  # every field bounded (models/web.py): a clear 400
         try:
             offset = data.get("utc_offset_minutes")
             if data.get("time_zone") is not None:

@@ -69,6 +69,7 @@ from models.interview import (
     TranscriptEntry,
     TranscriptView,
 )
+from models.web import ControlBody, HeartbeatBody, RoomEntryBody
 from rules.errors import error_message
 from rules.text import escape_raw_html
 
@@ -351,6 +352,7 @@ async def room_entry(request: web.Request) -> web.Response:
     entry_id, text = str(data.get("entry_id", "")).strip(), data.get("text")
     if not entry_id or len(entry_id) > 100 or not isinstance(text, str):
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
+    as_model(RoomEntryBody, data, "entry")
     section = data.get("reply_to_section_id")
     entry = as_model(TranscriptEntry, {"entry_id": f"room-a-{entry_id}", "speaker": "interviewee", "text": text,
                                        "reply_to_section_id": section if isinstance(section, str) and section
@@ -371,6 +373,7 @@ async def room_heartbeat(request: web.Request) -> web.Response:
     seq = data.get("seq", 0)
     if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < 2 ** 53:
         return _error(400, "send {'client_id': ..., 'seq': n} (n a whole number from 0)")
+    as_model(HeartbeatBody, {**data, "client_id": str(data.get("client_id", ""))[:200] or "page"}, "heartbeat")
     hb = as_model(Heartbeat, {"client_id": str(data.get("client_id", ""))[:200] or "page", "role": "interviewee",
                               "seq": seq}, "heartbeat")
     try:
@@ -426,7 +429,7 @@ async def console_stream(request: web.Request) -> web.StreamResponse:
 async def console_control(request: web.Request) -> web.Response:
     wid, rooms = request.match_info["wid"], request.app[ROOMS]
     data = await _json_body(request)
-    action = str(data.get("action", ""))
+    action = as_model(ControlBody, data, "control").action
     if action not in CONTROL_ACTIONS:
         return _error(400, f"action must be one of {', '.join(CONTROL_ACTIONS)}")
     try:

@@ -8,6 +8,7 @@ added by `colloquy serve` as extensions.
                                              the token); `?next=` a path here to go back to (the console)
     POST /logout                             ends this browser's session
     GET  /healthz, GET /                     public, no data
+    GET  /openapi.json                       public: the JSON routes and their bodies (models/web.py)
 
 Every route is protected by a bearer token unless marked `@public`: `Authorization: Bearer <token>` (the
 `temporal` CLI's `--codec-auth "Bearer <token>"`) or the session cookie set by /login (the Web UI, with "include
@@ -216,6 +217,14 @@ async def codec_decode(request: web.Request) -> web.Response:
 
 
 @public
+async def openapi_description(request: web.Request) -> web.Response:
+    """The JSON routes and their bodies (models/web.py), for clients and the door fuzz tests."""
+    from models.web import openapi
+
+    return web.json_response(openapi())
+
+
+@public
 async def healthz(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, "codec": request.app[CONFIG].codec is not None})
 
@@ -325,6 +334,7 @@ def build_app(token: str, codec: EncryptionCodec | None = None, origins: Iterabl
     app.router.add_get("/login", login_form)
     app.router.add_post("/login", login)
     app.router.add_post("/logout", logout)
+    app.router.add_get("/openapi.json", openapi_description)
     app.router.add_post("/codec/encode", codec_encode)
     app.router.add_post("/codec/decode", codec_decode)
     for extension in (*_EXTENSIONS, *extensions):
