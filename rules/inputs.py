@@ -93,9 +93,9 @@ def raw_problems(raw: Any, limit: int = MAX_INPUT_BYTES) -> list[str]:
             for k, v in value.items():
                 if isinstance(k, str) and _has_surrogate(k):
                     problems.append(f"{where}a field name with an invalid character (a lone UTF-16 surrogate)")
-                stack.append((v, f"{path}.{k}" if path else str(k)[:40], depth + 1))
+                stack.append((v, _join(path, f".{_key(k)}" if path else _key(k)), depth + 1))
         elif isinstance(value, list | tuple):
-            stack.extend((v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
+            stack.extend((v, _join(path, f"[{i}]"), depth + 1) for i, v in enumerate(value))
     if not problems:
         size = encoded_size(raw)
         if size > limit:
@@ -105,6 +105,16 @@ def raw_problems(raw: Any, limit: int = MAX_INPUT_BYTES) -> list[str]:
                 largest = f" ({str(key)[:40]}: {encoded_size(raw[key]):,} bytes)"
             problems.append(f"too large: {size:,} bytes of JSON{largest}, at most {limit:,}")
     return problems
+
+
+def _key(key: Any) -> str:
+    """A field name as a message shows it: as sent when plain, else escaped and short."""
+    name = str(key)
+    return name if name.isprintable() and 0 < len(name) <= 40 and not _has_surrogate(name) else ascii(name[:40])
+
+
+def _join(path: str, part: str) -> str:
+    return path + part if len(path) < 80 else path.rstrip("…") + "…"
 
 
 def _has_surrogate(text: str) -> bool:
@@ -208,7 +218,7 @@ def _describe(error: Any) -> str:
 def _loc(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        out += f"[{part}]" if isinstance(part, int) else (f".{_key(part)}" if out else _key(part))
     return out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
@@ -30,7 +30,8 @@ class Handle:
     """One workflow as the test scripts it: `answers[name]` is returned (or raised) for that query/update."""
 
     def __init__(self, answers: dict[str, Any]) -> None:
-        self.answers, self.calls = answers, []
+        self.answers = answers
+        self.calls: list[tuple[Any, ...]] = []
 
     def _answer(self, name: str) -> Any:
         value = self.answers[name]
@@ -73,7 +74,7 @@ async def serving(temporal: Temporal | None = None):
             raise ConnectionError("no Temporal in this test")
         return temporal
 
-    app = build_serve_app(TOKEN, None, [], connect, SECRET, "colloquy", "fitness", None)
+    app = build_serve_app(TOKEN, None, [], cast(Any, connect), SECRET, "colloquy", "fitness", None)
     http = TestClient(TestServer(app, host="127.0.0.1"))
     await http.start_server()
     try:
@@ -87,7 +88,9 @@ async def sign_in(http: TestClient, wid: str = "interview-a") -> str:
     r = await http.post("/login", data={"token": TOKEN}, allow_redirects=False)
     assert r.status == 200
     page = await (await http.get(f"/console/{wid}")).text()
-    return re.search(r'<meta name="colloquy-csrf" content="([^"]+)">', page).group(1)
+    found = re.search(r'<meta name="colloquy-csrf" content="([^"]+)">', page)
+    assert found is not None
+    return found.group(1)
 
 
 # ------------------------------------------------------------------------------------- cross-site
