@@ -312,7 +312,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
     from temporalio.service import RPCError, RPCStatusCode
 
-    from client.web_guard import as_model, json_object
+    from client.web_guard import as_model, json_object, same_site_only
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
     from models.web import NotesInputBody
     from rules.query.apps import check_app_id
@@ -415,7 +415,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(503, exc.message)
         return web.Response(text=text, content_type="text/markdown")
 
-    api = web.Application(client_max_size=API_MAX_BODY)
+    api = web.Application(client_max_size=API_MAX_BODY, middlewares=[same_site_only])
     api.add_routes([web.post("/input", post_input), web.post("/input/{workflow_id}/clarify", post_clarify),
                     web.get("/input/{workflow_id}", get_input), web.get("/context", get_context)])
     return api

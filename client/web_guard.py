@@ -180,9 +180,15 @@ def cross_site_problem(request: web.Request, allowed: frozenset[str]) -> str | N
     return None
 
 
-def csrf_token_for(request: web.Request, sessions: Sessions, cookie: str) -> str:
-    sid = sessions.session_id(request.cookies.get(cookie))
-    return sessions.csrf(sid) if sid else "page"
+@web.middleware
+async def same_site_only(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """For an app served without the token (`colloquy notes serve`): no state-changing request from another
+    site's page (its JSON-only bodies already force a CORS preflight, which it never answers)."""
+    if request.method in UNSAFE:
+        problem = cross_site_problem(request, frozenset())
+        if problem:
+            return forbidden(problem)
+    return await handler(request)
 
 
 def forbidden(message: str) -> web.Response:

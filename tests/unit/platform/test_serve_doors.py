@@ -274,3 +274,16 @@ async def test_other_workflows_ids_on_the_console_and_study_routes_are_404():
         assert r.status == 404
         r = await http.get("/study/interview-b/join/some-token")
         assert r.status == 404
+
+
+async def test_the_standalone_notes_api_refuses_forged_notes():
+    from client.notes import build_api
+
+    temporal = Temporal()
+    async with TestClient(TestServer(build_api(temporal, "colloquy", "fitness", None), host="127.0.0.1")) as http:
+        r = await http.post("/input", data='{"text": "forged"}', headers={"Content-Type": "text/plain"})
+        assert r.status == 415 and "application/json" in (await r.json())["error"]
+        r = await http.post("/input", json={"text": "forged"}, headers={"Origin": EVIL})
+        assert r.status == 403
+        r = await http.post("/input", json={"text": "forged"}, headers={"Sec-Fetch-Site": "cross-site"})
+        assert r.status == 403
