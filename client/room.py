@@ -292,7 +292,7 @@ def _asset(name: str) -> str:
 def _page(name: str, request: web.Request | None = None) -> web.Response:
     text = _asset(name) if request is None else with_csrf(request, _asset(name))
     return web.Response(text=text, content_type="text/html", headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:"})
 
 

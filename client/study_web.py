@@ -74,7 +74,7 @@ _SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 
 def _html(title: str, body: str, status: int = 200) -> web.Response:
     return web.Response(status=status, content_type="text/html", text=_SHELL.format(title=html.escape(title), body=body),
-                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "same-origin",
                                  "X-Content-Type-Options": "nosniff",
                                  "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; "
                                                             "form-action 'self'"})
@@ -176,7 +176,7 @@ async def researcher_page(request: web.Request) -> web.Response:
     if not authorised(request):
         raise web.HTTPSeeOther(f"/login?next=/studies/{request.match_info['sid']}")
     return web.Response(text=_asset("study.html"), content_type="text/html", headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'"})
 
 

@@ -169,12 +169,14 @@ def own_origin(request: web.Request) -> set[str]:
 def cross_site_problem(request: web.Request, allowed: frozenset[str]) -> str | None:
     """Why this state-changing request looks like it comes from another site's page (None: it does not)."""
     origin = request.headers.get("Origin")
+    site = request.headers.get("Sec-Fetch-Site")
+    if origin == "null" and site == "same-origin":   # a page of ours whose referrer policy hid its origin
+        return None
     if origin is not None:
         origin = origin.rstrip("/")
         if origin in own_origin(request) or origin in allowed:
             return None
         return f"a request from {origin[:100]!r} may not act here (only this server's own pages may)"
-    site = request.headers.get("Sec-Fetch-Site")
     if site is not None and site not in ("same-origin", "none"):
         return f"a {site[:20]} request may not act here (only this server's own pages may)"
     return None
