@@ -116,7 +116,7 @@ def parse_duration(text: str) -> int:
 # ----------------------------------------------------------------------------------------------- start
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
-    """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
+    """Start an InterviewWorkflow (id `interview-<short id>` by default: never words of the topic)."""
     wf_id = workflow_id or default_workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
