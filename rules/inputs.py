@@ -45,6 +45,8 @@ EXPECTED = {
 MAX_SHOWN = 60
 MAX_INPUT_BYTES = 256 * 1024   # a workflow input, signal or update argument (JSON, UTF-8) unless its model says
 MAX_DEPTH = 32                 # objects/lists nested deeper than any model is refused before validation
+MAX_PROBLEMS = 12              # problems named in one message (then "… and N more")
+MAX_MESSAGE_CHARS = 2000       # the longest message: it is recorded in the history
 
 
 class InvalidInput(ValueError):
@@ -134,8 +136,22 @@ def parse_input(model: type[M], raw: Any, what: str) -> M:
         return raw     # validated when it was made (in-process callers), measured above
     problems = input_problems(model, raw)
     if problems:
-        raise InvalidInput(f"invalid {what}: " + "; ".join(problems))
+        raise InvalidInput(f"invalid {what}: " + summary(problems))
     return model.model_validate_json(json.dumps(raw))
+
+
+def summary(problems: list[str]) -> str:
+    """The problems as one line of at most MAX_MESSAGE_CHARS (the first MAX_PROBLEMS, then how many more): a
+    message never grows with the input (it is recorded in the history and shown in full)."""
+    shown: list[str] = []
+    for problem in problems[:MAX_PROBLEMS]:
+        if len("; ".join([*shown, problem])) > MAX_MESSAGE_CHARS - 40:
+            break
+        shown.append(problem)
+    if not shown:
+        shown = [problems[0][:MAX_MESSAGE_CHARS - 41] + "…"]
+    more = len(problems) - len(shown)
+    return "; ".join(shown) + (f"; … and {more} more" if more > 0 else "")
 
 
 def input_problems(model: type[BaseModel], raw: Any) -> list[str]:

@@ -78,6 +78,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptEntry,
         TranscriptView,
     )
+    from models.common import MAX_ID_CHARS
     from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message
     from rules.interview.entries import EntryError
@@ -303,7 +304,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
             kind = "ENTRY_REJECTED" if name == SIGNAL_TRANSCRIPT_ENTRY else "CONTROL_REJECTED"
             entry_id = raw.get("entry_id") if isinstance(raw, dict) else None
             self.s.event(workflow.now(), "system", kind, {"signal": name, "error": error}
-                         | ({"entry_id": str(entry_id)} if entry_id is not None else {}))
+                         | ({"entry_id": str(entry_id)[:MAX_ID_CHARS]} if entry_id is not None else {}))
         return arg
 
     @workflow.query(name=QUERY_SESSION_STATE)

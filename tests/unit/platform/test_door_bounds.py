@@ -132,3 +132,10 @@ def test_sensible_settings_still_pass():
                                            "presence_timeout_seconds": 0, "max_entry_chars": 200}, "input")
     parse_input(study.StudyInput, {"topic": "t", "close_at": "2030-01-01T10:00:00+01:00"}, "input")
     parse_input(writing.WritingInput, {"story_text": "s", "continue_as_new_after": 2}, "input")
+
+
+def test_a_message_never_grows_with_the_input():
+    raw = {f"unknown_{i}": i for i in range(5000)} | {"topic": "t"}
+    with pytest.raises(InvalidInput) as err:
+        parse_input(interview.InterviewInput, raw, "input")
+    assert len(str(err.value)) <= 2100 and "more" in str(err.value)

@@ -68,6 +68,7 @@ async def test_bad_signals_are_recorded_as_rejections_and_bad_updates_recorded_n
         await state(h)
         await h.signal(SIGNAL_TRANSCRIPT_ENTRY, raw('{"entry_id": "s1", "speaker": "interviewee", "text": "\\ud800"}'))
         await h.signal(SIGNAL_SESSION_CONTROL, raw('{"action": ' + DEEP + "}"))
+        await h.signal(SIGNAL_TRANSCRIPT_ENTRY, raw('{"entry_id": "' + "e" * 300_000 + '", "text": 5}'))
         huge = "x" * 900_000
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await h.execute_update(UPDATE_SUBMIT_ENTRY, raw(
@@ -83,4 +84,7 @@ async def test_bad_signals_are_recorded_as_rejections_and_bad_updates_recorded_n
     assert s.status == "IN_PROGRESS" and s.entries == 0
     assert "invalid character" in of_type(evts, "ENTRY_REJECTED")[0].payload["error"]
     assert "nested too deep" in of_type(evts, "CONTROL_REJECTED")[0].payload["error"]
-    assert sum(len(e.SerializeToString()) for e in history.events) < 100_000   # nothing oversized was recorded
+    oversized = of_type(evts, "ENTRY_REJECTED")[1].payload
+    assert "too large" in oversized["error"] and len(oversized["entry_id"]) <= 200   # the record stays small
+    # nothing oversized was recorded but the signal itself (a signal is in the history before any code sees it)
+    assert sum(len(e.SerializeToString()) for e in history.events) < 400_000
