@@ -28,7 +28,7 @@ from temporalio.converter import (
 )
 from temporalio.exceptions import ApplicationError
 
-from rules.inputs import Undecodable
+from models.common import Undecodable
 
 ERROR_TYPE = "InvalidInput"
 

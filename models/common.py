@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Generic, TypeVar
 
@@ -25,6 +26,14 @@ NameStr = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
 LineStr = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
 TextStr = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 DocStr = Annotated[str, Field(max_length=MAX_DOC_CHARS)]
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """What the data converter (core/converter.py) hands a workflow for a payload it could not decode, instead of
+    failing the workflow task: `reason` says why, in one line. rules/inputs.py refuses it like any bad input."""
+
+    reason: str
 
 
 class LLMUsage(BaseModel):

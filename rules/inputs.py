@@ -24,10 +24,11 @@ import difflib
 import json
 import math
 import types
-from dataclasses import dataclass
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+
+from models.common import Undecodable
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -51,14 +52,6 @@ MAX_MESSAGE_CHARS = 2000       # the longest message: it is recorded in the hist
 
 class InvalidInput(ValueError):
     """The input cannot become the model; `str(err)` is the one line to show."""
-
-
-@dataclass(frozen=True)
-class Undecodable:
-    """What the data converter hands a workflow for a payload it could not decode (instead of failing the
-    workflow task): `reason` says why, in one line."""
-
-    reason: str
 
 
 def max_bytes(model: type[BaseModel]) -> int:

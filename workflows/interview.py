@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         interview_writer,
     )
     from core import search_attributes as sa
+    from models.common import MAX_ID_CHARS
     from models.interview import (
         QUERY_EVENT_LOG,
         QUERY_NOTES,
@@ -78,7 +79,6 @@ with workflow.unsafe.imports_passed_through():
         TranscriptEntry,
         TranscriptView,
     )
-    from models.common import MAX_ID_CHARS
     from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message
     from rules.interview.entries import EntryError
