@@ -536,7 +536,7 @@ class ClarifyAnswer(BaseModel):
     """The `clarify` update: answers by question id, or decline=True."""
 
     request_id: IdStr | None = Field(default=None, description="Optional: must match the pending request")
-    answers: dict[IdStr, LineStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    answers: dict[IdStr, TextStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
     decline: bool = False
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from models.common import MAX_ITEMS, IdStr, LineStr, TextStr
+from models.common import MAX_ITEMS, IdStr, TextStr
 from models.interview import CONTROL_ACTIONS
 from models.query import MAX_INPUT_CHARS
 
@@ -54,7 +54,7 @@ class ClarifyBody(PageBody):
     """POST /notes/input/{workflow_id}/clarify: answers by question id, or decline."""
 
     request_id: IdStr | None = None
-    answers: dict[IdStr, LineStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    answers: dict[IdStr, TextStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
     decline: bool = False
 
 
