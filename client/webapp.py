@@ -246,7 +246,8 @@ async def index(request: web.Request) -> web.Response:
 
 
 PAGE_HEADERS = {"Cache-Control": "no-store", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin",
-                "Content-Security-Policy": "default-src 'self'; form-action 'self'; frame-ancestors 'none'",
+                "Content-Security-Policy": "default-src 'self'; style-src 'self' 'unsafe-inline'; form-action 'self'; "
+                                           "frame-ancestors 'none'",
                 "X-Frame-Options": "DENY"}
 _LOCAL_PATH = re.compile(r"/(?![/\\])[A-Za-z0-9_\-./~%?=&+:@,;]*")
 
