@@ -55,6 +55,7 @@ async def _failed_fast(ts_env, queue: str, workflow: str, body: str) -> str:
     (WORKFLOW_TYPE, '{"topic": "on-call", "carried": {}}', "carried"),
     (WORKFLOW_TYPE, '{"topic": "on-call", "interviewee_name": "' + "x" * 5000 + '"}', "interviewee_name"),
     (STUDY_TYPE, '{"topic": "on-call", "close_at": "2030-01-01T10:00:00"}', "close_at"),
+    (WORKFLOW_TYPE, '{"topic": 5}', "topic"),     # decodable, just wrong: no stack trace under the message either
 ])
 async def test_undecodable_or_unbounded_starts_fail_at_once(ts_env, worker, offline, workflow, body, words):
     async with worker(ts_env.client) as queue:
