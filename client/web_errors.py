@@ -30,8 +30,7 @@ def answer_for(exc: BaseException) -> web.Response | None:
         if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return _json(404, f"no such workflow ({exc.message[:200]})")
         return _json(503, f"the Temporal server is not answering: {exc.message[:200]}")
-    if isinstance(exc, ValidationError | RuntimeError) and "decod" in str(exc).lower() or isinstance(
-            exc, ValidationError):
+    if isinstance(exc, ValidationError) or (isinstance(exc, RuntimeError) and "decod" in str(exc).lower()):
         return _json(404, "that workflow's answer is not what this page expects (is it the right kind of run?)")
     if isinstance(exc, ConnectionError | OSError | TimeoutError):
         return _json(503, f"the Temporal server is not answering: {str(exc)[:200]}")
