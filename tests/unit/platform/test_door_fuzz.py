@@ -238,7 +238,6 @@ def _http_property(port: int, examples: int) -> None:
 
     prop()
     assert request(port, "GET", "/healthz", None, {})[0] == 200       # the server is still up
-    print("statuses", sorted(seen.items()))
     assert any(200 <= s < 300 for s in seen) and any(400 <= s < 500 for s in seen), seen
 
 
