@@ -173,14 +173,15 @@ async def auth_middleware(request: web.Request, handler: Handler) -> web.StreamR
     route_handler = getattr(request.match_info, "handler", None)
     if getattr(route_handler, "colloquy_public", False):
         return await handler(request)
-    given = bearer(request)
-    if given is False:
+    if "Authorization" in request.headers:
+        # while an address is locked out no token it sends is even compared: guessing gets no answer at all
         throttle, who = request.app[THROTTLE], client_address(request)
         wait = throttle.retry_after(who)
         if wait > 0:
             return too_many(wait)
-        throttle.failed(who)
-    elif authorised(request):
+        if bearer(request) is False:
+            throttle.failed(who)
+    if authorised(request):
         return await handler(request)
     return web.json_response({"error": "unauthorised: send 'Authorization: Bearer <token>' (the token "
                               "`colloquy serve` printed, or COLLOQUY_SERVE_TOKEN), or sign in at /login"},

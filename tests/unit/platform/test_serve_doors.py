@@ -170,6 +170,8 @@ async def test_token_guessing_is_throttled():
             assert r.status == 401
         r = await http.get("/api/interviews/x/room-link", headers={"Authorization": "Bearer nope-nope-nope"})
         assert r.status == 429
+        r = await http.get("/api/interviews/x/room-link", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert r.status == 429                       # locked out: not even the right token is compared
 
 
 @pytest.mark.parametrize("token", ["x", "short-token", "a" * (MIN_TOKEN_CHARS - 1)])
