@@ -20,7 +20,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from typing import Any, cast
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -109,6 +109,8 @@ class Handle:
         raise WorkflowQueryFailedError(f"unknown queryType {name}")
 
     async def execute_update(self, name: str, arg: Any, result_type: Any = None) -> Any:
+        if name == "open_link":                                 # no such study
+            raise RPCError("workflow not found", RPCStatusCode.NOT_FOUND, b"")
         if name == "submit_entry":
             return SubmitEntryResult(entry=arg, status="IN_PROGRESS", phase="opening")
         return self._state()
@@ -186,7 +188,11 @@ def routes(port: int) -> list[tuple[str, str, dict[str, Any] | None]]:
         for method, op in methods.items():
             schema = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
             out.append((method.upper(), path, schema))
-    return out
+    # the form posts (no JSON body, so not in the description): sign-in, sign-out, a participant's join
+    return out + [("POST", "/login", FORM), ("POST", "/logout", FORM), ("POST", "/study/{sid}/join/{token}", FORM)]
+
+
+FORM = {"x-form": True}
 
 
 IDS = st.one_of(st.sampled_from(["interview-a", "discussion-1", "study-9", "notes-fitness-0a1b2c3d4e5f"]),
@@ -202,7 +208,8 @@ def http_requests(draw: st.DrawFn, table: list[tuple[str, str, dict[str, Any] | 
     wid = draw(IDS)
     key = room_key(SECRET, wid) if draw(st.booleans()) else draw(st.text(max_size=30))
     path = (template.replace("{wid}", quote(wid, safe="")).replace("{key}", quote(key, safe=""))
-            .replace("{workflow_id}", quote(wid, safe="")).replace("{sid}", quote(wid, safe="")))
+            .replace("{workflow_id}", quote(wid, safe="")).replace("{sid}", quote(wid, safe=""))
+            .replace("{token}", quote(key, safe="")))
     headers: dict[str, str] = {}
     if draw(st.booleans()):
         headers["Authorization"] = f"Bearer {TOKEN}"
@@ -213,6 +220,11 @@ def http_requests(draw: st.DrawFn, table: list[tuple[str, str, dict[str, Any] | 
     body: bytes | None = None
     if method == "POST":
         headers["Content-Type"] = draw(CONTENT_TYPES)
+        if schema is FORM:
+            fields = draw(st.dictionaries(st.sampled_from(["token", "next", "csrf", "language"]) | st.text(max_size=8),
+                                          st.text(max_size=60) | st.just(TOKEN), max_size=4))
+            headers["Content-Type"] = draw(st.sampled_from(["application/x-www-form-urlencoded", "text/plain"]))
+            return method, path, urlencode(fields).encode(), headers
         documents = door_inputs(schema) if schema else HOSTILE
         value = draw(st.one_of(documents, from_schema(schema) if schema else HOSTILE))
         body = draw(st.one_of(st.just(json.dumps(value).encode("utf-8", "surrogatepass")), st.binary(max_size=40)))
