@@ -597,7 +597,7 @@ def start_cmd(
     style: str = typer.Option("standard", help="Essay style: standard | punchy | reflective."),
     cycle_seconds: float = typer.Option(10.0, help="No effect on new interviews (they wake on entries, not on a cadence); accepted for old scripts."),
     interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
-    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<slug>-<short id>)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
