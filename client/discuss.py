@@ -142,7 +142,7 @@ def discuss(
     out: Path | None = typer.Option(None, "--out", help="Save the HTML report (with --html), else the transcript, "
                                     "to this file: read through the worker, so it works where the client cannot "
                                     "see the worker's disk."),
-    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: discussion-<topic>-<rand>)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: discussion-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the discussion until it ends."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,

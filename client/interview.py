@@ -116,7 +116,7 @@ def parse_duration(text: str) -> int:
 # ----------------------------------------------------------------------------------------------- start
 async def start_interview(client: Client, inp: InterviewInput, workflow_id: str | None = None,
                           task_queue: str = TASK_QUEUE) -> WorkflowHandle:
-    """Start an InterviewWorkflow with a meaningful id (`interview-<topic slug>-<short id>` by default)."""
+    """Start an InterviewWorkflow (id `interview-<short id>` by default: never words of the topic)."""
     wf_id = workflow_id or default_workflow_id("interview", inp.topic, short_id())
     try:
         return await client.start_workflow(
@@ -597,7 +597,7 @@ def start_cmd(
     style: str = typer.Option("standard", help="Essay style: standard | punchy | reflective."),
     cycle_seconds: float = typer.Option(10.0, help="No effect on new interviews (they wake on entries, not on a cadence); accepted for old scripts."),
     interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
-    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<slug>-<short id>)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,

@@ -88,7 +88,7 @@ def local_offset() -> int:
 
 
 def workflow_id_for(app_id: str, text: str) -> str:
-    return workflow_id(f"notes-{app_id}", text, uuid.uuid4().hex[:6], 32)
+    return workflow_id(f"notes-{app_id}", text, uuid.uuid4().hex[:12], 32)  # never the note's words (rules/text.py)
 
 
 Asker = Callable[[object], Awaitable[object | None]]
@@ -181,7 +181,7 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
         ImportRequest,
     )
 
-    wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:6], 24)
+    wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:12], 24)
     handle = await client.start_workflow(
         IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
             "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
@@ -312,7 +312,9 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
     from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
     from temporalio.service import RPCError, RPCStatusCode
 
+    from client.web_guard import as_model, json_object, same_site_only
     from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
+    from models.web import NotesInputBody
     from rules.query.apps import check_app_id
     from rules.query.clock import utc_offset_minutes
 
@@ -325,11 +327,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         return await given() if callable(given) else given
 
     async def body_json(request: web.Request) -> dict | web.Response:
-        try:
-            data = await request.json()
-        except ValueError:
-            return error(400, "the body must be a JSON object")
-        return data if isinstance(data, dict) else error(400, "the body must be a JSON object")
+        return await json_object(request)   # JSON only, measured, no undecodable text (client/web_guard.py)
 
     def outcome(data: dict) -> web.Response:
         return web.json_response(data, status=200 if "result" in data else 202)
@@ -366,6 +364,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(400, "'text' is required: a note, a question, both, or a correction")
         if len(text) > MAX_INPUT_CHARS:
             return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
+        as_model(NotesInputBody, data, "note")  # every field bounded (models/web.py): a clear 400
         try:
             offset = data.get("utc_offset_minutes")
             if data.get("time_zone") is not None:
@@ -416,7 +415,7 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
             return error(503, exc.message)
         return web.Response(text=text, content_type="text/markdown")
 
-    api = web.Application(client_max_size=API_MAX_BODY)
+    api = web.Application(client_max_size=API_MAX_BODY, middlewares=[same_site_only])
     api.add_routes([web.post("/input", post_input), web.post("/input/{workflow_id}/clarify", post_clarify),
                     web.get("/input/{workflow_id}", get_input), web.get("/context", get_context)])
     return api
@@ -550,7 +549,7 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
 
 
 @app.command("import")
-def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md, *.txt), searched recursively; "
+def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt), searched recursively; "
                                                  "each file one LOG dated by its YYYY-MM-DD file name."),
                app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                batch_size: int = typer.Option(50, help="Files per Parser batch."),
@@ -562,6 +561,10 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
     from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    if not folder.strip():   # Path("") is the working directory: never import that by accident
+        err_console.print("[red]error:[/red] give the folder to import (an empty path is not one)")
+        raise typer.Exit(2)
+    directory = Path(folder).expanduser()
     if not directory.is_dir():
         err_console.print(f"[red]error:[/red] {directory} is not a directory")
         raise typer.Exit(2)

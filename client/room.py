@@ -42,12 +42,14 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from client.webapp import authorised, public
+from client.web_guard import as_model, json_object
+from client.webapp import authorised, public, with_csrf
 from models.interview import (
     CONTROL_ACTIONS,
     QUERY_NOTES,
@@ -67,12 +69,14 @@ from models.interview import (
     TranscriptEntry,
     TranscriptView,
 )
+from models.web import ControlBody, HeartbeatBody, RoomEntryBody
 from rules.errors import error_message
+from rules.text import escape_raw_html
 
 SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js"}
+STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
 Connect = Callable[[], Awaitable[Client]]
@@ -268,15 +272,8 @@ def _temporal_error(exc: Exception) -> web.Response:
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:
-    try:
-        data = await request.json()
-    except ValueError:
-        raise web.HTTPBadRequest(text=json.dumps({"error": "the body must be a JSON object"}),
-                                 content_type="application/json") from None
-    if not isinstance(data, dict):
-        raise web.HTTPBadRequest(text=json.dumps({"error": "the body must be a JSON object"}),
-                                 content_type="application/json")
-    return data
+    """The JSON object sent (client/web_guard.py: JSON only, measured, no undecodable text) or a clear 4xx."""
+    return await json_object(request)
 
 
 def _room_guard(request: web.Request) -> str:
@@ -292,9 +289,10 @@ def _asset(name: str) -> str:
     return resources.files("client.web").joinpath(name).read_text(encoding="utf-8")
 
 
-def _page(name: str) -> web.Response:
-    return web.Response(text=_asset(name), content_type="text/html", headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+def _page(name: str, request: web.Request | None = None) -> web.Response:
+    text = _asset(name) if request is None else with_csrf(request, _asset(name))
+    return web.Response(text=text, content_type="text/html", headers={
+        "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:"})
 
 
@@ -328,7 +326,7 @@ async def _sse(request: web.Request, wid: str, interviewee: bool,
 @public
 async def room_page(request: web.Request) -> web.Response:
     _room_guard(request)
-    return _page("room.html")
+    return _page("room.html", request)
 
 
 @public
@@ -354,9 +352,11 @@ async def room_entry(request: web.Request) -> web.Response:
     entry_id, text = str(data.get("entry_id", "")).strip(), data.get("text")
     if not entry_id or len(entry_id) > 100 or not isinstance(text, str):
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
+    as_model(RoomEntryBody, data, "entry")
     section = data.get("reply_to_section_id")
-    entry = TranscriptEntry(entry_id=f"room-a-{entry_id}", speaker="interviewee", text=text,
-                            reply_to_section_id=section if isinstance(section, str) and section else None)
+    entry = as_model(TranscriptEntry, {"entry_id": f"room-a-{entry_id}", "speaker": "interviewee", "text": text,
+                                       "reply_to_section_id": section if isinstance(section, str) and section
+                                       else None}, "entry")
     try:
         result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
                                                                 result_type=SubmitEntryResult)
@@ -370,11 +370,12 @@ async def room_entry(request: web.Request) -> web.Response:
 async def room_heartbeat(request: web.Request) -> web.Response:
     wid, rooms = _room_guard(request), request.app[ROOMS]
     data = await _json_body(request)
-    try:
-        hb = Heartbeat(client_id=str(data.get("client_id", ""))[:200] or "page", role="interviewee",
-                       seq=max(0, int(data.get("seq", 0))))
-    except (ValueError, TypeError):
-        return _error(400, "send {'client_id': ..., 'seq': n}")
+    seq = data.get("seq", 0)
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < 2 ** 53:
+        return _error(400, "send {'client_id': ..., 'seq': n} (n a whole number from 0)")
+    as_model(HeartbeatBody, {**data, "client_id": str(data.get("client_id", ""))[:200] or "page"}, "heartbeat")
+    hb = as_model(Heartbeat, {"client_id": str(data.get("client_id", ""))[:200] or "page", "role": "interviewee",
+                              "seq": seq}, "heartbeat")
     try:
         s = await (await rooms.handle(wid)).execute_update(UPDATE_HEARTBEAT, hb, result_type=SessionState)
         await rooms.record_question(s)
@@ -387,8 +388,8 @@ async def room_heartbeat(request: web.Request) -> web.Response:
 @public
 async def console_page(request: web.Request) -> web.Response:
     if not authorised(request):
-        raise web.HTTPSeeOther(f"/login?next=/console/{request.match_info['wid']}")
-    return _page("console.html")
+        raise web.HTTPSeeOther(f"/login?next=/console/{quote(request.match_info['wid'], safe='')}")
+    return _page("console.html", request)
 
 
 async def console_data(request: web.Request) -> web.Response:
@@ -428,7 +429,7 @@ async def console_stream(request: web.Request) -> web.StreamResponse:
 async def console_control(request: web.Request) -> web.Response:
     wid, rooms = request.match_info["wid"], request.app[ROOMS]
     data = await _json_body(request)
-    action = str(data.get("action", ""))
+    action = as_model(ControlBody, data, "control").action
     if action not in CONTROL_ACTIONS:
         return _error(400, f"action must be one of {', '.join(CONTROL_ACTIONS)}")
     try:
@@ -460,8 +461,14 @@ async def console_essay(request: web.Request) -> web.Response:
         text = store().get(result.essay)
     except (OSError, ApplicationError) as exc:
         return _error(404, f"the essay artifact {result.essay.name} is not readable by this server: {exc}")
-    return web.Response(text=text, content_type="text/markdown", charset="utf-8",
-                        headers={"Content-Disposition": f'inline; filename="{wid}-essay.md"'})
+    # Answers are the interviewee's words: whatever HTML they hold is shown as text, never run or rendered.
+    return web.Response(text=escape_raw_html(text), content_type="text/plain", charset="utf-8", headers={
+        "Content-Disposition": f'inline; filename="{_safe_name(wid)}-essay.md"', "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
+
+
+def _safe_name(wid: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in wid)[:100]
 
 
 async def room_link(request: web.Request) -> web.Response:

@@ -100,12 +100,14 @@ def serve(
     """Serve Colloquy's pages and APIs: the interview room (/room/ID/KEY, for the interviewee) and interviewer
     console (/console/ID), study links (/study/ID/join/TOKEN) and the researcher page (/studies/ID), the notes API (/notes/input, /notes/context), and the codec server (/codec).
 
-    The token (COLLOQUY_SERVE_TOKEN, or one is made and printed) protects everything but the interviewee room,
-    whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in once at /login in a
-    browser. Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
+    The token (COLLOQUY_SERVE_TOKEN, at least 16 characters, or one is made and printed) protects everything but
+    the interviewee room, whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in
+    once at /login in a browser (a signed session cookie; sign out on /); pages act only for their own signed-in
+    browser (cross-site requests are refused: docs/platform.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
     from client.common import console, err_console, settings
     from client.room import LazyClient, load_secret
+    from client.web_guard import WeakTokenError, check_token
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -121,6 +123,11 @@ def serve(
     origins = list(origin or []) or default_origins(ui_port)
     temporal_settings = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
 
+    try:
+        check_token(token)
+    except WeakTokenError as exc:
+        err_console.print(f"[red]error:[/red] {TOKEN_ENV}: {exc}", highlight=False)
+        raise typer.Exit(2) from None
     app = build_serve_app(token, codec, origins, LazyClient(lambda: connect(temporal_settings)), load_secret(),
                           task_queue, notes_app, notes_dir)
     base = f"http://{'[' + host + ']' if ':' in host else host}:{port}"

@@ -119,7 +119,7 @@ def create_cmd(
     analysis_language: str = typer.Option("en", help="The findings' language (translations beside quotes)."),
     abandon_after: float = typer.Option(600.0, help="Seconds a disconnected participant has before the interview "
                                         "is ended and counted abandoned."),
-    study_id: str | None = typer.Option(None, "--id", help="Workflow id (default study-<slug>-<short id>)."),
+    study_id: str | None = typer.Option(None, "--id", help="Workflow id (default study-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,

@@ -23,10 +23,11 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import LazyClient, room_path
+from client.web_guard import form_route
 from client.webapp import authorised, public
 from models.study import (
     QUERY_FINDINGS_DRAFT,
@@ -73,7 +74,7 @@ _SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
 
 def _html(title: str, body: str, status: int = 200) -> web.Response:
     return web.Response(status=status, content_type="text/html", text=_SHELL.format(title=html.escape(title), body=body),
-                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer",
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "same-origin",
                                  "X-Content-Type-Options": "nosniff",
                                  "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; "
                                                             "form-action 'self'"})
@@ -93,9 +94,11 @@ async def _link(request: web.Request) -> tuple[str, str, LinkView]:
     try:
         link = await h.query(QUERY_LINK, token_sha256(token), result_type=LinkView)
     except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return sid, token, LinkView(status="unknown")
         raise
+    except WorkflowQueryFailedError:        # not a study (an interview's id, say): no such link
+        return sid, token, LinkView(status="unknown")
     return sid, token, link
 
 
@@ -139,6 +142,7 @@ async def join_page(request: web.Request) -> web.Response:
 
 
 @public
+@form_route
 async def join_start(request: web.Request) -> web.Response:
     sid, token = request.match_info["sid"], request.match_info["token"]
     form = await request.post()
@@ -172,7 +176,7 @@ async def researcher_page(request: web.Request) -> web.Response:
     if not authorised(request):
         raise web.HTTPSeeOther(f"/login?next=/studies/{request.match_info['sid']}")
     return web.Response(text=_asset("study.html"), content_type="text/html", headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+        "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'"})
 
 
@@ -184,9 +188,11 @@ async def study_data(request: web.Request) -> web.Response:
         participants = await h.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView])
         findings = await h.query(QUERY_FINDINGS_DRAFT, result_type=Findings)
     except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return web.json_response({"error": f"no study {sid}"}, status=404)
         return web.json_response({"error": error_message(exc)}, status=503)
+    except WorkflowQueryFailedError:
+        return web.json_response({"error": f"{sid} is not a study"}, status=404)
     except (ConnectionError, OSError) as exc:
         return web.json_response({"error": str(exc)}, status=503)
     return web.json_response({"progress": progress.model_dump(mode="json"),

@@ -246,7 +246,7 @@ def start(
     config_name: str = typer.Option("default", "--config", "-c", help="default | gated | path to a YAML config."),
     story_name: str | None = typer.Option(None, "--story-name", help="Name in history (default: file stem)."),
     persona: list[str] = typer.Option([], "--persona", help="name=FILE: inline persona text for this run."),
-    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: writing-<story>-<rand>)."),
+    workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: writing-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the run until it ends."),
     ask: bool | None = typer.Option(None, "--ask/--no-ask", help="Answer approval requests here (default: when "
                                     "stdin is a terminal). approve | abort | any other text = feedback."),

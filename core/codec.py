@@ -34,7 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from temporalio.api.common.v1 import Payload
-from temporalio.converter import DataConverter, DefaultFailureConverterWithEncodedAttributes, PayloadCodec
+from temporalio.converter import DataConverter, PayloadCodec
 
 KEYS_FILE_ENV = "COLLOQUY_CODEC_KEYS_FILE"
 SERVE_PORT_ENV = "COLLOQUY_SERVE_PORT"
@@ -248,15 +248,13 @@ def load_codec(path: Path | None = None) -> EncryptionCodec | None:
 def data_converter(base: DataConverter | None = None, path: Path | None = None) -> DataConverter:
     """The data converter for clients and workers: `base` (the pydantic converter) as is when encryption is
     off; with it on, plus the codec and failure messages/stack traces moved into (encrypted) attributes."""
-    if base is None:
-        from temporalio.contrib.pydantic import pydantic_data_converter
+    from core.converter import EncodedFailureConverter, colloquy_data_converter
 
-        base = pydantic_data_converter
+    base = base or colloquy_data_converter
     codec = load_codec(path)
     if codec is None:
         return base
-    return dataclasses.replace(base, payload_codec=codec,
-                               failure_converter_class=DefaultFailureConverterWithEncodedAttributes)
+    return dataclasses.replace(base, payload_codec=codec, failure_converter_class=EncodedFailureConverter)
 
 
 def serve_port() -> int:

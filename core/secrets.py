@@ -3,13 +3,15 @@
 The values redacted: every variable registered as holding a secret (each provider's `api_key_env` of the LLM
 config registers itself, whatever its name: `MYLLM_PASSWORD` too), the standard provider variables, and any
 variable whose name says it holds one (KEY, TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL). `redact()` replaces
-each such value in a text by `***`; `install_log_redaction()` applies it to every stdlib log record (the
+each such value in a text by `***`, in any letter case and in its common encodings (base64, URL-safe base64,
+URL-encoded, hex: `encodings()`); `install_log_redaction()` applies it to every stdlib log record (the
 worker's log, litellm's and the SDK's included); core/logging.py applies it to structlog events. Errors that
 reach a workflow history go through `redact()` in the LLM gateway.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -53,11 +55,48 @@ def secret_values(env: dict[str, str] | None = None) -> list[str]:
 
 
 def redact(text: str) -> str:
-    """`text` with every secret value, and anything shaped like a credential, replaced by ***."""
-    for value in secret_values():
-        if value in text:
-            text = text.replace(value, "***")
+    """`text` with every secret value — also in its common encodings (any letter case, base64 and URL-safe base64
+    at any alignment, URL-encoded, hex) — and anything shaped like a credential, replaced by ***."""
+    values = tuple(secret_values())
+    if values:
+        text = _pattern(values).sub("***", text)
     return SECRET_SHAPES.sub("***", text)
+
+
+#: base64 fragments shorter than this are not redacted (a short run of base64 letters is an ordinary word).
+MIN_ENCODED_CHARS = 8
+
+
+def encodings(value: str) -> set[str]:
+    """The forms a secret is commonly echoed in (matched case-insensitively, so upper/lower-case are covered)."""
+    from urllib.parse import quote, quote_plus
+
+    raw = value.encode("utf-8")
+    forms = {value, quote(value, safe=""), quote_plus(value), raw.hex()}
+    forms |= {f for f in _base64_cores(raw) if len(f) >= MIN_ENCODED_CHARS}
+    return {f for f in forms if f}
+
+
+def _base64_cores(raw: bytes) -> set[str]:
+    """The base64 (standard and URL-safe) characters that depend on `raw` alone, at each of the three alignments
+    it can have inside a longer encoded string (`Basic base64(user:secret)` included)."""
+    import base64
+
+    out: set[str] = set()
+    n = len(raw)
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + raw + b"\0\0").decode("ascii")
+        chars = [i for i in range(len(encoded)) if 6 * i // 8 >= shift and (6 * i + 5) // 8 <= shift + n - 1]
+        if chars:
+            core = encoded[chars[0]:chars[-1] + 1]
+            out |= {core, core.replace("+", "-").replace("/", "_")}
+    return out
+
+
+@functools.lru_cache(maxsize=32)
+def _pattern(values: tuple[str, ...]) -> re.Pattern[str]:
+    forms = sorted({f for v in values for f in encodings(v)}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(f) for f in forms), re.IGNORECASE)
 
 
 def redact_value(value: Any) -> Any:

@@ -303,14 +303,15 @@ async def start_ephemeral_dev_server(dynamic_config: list[str] | None = None):  
     `dynamic_config` — KEY=JSON values — for a benchmark's comparison) and with Colloquy's search attributes: for
     tests and benchmarks. The caller shuts it down (`await env.shutdown()`)."""
     from temporalio.common import SearchAttributeKey
-    from temporalio.contrib.pydantic import pydantic_data_converter
     from temporalio.testing import WorkflowEnvironment
+
+    from core.converter import colloquy_data_converter
 
     extra: list[str] = []
     for value in TUNED_DYNAMIC_CONFIG if dynamic_config is None else dynamic_config:
         extra += ["--dynamic-config-value", value]
     return await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), ip="127.0.0.1", data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_binary(), ip="127.0.0.1", data_converter=colloquy_data_converter,
         search_attributes=[SearchAttributeKey.for_keyword(n) for n in SEARCH_ATTRIBUTES],
         dev_server_extra_args=extra, dev_server_log_level="error",
     )

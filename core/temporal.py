@@ -1,4 +1,4 @@
-"""Connecting to Temporal: the one place a client is made (pydantic converter + tracing everywhere; payload
+"""Connecting to Temporal: the one place a client is made (the pydantic converter of core/converter.py + tracing everywhere; payload
 encryption when COLLOQUY_CODEC_KEYS_FILE is set, see core/codec.py).
 
 `connect_options(settings)` turns settings (flags / TEMPORAL_* env) into `Client.connect` arguments and fails
@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from temporalio.client import Client, TLSConfig
-from temporalio.contrib.pydantic import pydantic_data_converter
 
 from core.codec import KeyringError, data_converter
+from core.converter import colloquy_data_converter
 from core.settings import TemporalProfileError, TemporalSettings
 from core.telemetry import tracing_interceptor
 
@@ -86,7 +86,7 @@ async def connect(settings: TemporalSettings | None = None) -> Client:
     settings = settings or TemporalSettings.from_env()
     options = connect_options(settings)
     try:
-        converter = data_converter(pydantic_data_converter)
+        converter = data_converter(colloquy_data_converter)
     except KeyringError as exc:
         raise TemporalConfigError(f"payload encryption: {exc}") from None
     try:

@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 from pydantic import BaseModel, Field
 
 T = TypeVar("T")
+
+# Declared maxima of the doors (workflow inputs, signals, updates, HTTP bodies): every text and list a person or a
+# page can send has one (tests/unit/platform/test_door_bounds.py checks every door model), and rules/inputs.py
+# measures the whole encoded argument before any of it is used. Generous for real use, small for history.
+MAX_ID_CHARS = 200           # ids, names of things, language codes, keys
+MAX_NAME_CHARS = 1_000       # a title, a topic, a short label
+MAX_LINE_CHARS = 4_000       # a reason, a goal, a note for the interviewer, one question
+MAX_TEXT_CHARS = 64_000      # an answer, a query, a note (entries are further capped per interview)
+MAX_DOC_CHARS = 500_000      # a whole document given at the start (a story, a context)
+MAX_ITEMS = 200              # a list or mapping in an input (sections, questions, keywords, models, …)
+
+IdStr = Annotated[str, Field(max_length=MAX_ID_CHARS)]
+NameStr = Annotated[str, Field(max_length=MAX_NAME_CHARS)]
+LineStr = Annotated[str, Field(max_length=MAX_LINE_CHARS)]
+TextStr = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+DocStr = Annotated[str, Field(max_length=MAX_DOC_CHARS)]
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """What the data converter (core/converter.py) hands a workflow for a payload it could not decode, instead of
+    failing the workflow task: `reason` says why, in one line. rules/inputs.py refuses it like any bad input."""
+
+    reason: str
 
 
 class LLMUsage(BaseModel):
@@ -60,7 +85,7 @@ class AgentTotals(TokenTotals):
 class UsageTotals(TokenTotals):
     """Running totals kept in workflow state (small: one row per agent). `add(result.usage)` after each call."""
 
-    by_agent: dict[str, AgentTotals] = Field(default_factory=dict)
+    by_agent: dict[IdStr, AgentTotals] = Field(default_factory=dict, max_length=1_000)
 
     def add(self, usage: LLMUsage) -> None:
         self.count(usage.input_tokens, usage.output_tokens, usage.cost_usd)
@@ -84,11 +109,11 @@ class AgentResult(BaseModel, Generic[T]):
 class ArtifactRef(BaseModel):
     """A reference to a large text in the artifact store. Workflow history holds only these."""
 
-    uri: str
-    name: str
-    sha256: str
+    uri: LineStr
+    name: NameStr
+    sha256: IdStr
     size_bytes: int
-    content_type: str = "text/plain"
+    content_type: IdStr = "text/plain"
     created_at: datetime | None = None
 
 

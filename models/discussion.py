@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from models.common import ArtifactRef, UsageTotals
+from models.common import MAX_ITEMS, ArtifactRef, IdStr, TextStr, UsageTotals
 from models.status import COMPLETED
 
 # ------------------------------------------------------------------------------------------- public names
@@ -34,11 +34,11 @@ Outcome = Literal["selected", "no_idea_met_threshold", "no_ideas", "unscored"]
 class DiscussionInput(BaseModel):
     """What `colloquy discuss` (or `temporal workflow start`) sends. Checked by the workflow before any call."""
 
-    topic: str = Field(description="What the team should explore (1-2000 characters)")
-    level: str = Field(default="standard", description="standard | extended | full (seed 002 level table)")
-    team: list[str] = Field(default_factory=lambda: list(ROLES),
-                            description=f"Roles taking part; leader and ideation are required. Known: {ROLES}")
-    models: dict[str, str] = Field(default_factory=dict,
+    topic: TextStr = Field(description="What the team should explore (1-2000 characters)")
+    level: IdStr = Field(default="standard", description="standard | extended | full (seed 002 level table)")
+    team: list[IdStr] = Field(default_factory=lambda: list(ROLES), max_length=MAX_ITEMS,
+                              description=f"Roles taking part; leader and ideation are required. Known: {ROLES}")
+    models: dict[IdStr, IdStr] = Field(default_factory=dict, max_length=MAX_ITEMS,
                                    description="Optional litellm model id per role, e.g. {'critic': 'openai/gpt-4o'}")
     html_report: bool = Field(default=False, description="Render a self-contained HTML report artifact")
 

@@ -7,11 +7,20 @@ fields with defaults, never rename or remove. Seeds: 000 (agents, data structure
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, Field, computed_field
+from pydantic import BaseModel, Field, computed_field, field_validator
 
-from models.common import ArtifactRef, UsageTotals
+from models.common import (
+    MAX_ITEMS,
+    MAX_TEXT_CHARS,
+    ArtifactRef,
+    IdStr,
+    LineStr,
+    NameStr,
+    TextStr,
+    UsageTotals,
+)
 from models.status import interview_status
 
 # ------------------------------------------------------------------------------------------- public names
@@ -33,6 +42,10 @@ DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
 DEFAULT_PRESENCE_TIMEOUT_SECONDS = 20.0           # no interviewee heartbeat this long -> PAUSED (disconnect)
 MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
+MIN_EVENTS_PER_RUN = 50                           # continue_as_new_after_events: fewer deadlocks a run
+MAX_EVENTS_PER_RUN = 50_000                       # Temporal's own limit is 51,200 events
+MIN_PRESENCE_TIMEOUT_SECONDS = 1.0                # presence_timeout_seconds: 0 (off) or at least this
+MAX_CARRIED_BYTES = 1_536 * 1024                  # an input with carried state (under Temporal's 2 MB limit)
 
 Mode = Literal["adaptive", "structured"]
 Style = Literal["standard", "punchy", "reflective"]
@@ -65,45 +78,48 @@ EVENT_TYPES: tuple[str, ...] = (
 
 # ------------------------------------------------------------------------------------------- plan (000)
 class QuestionSnapshot(BaseModel):
-    id: str
-    text: str
+    id: IdStr
+    text: LineStr
     role: Literal["backbone", "followup"] = "backbone"
     priority: int = Field(default=2, ge=1, le=3, description="1 = must-hit, 2 = important, 3 = nice-to-have")
-    notes_for_interviewer: str = ""
+    notes_for_interviewer: LineStr = ""
 
 
 class DimensionSpec(BaseModel):
     """003 §6.2: a required dimension of a section (structured mode)."""
 
-    name: str
+    name: NameStr
     priority: int = Field(default=1, ge=1, le=3, description="1 = highest; ties keep schema order")
-    keywords: list[str] = Field(default_factory=list, description="Words whose mention counts as covering it")
+    keywords: list[NameStr] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                    description="Words whose mention counts as covering it")
 
 
 class SectionSnapshot(BaseModel):
-    id: str
-    title: str
+    id: IdStr
+    title: NameStr
     importance: Literal["high", "medium", "low"] = "medium"
-    goal: str = ""
+    goal: LineStr = ""
     duration_seconds: int | None = Field(default=None, description="None: a share of the interview by importance")
-    questions: list[QuestionSnapshot] = Field(default_factory=list)
+    questions: list[QuestionSnapshot] = Field(default_factory=list, max_length=MAX_ITEMS)
     # structured mode (003 §6)
-    primary_prompt: str | None = None
-    required_dimensions: list[DimensionSpec] = Field(default_factory=list)
-    followup_pool: dict[str, list[str]] = Field(default_factory=dict, description="dimension -> questions")
+    primary_prompt: LineStr | None = None
+    required_dimensions: list[DimensionSpec] = Field(default_factory=list, max_length=MAX_ITEMS)
+    followup_pool: dict[NameStr, Annotated[list[LineStr], Field(max_length=MAX_ITEMS)]] = Field(
+        default_factory=dict, max_length=MAX_ITEMS, description="dimension -> questions")
     followup_cap: int = 2
-    allowed_actions: list[str] = Field(default_factory=lambda: ["chat", "submit", "ask_assistant"])
+    allowed_actions: list[IdStr] = Field(default_factory=lambda: ["chat", "submit", "ask_assistant"],
+                                         max_length=MAX_ITEMS)
 
 
 class PlanSnapshot(BaseModel):
-    topic: str
-    research_goal: str
-    angle: str
-    sections: list[SectionSnapshot]
-    schema_version: str = "1"
+    topic: NameStr
+    research_goal: LineStr
+    angle: LineStr
+    sections: list[SectionSnapshot] = Field(max_length=MAX_ITEMS)
+    schema_version: IdStr = "1"
     is_follow_up: bool = False
-    previous_session_id: str | None = None
-    follow_up_context: str = ""
+    previous_session_id: IdStr | None = None
+    follow_up_context: TextStr = ""
 
 
 # ------------------------------------------------------------------------------------------ input
@@ -115,27 +131,52 @@ class InterviewInput(BaseModel):
     duration_seconds: int = Field(default=DEFAULT_DURATION_SECONDS, ge=30, le=24 * 3600)
     mode: Mode = "adaptive"
     style: Style = "standard"
-    sections: list[SectionSnapshot] | None = Field(default=None, description="Explicit sections/schema: no planner")
+    sections: list[SectionSnapshot] | None = Field(default=None, max_length=MAX_ITEMS,
+                                                   description="Explicit sections/schema: no planner")
     plan: PlanSnapshot | None = Field(default=None, description="A full plan: no planner call")
-    previous_session_id: str | None = Field(default=None, description="Follow-up of this earlier interview")
-    follow_up_topic: str | None = None
+    previous_session_id: IdStr | None = Field(default=None, description="Follow-up of this earlier interview")
+    follow_up_topic: NameStr | None = None
     cycle_seconds: float = Field(default=10.0, gt=0, description="Runs started before the quiet live cycle only: "
                                   "their cadence timer. The live loop now wakes on entries and arms a timer only "
                                   "when a decision expires (000: 30 s); kept so older runs and scripts still work")
-    interviewee_name: str = "the interviewee"
-    candidate_id: str | None = None
+    interviewee_name: NameStr = "the interviewee"
+    candidate_id: IdStr | None = None
     write_essay: bool = True
-    late_grace_seconds: float = 15.0
-    warning_thresholds_seconds: list[int] = Field(default_factory=lambda: [120, 30])
-    min_content_words: int = Field(default=15, description="Minimum words before 'candidate done' is honoured")
-    max_entry_chars: int = MAX_ENTRY_CHARS
-    continue_as_new_after_events: int = Field(default=5000, description="History events before continue-as-new")
+    late_grace_seconds: float = Field(default=15.0, ge=0, le=3600, description="How long after a section ends "
+                                      "an answer to its question still counts for it")
+    warning_thresholds_seconds: list[int] = Field(default_factory=lambda: [120, 30], max_length=20)
+    min_content_words: int = Field(default=15, ge=0, le=100_000,
+                                   description="Minimum words before 'candidate done' is honoured")
+    max_entry_chars: int = Field(default=MAX_ENTRY_CHARS, ge=1, le=MAX_TEXT_CHARS,
+                                 description="The longest entry accepted (longer ones are refused: split them)")
+    continue_as_new_after_events: int = Field(
+        default=5000, ge=MIN_EVENTS_PER_RUN, le=MAX_EVENTS_PER_RUN,
+        description="History events before continue-as-new (fewer would leave a run no room to do anything)")
     essay_on_termination: bool = False
     presence_timeout_seconds: float = Field(
         default=DEFAULT_PRESENCE_TIMEOUT_SECONDS, ge=0,
         description="No interviewee heartbeat for this long while IN_PROGRESS -> PAUSED (0 = presence off). "
                     "Presence starts with the first heartbeat: clients that never heartbeat are never paused")
     carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+
+    MAX_BYTES: ClassVar[int] = MAX_CARRIED_BYTES   # the carried state rides in the input (rules/inputs.py)
+
+    @field_validator("presence_timeout_seconds")
+    @classmethod
+    def _presence_timeout(cls, value: float) -> float:
+        if value != 0 and not MIN_PRESENCE_TIMEOUT_SECONDS <= value <= 24 * 3600:
+            raise ValueError(f"must be 0 (presence off) or between {MIN_PRESENCE_TIMEOUT_SECONDS:g} and 86400 "
+                             "seconds: a page heartbeats at most once a second")
+        return value
+
+    @field_validator("carried")
+    @classmethod
+    def _carried(cls, value: InterviewState | None) -> InterviewState | None:
+        if value is not None and (value.started_at is None or value.plan is None
+                                  or value.status in ("NOT_STARTED", "PLANNING")):
+            raise ValueError("not the state of a started interview (with its plan and start time): `carried` is "
+                             "written by continue-as-new only; leave it out to start an interview")
+        return value
 
     @classmethod
     def for_follow_up(cls, previous_session_id: str, follow_up_topic: str, **fields: Any) -> InterviewInput:
@@ -150,18 +191,18 @@ class TranscriptEntry(BaseModel):
     """One utterance (or code submission). Clients fill entry_id/speaker/text/kind/client_timestamp; the engine
     fills the rest (seq, received_at, section_id, late)."""
 
-    entry_id: str = Field(description="Client-chosen unique id; a repeated id is ignored (idempotency)")
-    speaker: str = Field(description="interviewer | interviewee (aliases: expert, candidate)")
-    text: str
-    kind: str = Field(default="message", description="message | code")
+    entry_id: IdStr = Field(description="Client-chosen unique id; a repeated id is ignored (idempotency)")
+    speaker: IdStr = Field(description="interviewer | interviewee (aliases: expert, candidate)")
+    text: TextStr
+    kind: IdStr = Field(default="message", description="message | code")
     client_timestamp: datetime | None = None
     seq: int = 0
     received_at: datetime | None = None
     elapsed_seconds: float | None = None
-    section_id: str | None = None
+    section_id: IdStr | None = None
     late: bool = False
-    session_id: str | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
-    reply_to_section_id: str | None = Field(
+    session_id: IdStr | None = Field(default=None, description="Workflow id it was recorded in (merged transcripts)")
+    reply_to_section_id: IdStr | None = Field(
         default=None, description="Client: the section whose question was on screen when this was typed (decides "
                                   "the late grace: a late answer counts for the previous section only if it "
                                   "answers that section's question)")
@@ -192,8 +233,8 @@ class SubmitEntryResult(BaseModel):
 
 
 class SessionControl(BaseModel):
-    action: str = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
-    reason: str | None = None
+    action: IdStr = Field(description="pause | resume | disconnect | reconnect | candidate_done | end")
+    reason: LineStr | None = None
     client_timestamp: datetime | None = None
 
 
@@ -206,8 +247,8 @@ class Heartbeat(BaseModel):
 
 
 class AssistantQuery(BaseModel):
-    query_id: str
-    text: str
+    query_id: IdStr
+    text: TextStr
 
 
 class AssistantAnswer(BaseModel):

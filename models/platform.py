@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
-from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.common import MAX_ITEMS, ArtifactRef, IdStr, LLMUsage, UsageTotals
 from models.status import model_check_status
 
 # ------------------------------------------------------------------------------------------- public names
@@ -21,8 +21,9 @@ ARTIFACT_CHUNK_MAX_BYTES = 512 * 1024    # the most one chunk may carry (well un
 
 
 class ModelCheckRequest(BaseModel):
-    agents: list[str] = Field(default_factory=lambda: ["model_check"], description="Agents whose models to check")
-    word: str = "colloquy"
+    agents: list[IdStr] = Field(default_factory=lambda: ["model_check"], max_length=MAX_ITEMS,
+                                description="Agents whose models to check")
+    word: IdStr = "colloquy"
 
 
 class ModelCheckRow(BaseModel):

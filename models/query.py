@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, Field, computed_field, field_validator
 
-from models.common import ArtifactRef, LLMUsage, UsageTotals
+from models.common import (
+    MAX_ITEMS,
+    ArtifactRef,
+    IdStr,
+    LineStr,
+    LLMUsage,
+    TextStr,
+    UsageTotals,
+)
 from models.status import query_status
 
 _Date = date  # for fields named `date` (the name would shadow the type in their own annotation)
@@ -507,28 +515,28 @@ class ApplyContextResult(BaseModel):
 class QueryRequest(BaseModel):
     """QueryWorkflow input: one user input (log, question, both, or correction)."""
 
-    text: str
-    session_context: str | None = Field(default=None, description="Recent conversation (REPL)")
-    user_id: str = "default"
-    app_id: str = "general"
-    notes_dir: str | None = Field(default=None, description="None: the worker's COLLOQUY_NOTES_DIR")
+    text: TextStr
+    session_context: TextStr | None = Field(default=None, description="Recent conversation (REPL)")
+    user_id: IdStr = "default"
+    app_id: IdStr = "general"
+    notes_dir: LineStr | None = Field(default=None, description="None: the worker's COLLOQUY_NOTES_DIR")
     today: date | None = Field(default=None, description="None: the workflow's current date")
     utc_offset_minutes: int = Field(default=0, ge=-14 * 60, le=14 * 60,
                                     description="The user's clock: notes are dated and timed in local time")
-    clarification_timeout_s: float = 24 * 3600
-    max_entries: int = Field(default=2000, ge=1, description="Most entries one retrieval reads; a scope over it is "
+    clarification_timeout_s: float = Field(default=24 * 3600, gt=0, le=30 * 24 * 3600)
+    max_entries: int = Field(default=2000, ge=1, le=1_000_000, description="Most entries one retrieval reads; a scope over it is "
                              "answered partially and says how much was read")
-    analysis_chunk_size: int = Field(default=120, ge=1, description="Above this many entries, analyzers read "
+    analysis_chunk_size: int = Field(default=120, ge=1, le=100_000, description="Above this many entries, analyzers read "
                                      "chunks in parallel and one more call combines them (seed §7.1)")
-    max_global_context_tokens: int = 2000
+    max_global_context_tokens: int = Field(default=2000, ge=0, le=1_000_000)
     response_style: Literal["concise", "detailed"] = "concise"
 
 
 class ClarifyAnswer(BaseModel):
     """The `clarify` update: answers by question id, or decline=True."""
 
-    request_id: str | None = Field(default=None, description="Optional: must match the pending request")
-    answers: dict[str, str] = Field(default_factory=dict)
+    request_id: IdStr | None = Field(default=None, description="Optional: must match the pending request")
+    answers: dict[IdStr, TextStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
     decline: bool = False
 
 
@@ -601,11 +609,16 @@ class QueryResult(BaseModel):
 
 
 # ------------------------------------------------------------------------------------------------ import
+MAX_IMPORT_FILES = 100_000  # files, warnings and failures an import carries (bounded by MAX_BYTES too)
+
+
 class ImportRequest(BaseModel):
-    directory: str
-    app_id: str = "general"
-    notes_dir: str | None = None
-    batch_size: int = 50
+    MAX_BYTES: ClassVar[int] = 1_536 * 1024   # the files still to import ride in the input on continue-as-new
+
+    directory: LineStr = Field(min_length=1, description="The folder (or file) to import; never empty")
+    app_id: IdStr = "general"
+    notes_dir: LineStr | None = None
+    batch_size: int = Field(default=50, ge=1, le=1000, description="Files per activity")
     undated: Literal["skip", "today", "mtime"] = Field(
         default="skip", description="A file with no date in its headings, front matter or name: skip it "
         "(with a warning), or date it today / by its modification time")
@@ -613,11 +626,12 @@ class ImportRequest(BaseModel):
     new: int = 0
     updated: int = 0
     unchanged: int = 0
-    warnings: list[str] = Field(default_factory=list)
-    files: list[str] | None = Field(default=None, description="Set on continue-as-new: files still to import")
+    warnings: list[LineStr] = Field(default_factory=list, max_length=MAX_IMPORT_FILES)
+    files: list[LineStr] | None = Field(default=None, max_length=MAX_IMPORT_FILES,
+                                        description="Set on continue-as-new: files still to import")
     done: int = 0
     total: int = 0
-    failed: list[str] = Field(default_factory=list)
+    failed: list[LineStr] = Field(default_factory=list, max_length=MAX_IMPORT_FILES)
     usage: UsageTotals = Field(default_factory=UsageTotals)
 
 
@@ -694,7 +708,7 @@ class ImportResult(BaseModel):
 class ContextRequest(BaseModel):
     """NotesContextWorkflow input: read the global context where the worker keeps the notes."""
 
-    notes_dir: str | None = None
+    notes_dir: LineStr | None = None
 
 
 # ---------------------------------------------------------------------------- notes parsed later (reparse)
@@ -732,8 +746,8 @@ class StoreReparsedResult(BaseModel):
 class ReparseRequest(BaseModel):
     """ReparseNotesWorkflow input (`colloquy notes reparse`)."""
 
-    app_id: str = "general"
-    notes_dir: str | None = None
+    app_id: IdStr = "general"
+    notes_dir: LineStr | None = None
     limit: int = Field(default=REPARSE_DEFAULT_LIMIT, ge=1, le=1000)
 
 

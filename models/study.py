@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Literal
+from typing import ClassVar, Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import AwareDatetime, BaseModel, Field, field_validator, model_validator
 
-from models.common import ArtifactRef, UsageTotals
+from models.common import MAX_ITEMS, ArtifactRef, IdStr, UsageTotals
 from models.interview import PlanSnapshot
 
 # ------------------------------------------------------------------------------------------- public names
@@ -63,21 +63,32 @@ class StudyInput(BaseModel):
     research_goal: str = Field(default="", max_length=5000)
     plan: PlanSnapshot | None = Field(default=None, description="The interview plan (None: the Planner writes it)")
     quota: int | None = Field(default=None, ge=1, le=1_000_000, description="Close after this many completed")
-    close_at: datetime | None = Field(default=None, description="Close at this time (a workflow timer)")
+    close_at: AwareDatetime | None = Field(default=None, description="Close at this time (a workflow timer; "
+                                           "with its time zone, e.g. 2026-12-01T18:00:00+01:00)")
     interview_seconds: int = Field(default=DEFAULT_INTERVIEW_SECONDS, ge=30, le=4 * 3600)
-    default_language: str = "en"
-    analysis_language: str = Field(default="en", description="The findings' language (translations beside quotes)")
-    languages: list[str] = Field(default_factory=list, description="Languages a participant may choose (empty: any)")
+    default_language: IdStr = "en"
+    analysis_language: IdStr = Field(default="en", description="The findings' language (translations beside quotes)")
+    languages: list[IdStr] = Field(default_factory=list, max_length=MAX_ITEMS,
+                                   description="Languages a participant may choose (empty: any)")
     cycle_seconds: float = Field(default=10.0, gt=0, description="The interviews' live cycle cadence")
-    presence_timeout_seconds: float = Field(default=20.0, ge=0)
+    presence_timeout_seconds: float = Field(default=20.0, ge=0, le=24 * 3600)
     abandon_after_seconds: float = Field(default=600.0, gt=0, description="A participant disconnected this long is "
                                          "abandoned: the study ends the interview")
     min_answers: int = Field(default=2, ge=1, description="Fewer answers than this: the interview counts as abandoned")
     check_seconds: float = Field(default=5.0, gt=0, description="How often running interviews are looked up")
     theme_batch: int = Field(default=25, ge=1, le=500, description="Digests per theme-merge call (the reduce step)")
     write_essays: bool = Field(default=False, description="Each interview also writes its essay")
-    continue_as_new_after_events: int = Field(default=2000, ge=100)
+    continue_as_new_after_events: int = Field(default=2000, ge=100, le=50_000)
     carried: StudyState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+
+    MAX_BYTES: ClassVar[int] = 1_536 * 1024   # the carried state rides in the input (rules/inputs.py)
+
+    @field_validator("presence_timeout_seconds")
+    @classmethod
+    def _presence(cls, value: float) -> float:
+        if value != 0 and value < 1:
+            raise ValueError("must be 0 (presence off) or at least 1 second: a page heartbeats at most once a second")
+        return value
 
     @field_validator("default_language", "analysis_language")
     @classmethod
@@ -98,8 +109,8 @@ class StudyInput(BaseModel):
 
 # ------------------------------------------------------------------------------------- participants
 class Invitation(BaseModel):
-    token_sha256: str = Field(description="SHA-256 (hex) of the link's token: the token itself is never sent")
-    language: str | None = None
+    token_sha256: IdStr = Field(description="SHA-256 (hex) of the link's token: the token itself is never sent")
+    language: IdStr | None = None
 
     @field_validator("token_sha256")
     @classmethod
@@ -129,8 +140,8 @@ class CloseStudy(BaseModel):
 
 
 class OpenLink(BaseModel):
-    token_sha256: str
-    language: str | None = None
+    token_sha256: IdStr
+    language: IdStr | None = None
 
     @field_validator("token_sha256")
     @classmethod

@@ -411,8 +411,8 @@ class WritingInput(BaseModel):
     personas: dict[str, str] = Field(default_factory=dict, description="persona name -> inline persona text")
     config: WorkflowConfig | None = None
     config_name: str = Field(default="default", description="configs/writing/<name>.yaml when config is None")
-    continue_as_new_after: int | None = Field(default=None, description="Transitions per run before "
-                                              "continue-as-new (default: when Temporal suggests it)")
+    continue_as_new_after: int | None = Field(default=None, ge=1, le=10_000, description="Transitions per run "
+                                              "before continue-as-new (default: when Temporal suggests it)")
     carry: RunState | None = None
 
 

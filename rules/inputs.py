@@ -10,16 +10,25 @@ act on, instead of failing the workflow task over and over ("Failed decoding arg
 
 Unknown fields are refused recursively (nested models, lists and dicts of models). Values are validated exactly as
 the pydantic data converter would (from JSON), so valid input gives the same model as before.
+
+Before any of that the raw value is measured (`raw_problems`): its encoded size (at most the model's `MAX_BYTES`,
+else `MAX_INPUT_BYTES`), its nesting (at most `MAX_DEPTH`), no lone surrogate in any text, no number out of range.
+A payload the data converter could not decode at all (invalid JSON, nesting past the parser's limit) arrives as an
+`Undecodable` (core/converter.py) and is refused the same way: the run fails at once, the signal is recorded as a
+rejection, the update is rejected — never a workflow task retried forever.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 import types
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
+
+from models.common import Undecodable
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -35,20 +44,107 @@ EXPECTED = {
     "date_from_datetime_parsing": "a date (YYYY-MM-DD)", "none_required": "null",
 }
 MAX_SHOWN = 60
+MAX_INPUT_BYTES = 256 * 1024   # a workflow input, signal or update argument (JSON, UTF-8) unless its model says
+MAX_DEPTH = 32                 # objects/lists nested deeper than any model is refused before validation
+MAX_PROBLEMS = 12              # problems named in one message (then "… and N more")
+MAX_MESSAGE_CHARS = 2000       # the longest message: it is recorded in the history
 
 
 class InvalidInput(ValueError):
     """The input cannot become the model; `str(err)` is the one line to show."""
 
 
+def max_bytes(model: type[BaseModel]) -> int:
+    """The most bytes (JSON, UTF-8) an input of `model` may take: its `MAX_BYTES`, else MAX_INPUT_BYTES."""
+    return int(getattr(model, "MAX_BYTES", MAX_INPUT_BYTES))
+
+
+def encoded_size(raw: Any) -> int:
+    """Bytes of `raw` as compact JSON in UTF-8 (lone surrogates counted, never raising)."""
+    text = json.dumps(raw, ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=True)
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def raw_problems(raw: Any, limit: int = MAX_INPUT_BYTES) -> list[str]:
+    """What makes `raw` unusable before any model sees it: too deep, a lone surrogate, a number out of range,
+    or more than `limit` bytes. Empty when it is fine."""
+    if isinstance(raw, Undecodable):
+        return [f"the payload is not valid JSON: {raw.reason}"]
+    problems: list[str] = []
+    stack: list[tuple[Any, str, int]] = [(raw, "", 0)]
+    while stack and len(problems) < 3:
+        value, path, depth = stack.pop()
+        where = f"{path}: " if path else ""
+        if depth > MAX_DEPTH:
+            problems.append(f"{where}nested more than {MAX_DEPTH} levels deep")
+            break
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                problems.append(f"{where}text with an invalid character (a lone UTF-16 surrogate)")
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                problems.append(f"{where}a number out of range ({value})")
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                if isinstance(k, str) and _has_surrogate(k):
+                    problems.append(f"{where}a field name with an invalid character (a lone UTF-16 surrogate)")
+                stack.append((v, _join(path, f".{_key(k)}" if path else _key(k)), depth + 1))
+        elif isinstance(value, list | tuple):
+            stack.extend((v, _join(path, f"[{i}]"), depth + 1) for i, v in enumerate(value))
+    if not problems:
+        size = encoded_size(raw)
+        if size > limit:
+            largest = ""
+            if isinstance(raw, dict) and raw:
+                key = max(raw, key=lambda k: encoded_size(raw[k]))
+                largest = f" ({str(key)[:40]}: {encoded_size(raw[key]):,} bytes)"
+            problems.append(f"too large: {size:,} bytes of JSON{largest}, at most {limit:,}")
+    return problems
+
+
+def _key(key: Any) -> str:
+    """A field name as a message shows it: as sent when plain, else escaped and short."""
+    name = str(key)
+    return name if name.isprintable() and 0 < len(name) <= 40 and not _has_surrogate(name) else ascii(name[:40])
+
+
+def _join(path: str, part: str) -> str:
+    return path + part if len(path) < 80 else path.rstrip("…") + "…"
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def parse_input(model: type[M], raw: Any, what: str) -> M:
     """`raw` (decoded JSON, or already a `model`) as a `model`, or InvalidInput saying what is wrong."""
-    if isinstance(raw, model):
-        return raw
-    problems = input_problems(model, raw)
+    problems = raw_problems(raw.model_dump(mode="json") if isinstance(raw, model) else raw, max_bytes(model))
     if problems:
         raise InvalidInput(f"invalid {what}: " + "; ".join(problems))
+    if isinstance(raw, model):
+        return raw     # validated when it was made (in-process callers), measured above
+    problems = input_problems(model, raw)
+    if problems:
+        raise InvalidInput(f"invalid {what}: " + summary(problems))
     return model.model_validate_json(json.dumps(raw))
+
+
+def summary(problems: list[str]) -> str:
+    """The problems as one line of at most MAX_MESSAGE_CHARS (the first MAX_PROBLEMS, then how many more): a
+    message never grows with the input (it is recorded in the history and shown in full)."""
+    shown: list[str] = []
+    for problem in problems[:MAX_PROBLEMS]:
+        if len("; ".join([*shown, problem])) > MAX_MESSAGE_CHARS - 40:
+            break
+        shown.append(problem)
+    if not shown:
+        shown = [problems[0][:MAX_MESSAGE_CHARS - 41] + "…"]
+    more = len(problems) - len(shown)
+    return "; ".join(shown) + (f"; … and {more} more" if more > 0 else "")
 
 
 def input_problems(model: type[BaseModel], raw: Any) -> list[str]:
@@ -131,7 +227,7 @@ def _describe(error: Any) -> str:
 def _loc(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        out += f"[{part}]" if isinstance(part, int) else (f".{_key(part)}" if out else _key(part))
     return out
 
 

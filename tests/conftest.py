@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from temporalio.client import Client, WorkflowHandle
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from activities.llm import offline as offline_provider
 from activities.llm.config import reset_config_cache
+from core.converter import colloquy_data_converter
 from core.server import start_ephemeral_dev_server, time_skipping_server_binary
 from core.settings import SEARCH_ATTRIBUTES
 from workers import registry
@@ -54,7 +54,7 @@ async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
     test (a cancelled-but-fired timer, a hung activity) can stop time skipping for every later test.
     """
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=time_skipping_server_binary(), data_converter=pydantic_data_converter)
+        test_server_existing_path=time_skipping_server_binary(), data_converter=colloquy_data_converter)
     await _register_search_attributes(env.client)
     yield env
     await env.shutdown()
@@ -92,7 +92,7 @@ async def replay(handle: WorkflowHandle, record_as: str | None = None) -> None:
     if record_as:
         HISTORIES.mkdir(exist_ok=True)
         (HISTORIES / f"{record_as}.json").write_text(history.to_json())
-    await Replayer(workflows=registry.workflows(), data_converter=pydantic_data_converter).replay_workflow(history)
+    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
 
 
 async def replay_recorded(name: str) -> None:
@@ -101,4 +101,4 @@ async def replay_recorded(name: str) -> None:
 
     path = HISTORIES / f"{name}.json"
     history = WorkflowHistory.from_json(f"recorded-{name}", path.read_text())
-    await Replayer(workflows=registry.workflows(), data_converter=pydantic_data_converter).replay_workflow(history)
+    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)

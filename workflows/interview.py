@@ -48,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         interview_writer,
     )
     from core import search_attributes as sa
+    from models.common import MAX_ID_CHARS
     from models.interview import (
         QUERY_EVENT_LOG,
         QUERY_NOTES,
@@ -305,7 +306,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
             kind = "ENTRY_REJECTED" if name == SIGNAL_TRANSCRIPT_ENTRY else "CONTROL_REJECTED"
             entry_id = raw.get("entry_id") if isinstance(raw, dict) else None
             self.s.event(workflow.now(), "system", kind, {"signal": name, "error": error}
-                         | ({"entry_id": str(entry_id)} if entry_id is not None else {}))
+                         | ({"entry_id": str(entry_id)[:MAX_ID_CHARS]} if entry_id is not None else {}))
         return arg
 
     @workflow.query(name=QUERY_SESSION_STATE)

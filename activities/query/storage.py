@@ -817,12 +817,20 @@ async def notes_list_import_files(inp: ListImportInput) -> list[str]:
     """The note files under a directory (recursively, .md/.txt), sorted, relative to it."""
     root = Path(inp.directory).expanduser()
 
+    def inside(path: Path, real_root: Path) -> bool:
+        """A symlink is followed only when its target stays inside the chosen folder."""
+        return path.resolve().is_relative_to(real_root)
+
     def scan() -> list[str]:
+        if not inp.directory.strip():
+            raise InvalidRequest("no import directory given (an empty path is not one)")
         if not root.is_dir():
             raise InvalidRequest(f"import directory {root} does not exist or is not a directory")
         try:
+            real_root = root.resolve()
             return sorted(str(p.relative_to(root)) for p in root.rglob("*")
-                          if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith("."))
+                          if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith(".")
+                          and inside(p, real_root))
         except OSError as exc:
             raise _os_error("list", root, exc) from exc
 

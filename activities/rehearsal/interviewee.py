@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from activities.agents.base import AgentSpec
 from activities.llm import offline
-from models.common import AgentResult, LLMUsage
+from models.common import MAX_ITEMS, AgentResult, IdStr, LineStr, LLMUsage, NameStr, TextStr
 
 #: How many recent transcript lines the persona sees (enough to avoid repeating itself, cheap to send).
 RECENT_WINDOW = 8
@@ -27,22 +27,22 @@ class Persona(BaseModel):
     role: str = Field(default="", max_length=200)
     background: str = Field(default="", max_length=2000)
     voice: str = Field(default="", max_length=500, description="How they talk: register, rhythm, pet phrases.")
-    opinions: list[str] = Field(default_factory=list)
-    stories: list[str] = Field(default_factory=list)
+    opinions: list[LineStr] = Field(default_factory=list, max_length=MAX_ITEMS)
+    stories: list[LineStr] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 
 class Exchange(BaseModel):
-    speaker: str
-    text: str
+    speaker: IdStr
+    text: TextStr
 
 
 class IntervieweeInput(BaseModel):
-    interview_id: str = Field(description="The InterviewWorkflow this answer belongs to.")
+    interview_id: IdStr = Field(description="The InterviewWorkflow this answer belongs to.")
     turn: int = Field(ge=1, description="1-based answer number within the rehearsal.")
-    topic: str
+    topic: NameStr
     persona: Persona
     question: str = Field(min_length=1, max_length=4000)
-    recent: list[Exchange] = Field(default_factory=list, description=f"Last {RECENT_WINDOW} transcript lines.")
+    recent: list[Exchange] = Field(default_factory=list, max_length=MAX_ITEMS, description=f"Last {RECENT_WINDOW} transcript lines.")
 
 
 class IntervieweeAnswer(BaseModel):

@@ -156,7 +156,8 @@ async def test_a_whole_session_in_the_browser(dev_env, worker, offline, tmp_path
                     await console.screenshot(path=str(tmp_path / "console.png"), full_page=True)
                     href = await link.get_attribute("href")
                     essay = await console.request.get(base + str(href))
-                    assert essay.status == 200 and essay.headers["content-type"].startswith("text/markdown")
+                    assert essay.status == 200 and essay.headers["content-type"].startswith("text/plain")
+                    assert essay.headers["x-content-type-options"] == "nosniff"      # inert text (issue 21)
                     assert (await essay.text()).strip()
                 finally:
                     await browser.close()

@@ -16,7 +16,7 @@ def test_keep_count_respects_count_and_bytes_and_keeps_at_least_one():
     assert 1 <= kept < 40 and sum(budget.entry_bytes(e) for e in big[-kept:]) <= budget.CARRY_TEXT_BYTES
     small = [entry(i, 20, "a") for i in range(100)]
     assert budget.keep_count(small, 40, budget.CARRY_TEXT_BYTES, budget.entry_bytes) == 40
-    assert budget.keep_count([entry(0, 10**6)], 40, 10, budget.entry_bytes) == 1
+    assert budget.keep_count([entry(0, 64_000)], 40, 10, budget.entry_bytes) == 1
     assert budget.keep_count([], 40, 10, budget.entry_bytes) == 0
     assert budget.over_budget(big, 40, budget.CARRY_TEXT_BYTES, budget.entry_bytes)
     assert not budget.over_budget(small, 40, budget.CARRY_TEXT_BYTES, budget.entry_bytes)

@@ -14,7 +14,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from client.webapp import COOKIE, build_app, public
 from core.codec import ENCODING, KEY_ID_META, EncryptionCodec, Keyring
 
-TOKEN = "t0ken-for-tests"
+TOKEN = "t0ken-for-the-tests"
 UI = "http://127.0.0.1:8233"
 SENTENCE = "The letters from Lisbon were burned the winter my father left."
 

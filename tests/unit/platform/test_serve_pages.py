@@ -4,6 +4,7 @@ token. The browser session itself: tests/e2e/interview/test_browser_room.py."""
 
 from __future__ import annotations
 
+import re
 from contextlib import asynccontextmanager
 
 from aiohttp.test_utils import TestClient, TestServer
@@ -11,7 +12,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from client.room import heartbeat_seconds, load_secret, room_key, room_path
 from client.serve import build_serve_app
 
-TOKEN = "t0ken-for-tests"
+TOKEN = "t0ken-for-the-tests"
 SECRET = b"secret-for-tests"
 
 
@@ -78,7 +79,10 @@ async def test_the_console_needs_the_token_and_signing_in_returns_to_it():
         assert r.status == 200                     # never sent to another site
         r = await http.get("/api/interviews/interview-a/room-link")
         assert (await r.json())["url"].endswith(room_path(SECRET, "interview-a"))
-        r = await http.post("/api/interviews/interview-a/control", json={"action": "explode"})
+        page = await (await http.get("/console/interview-a")).text()
+        csrf = re.search(r'<meta name="colloquy-csrf" content="([^"]+)">', page).group(1)
+        r = await http.post("/api/interviews/interview-a/control", json={"action": "explode"},
+                            headers={"X-Colloquy-CSRF": csrf})
         assert r.status == 400 and "pause" in (await r.json())["error"]
 
 

@@ -7,7 +7,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from client.serve import build_serve_app
 
-TOKEN = "t0ken-for-tests"
+TOKEN = "t0ken-for-the-tests"
 
 
 async def _no_temporal():  # noqa: ANN202

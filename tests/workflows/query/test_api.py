@@ -37,7 +37,9 @@ async def test_post_input_answers_asks_and_resumes_and_get_context(dev_env, work
         async with TestClient(TestServer(api, host="127.0.0.1")) as http:
             bad = await http.post("/input", json={"text": "  "})
             assert bad.status == 400 and "'text' is required" in (await bad.json())["error"]
-            assert (await http.post("/input", data=b"not json")).status == 400
+            assert (await http.post("/input", data=b"not json")).status == 415      # JSON only (issue 21)
+            assert (await http.post("/input", data=b"not json", headers={"Content-Type": "application/json"})
+                    ).status == 400
             huge = await http.post("/input", json={"text": "x" * 20_001})
             assert huge.status == 413
             first = await http.post("/input", json={"text": Q, "today": "2026-01-16"})

@@ -1,0 +1,104 @@
+"""The JSON bodies `colloquy serve` accepts (client/webapp.py, client/room.py, client/notes.py), each with declared
+maxima like every other door, and the OpenAPI description GET /openapi.json publishes from them (the door fuzz
+tests generate requests from it: tests/unit/platform/test_door_fuzz.py). Fields a page may add later are allowed
+and ignored (the body as a whole is measured: client/web_guard.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from models.common import MAX_ITEMS, IdStr, TextStr
+from models.interview import CONTROL_ACTIONS
+from models.query import MAX_INPUT_CHARS
+
+
+class PageBody(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class RoomEntryBody(PageBody):
+    """POST /room/{wid}/{key}/entry: an answer typed in the interviewee room."""
+
+    entry_id: str = Field(min_length=1, max_length=100, description="The page's id for it (idempotency)")
+    text: TextStr
+    reply_to_section_id: IdStr | None = None
+
+
+class HeartbeatBody(PageBody):
+    """POST /room/{wid}/{key}/heartbeat: the room page is still open."""
+
+    client_id: IdStr = "page"
+    seq: int = Field(default=0, ge=0, le=2 ** 53)
+
+
+class ControlBody(PageBody):
+    """POST /api/interviews/{wid}/control: the console's session controls."""
+
+    action: IdStr = Field(description=" | ".join(CONTROL_ACTIONS))
+
+
+class NotesInputBody(PageBody):
+    """POST /notes/input: a note, a question, both, or a correction."""
+
+    text: str = Field(min_length=1, max_length=MAX_INPUT_CHARS)
+    session_context: TextStr | None = None
+    app_id: IdStr | None = None
+    today: IdStr | None = Field(default=None, description="YYYY-MM-DD")
+    time_zone: IdStr | None = None
+    utc_offset_minutes: int | None = Field(default=None, ge=-14 * 60, le=14 * 60)
+
+
+class ClarifyBody(PageBody):
+    """POST /notes/input/{workflow_id}/clarify: answers by question id, or decline."""
+
+    request_id: IdStr | None = None
+    answers: dict[IdStr, TextStr] = Field(default_factory=dict, max_length=MAX_ITEMS)
+    decline: bool = False
+
+
+class CodecBody(BaseModel):
+    """POST /codec/encode, /codec/decode: Temporal's codec-server JSON."""
+
+    payloads: list[dict[str, Any]] = Field(max_length=10_000)
+
+
+#: (method, path, body model or None, summary): every JSON route `colloquy serve` has.
+ROUTES: list[tuple[str, str, type[BaseModel] | None, str]] = [
+    ("post", "/room/{wid}/{key}/entry", RoomEntryBody, "an interviewee's answer"),
+    ("post", "/room/{wid}/{key}/heartbeat", HeartbeatBody, "the room page is open"),
+    ("get", "/room/{wid}/{key}/state", None, "what the room shows"),
+    ("post", "/api/interviews/{wid}/control", ControlBody, "pause, resume, end, …"),
+    ("get", "/api/interviews/{wid}/console", None, "everything the console shows"),
+    ("get", "/api/interviews/{wid}/room-link", None, "the interviewee link"),
+    ("get", "/api/interviews/{wid}/essay", None, "the essay (plain text)"),
+    ("post", "/notes/input", NotesInputBody, "a note or a question"),
+    ("post", "/notes/input/{workflow_id}/clarify", ClarifyBody, "answers to a clarifying question"),
+    ("get", "/notes/input/{workflow_id}", None, "a query's outcome"),
+    ("get", "/api/studies/{sid}", None, "a study's progress"),
+    ("post", "/codec/encode", CodecBody, "encrypt payloads"),
+    ("post", "/codec/decode", CodecBody, "decrypt payloads"),
+]
+
+
+def openapi() -> dict[str, Any]:
+    """An OpenAPI 3.1 description of the JSON routes (bodies from the models above, with their maxima)."""
+    paths: dict[str, Any] = {}
+    for method, path, body, summary in ROUTES:
+        params = [{"name": p.strip("{}"), "in": "path", "required": True, "schema": {"type": "string",
+                                                                                   "maxLength": 200}}
+                  for p in path.split("/") if p.startswith("{")]
+        op: dict[str, Any] = {"summary": summary, "parameters": params, "responses": {
+            "200": {"description": "done"}, "400": {"description": "invalid input: {\"error\": …}"},
+            "401": {"description": "sign in or send the bearer token"}, "403": {"description": "cross-site"},
+            "404": {"description": "no such run"}, "413": {"description": "too large"},
+            "415": {"description": "not JSON"}, "422": {"description": "refused by the run"},
+            "429": {"description": "too many wrong tokens"}}}
+        if body is not None:
+            op["requestBody"] = {"required": True, "content": {"application/json": {
+                "schema": body.model_json_schema(ref_template="#/components/schemas/{model}")}}}
+        paths.setdefault(path, {})[method] = op
+    return {"openapi": "3.1.0", "info": {"title": "Colloquy serve", "version": "1"}, "paths": paths,
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "security": [{"bearer": []}]}
