@@ -38,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.query.router import route_input
     from activities.query.storage import (
         notes_apply_context_updates,
+        notes_finish_import,
         notes_list_import_files,
         notes_load_domains,
         notes_needs_parsing,
@@ -78,6 +79,8 @@ with workflow.unsafe.imports_passed_through():
         EvaluationFeedback,
         EvaluatorOutput,
         Finding,
+        FinishImportInput,
+        FinishImportResult,
         Gap,
         GapType,
         ImportBatchInput,
@@ -986,13 +989,14 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
-                                                  undated=req.undated, today=req.today),
+                                                  undated=req.undated, today=req.today, year=req.year),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
                 notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes,
-                                                   directory=req.directory, hashes=parsed.hashes),
+                                                   directory=req.directory, hashes=parsed.hashes,
+                                                   import_id=workflow.info().workflow_id),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
             self.progress.done += len(batch)
             self.progress.failed += parsed.failed + stored.failed
@@ -1005,6 +1009,14 @@ class ImportNotesWorkflow:
             workflow.continue_as_new(req.model_copy(update={
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
                 "warnings": warnings, **counts}))
+        finished = FinishImportResult()
+        if workflow.patched("import-content-identity"):  # the journal's entries no file has any more: reported
+            workflow.set_current_details("checking for entries whose source vanished")
+            finished = await call_activity(
+                notes_finish_import, FinishImportInput(notes_dir=req.notes_dir, directory=req.directory,
+                                                       import_id=workflow.info().workflow_id, prune=req.prune),
+                summary="entries whose source vanished" + (" (pruned)" if req.prune else ""),
+                result_type=FinishImportResult)
         reparsed = None
         if workflow.patched("import-reparses-flagged-notes"):  # notes a Router failure kept unparsed: a few now
             workflow.set_current_details("parsing notes kept unparsed earlier (needs-parsing)")
@@ -1014,7 +1026,9 @@ class ImportNotesWorkflow:
         sa.upsert(phase=PHASE_DONE, status=COMPLETED)
         workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
         return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
-                            failed=self.progress.failed, usage=usage, warnings=warnings, reparsed=reparsed, **counts)
+                            failed=self.progress.failed, usage=usage, warnings=warnings, reparsed=reparsed,
+                            vanished=finished.vanished, vanished_total=finished.vanished_total,
+                            pruned=finished.pruned, **counts)
 
     @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:
