@@ -69,7 +69,8 @@ def _distance(a: str, b: str) -> int:
 
 def weekday_of(word: str) -> frozenset[int]:
     """The weekdays a word may mean: exact names and abbreviations, or misspellings within 2 edits of a full name
-    (`Wedneday`, `thuersday`; `thuesday` is both Tuesday and Thursday). Empty: not a weekday."""
+    that keep its first letter and a `-day` ending (`Wedneday`, `thuersday`; `thuesday` is both Tuesday and
+    Thursday). Empty: not a weekday (`today`, `Sundae`)."""
     w = word.lower().rstrip(".")
     if w in _WEEKDAY_SHORT:
         return frozenset({_WEEKDAY_SHORT[w]})
@@ -77,9 +78,11 @@ def weekday_of(word: str) -> frozenset[int]:
         return frozenset()
     if w in WEEKDAYS:
         return frozenset({WEEKDAYS.index(w)})
-    scores = {i: _distance(w, name) for i, name in enumerate(WEEKDAYS)}
+    scores = {i: _distance(w, name) for i, name in enumerate(WEEKDAYS) if name[0] == w[0] and len(w) >= 6}
+    if not scores:
+        return frozenset()
     best = min(scores.values())
-    if best > 2 or not (w.endswith(("day", "dya", "ady", "days")) or best <= 1):
+    if best > 2 or not w.endswith(("day", "dya", "ady", "days")):
         return frozenset()
     return frozenset(i for i, s in scores.items() if s == best)
 
