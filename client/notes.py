@@ -61,11 +61,11 @@ class _NotesGroup(TyperGroup):
 app = typer.Typer(cls=_NotesGroup, help="Personal notes: log entries and ask questions about them (query "
                   "pipeline). `colloquy notes \"text\"` = `colloquy notes ask \"text\"`.")
 
-AppOpt = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
+AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
                       help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
-NotesDirOpt = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
+NotesDirOpt: Any = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
                            "else .data/notes).")
-QueueOpt = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
+QueueOpt: Any = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
 TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demos on old notes).")
 TzOpt = typer.Option(None, "--tz", envvar="COLLOQUY_TZ", help="Your time zone (IANA name like Asia/Seoul, or "
                      "+09:00); default: this terminal's.")

@@ -878,7 +878,7 @@ class QueryWorkflow:
         is_query = self.input_type in (InputType.QUERY, InputType.BOTH)
         response = self.response
         evidence: list[str] = []
-        confidence = d.confidence if d and is_query else ("high" if self.stored else "low")
+        confidence: str = d.confidence if d and is_query else ("high" if self.stored else "low")
         if d and is_query:  # only entries read for this answer are ever reported as its evidence
             response, evidence, confidence = checked_answer(response, d.evidence_cited, self.entry_ids, confidence)
         if self.input_type == InputType.BOTH and self.stored:

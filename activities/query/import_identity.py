@@ -2,8 +2,8 @@
 
 The import manifest (`imports.json` under the notes root) keeps, besides the per-file `sources` of earlier
 imports, `entries`: {entry key: {"id", "source" (full path), "root" (the import folder), "import" (the import
-that last saw it), "at", "removed"?}} and `imports`: {import id: {"root", "roots"}} — the folders whose entries
-this import met (a journal copied or moved elsewhere is the same journal). So:
+that last saw it), "at", "removed"?}}, `lineage`: {folder: [the folders whose entries an import of it met]} (a
+journal copied or moved elsewhere is the same journal) and `imports`: {import id: {"root", "started"}}. So:
 - an entry whose date and text are already stored is *unchanged* — from a copied folder, a renamed file or a fresh
   export alike — and nothing is written for it but its new whereabouts in the manifest (no history record);
 - an entry of a file imported before from the same path, whose text changed, replaces that file's entry of the same
@@ -69,7 +69,8 @@ def save_by_content(repo: StorageRepository, root: str, import_id: str, files: d
         manifest = repo.read_manifest()
         index = _entries_index(repo, manifest)
         imports = manifest.setdefault("imports", {})
-        this = imports.setdefault(import_id, {"root": root, "roots": [], "started": at.isoformat()})
+        imports.setdefault(import_id, {"root": root, "started": at.isoformat()})
+        lineage: list[str] = manifest.setdefault("lineage", {}).setdefault(root, [])
         days = {date.fromisoformat(k.split(":", 1)[0]) for parts in files.values() for k, _ in parts}
         live = stored_keys(repo, days)
         for file, parts in files.items():
@@ -79,8 +80,8 @@ def save_by_content(repo: StorageRepository, root: str, import_id: str, files: d
                 rec = index.get(key)
                 entry_id = live.get(key)
                 if entry_id is not None:
-                    if rec is not None and rec.get("root") not in (None, root) and rec["root"] not in this["roots"]:
-                        this["roots"].append(rec["root"])
+                    if rec is not None and rec.get("root") not in (None, root) and rec["root"] not in lineage:
+                        lineage.append(rec["root"])  # the journal was copied or moved here from there
                     index[key] = {**(rec or {}), "id": entry_id, "source": source, "root": root,
                                   "import": import_id, "at": at.isoformat(), "removed": None}
                     out.unchanged.append(f"{file}#{n}")
@@ -119,8 +120,13 @@ def finish_import(repo: StorageRepository, root: str, import_id: str, prune: boo
     with repo._locked():
         manifest = repo.read_manifest()
         index = _entries_index(repo, manifest)
-        this = (manifest.get("imports") or {}).get(import_id) or {"root": root, "roots": []}
-        roots = {root, *this.get("roots", [])}
+        lineage = manifest.get("lineage") or {}
+        roots, todo = {root}, [root]
+        while todo:  # the folders this journal was copied or moved from, and theirs
+            for prior in lineage.get(todo.pop(), []):
+                if prior not in roots:
+                    roots.add(prior)
+                    todo.append(prior)
 
         def in_journal(rec: dict[str, Any]) -> bool:
             if rec.get("root") is not None:
@@ -138,7 +144,7 @@ def finish_import(repo: StorageRepository, root: str, import_id: str, prune: boo
                 repo._mark_removed_unlocked(entry_id, at, str(rec.get("source", "")))
                 rec["removed"] = at.isoformat()
                 out.pruned += 1
-        if this is not None and import_id in (manifest.get("imports") or {}):
+        if import_id in (manifest.get("imports") or {}):
             manifest["imports"][import_id]["finished"] = at.isoformat()
         imports = manifest.get("imports") or {}
         for old in sorted(imports, key=lambda k: imports[k].get("started", ""))[:-50]:

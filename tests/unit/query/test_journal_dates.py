@@ -188,7 +188,7 @@ LINE = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Z
 def test_property_splitting_never_loses_text(start: date, entries, preamble):  # noqa: ANN001
     """Whatever the body lines, every line of the file is in exactly one entry, in order — but the dated headings
     that split it (the 'modulo headings')."""
-    lines, day = [f"# Journal"], start
+    lines, day = ["# Journal"], start
     lines += [p for p in preamble if p.strip() and not p.lstrip().startswith(("#", "*", "_"))]
     for gap, body in entries:
         day += timedelta(days=gap)
