@@ -111,3 +111,22 @@ async def test_a_question_about_a_month_without_notes_is_answered_as_empty(ts_en
     assert result.evidence_cited == [] and result.entries_read == 0 and "bench" not in result.response
     assert offline.calls("analyze_evidence") == [] and offline.calls("synthesize_answer") == []
     assert result.colloquy_status == "completed"
+
+
+async def test_an_edited_file_keeps_its_unchanged_entries_without_a_no_op_history_record(dev_env, worker, offline,
+                                                                                         tmp_path):
+    import json
+
+    src = tmp_path / "j"
+    src.mkdir()
+    (src / "log.md").write_text("## March 4, 2024\nSwim 1k.\n\n## March 5, 2024\nYoga.\n")
+    notes = tmp_path / "notes"
+    async with worker(dev_env.client) as queue:
+        await run_import(dev_env.client, src, "fitness", str(notes), queue)
+        (src / "log.md").write_text("## March 4, 2024\nSwim 1k.\n\n## March 5, 2024\nYoga, 45 minutes.\n")
+        _, second = await run_import(dev_env.client, src, "fitness", str(notes), queue)
+    assert (second.new, second.updated, second.unchanged) == (0, 1, 1)
+    swim = json.loads((notes / "logs/parsed/2024/03/2024-03-04.json").read_text())["entries"]
+    yoga = json.loads((notes / "logs/parsed/2024/03/2024-03-05.json").read_text())["entries"]
+    assert len(swim) == 1 and "history" not in swim[0]
+    assert len(yoga) == 1 and yoga[0]["history"][0]["raw"] == "Yoga."
