@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", required=True, type=Path, help="folder of journals (each: notes/ + truth.json)")
     ap.add_argument("--verbose", action="store_true", help="list every miss, wrong date and spurious entry")
     args = ap.parse_args(argv)
-    folders = sorted(p for p in args.corpus.iterdir() if (p / "truth.json").is_file())
+    folders = sorted(p for p in args.corpus.iterdir() if (p / "truth.json").is_file()) if args.corpus.is_dir() else []
     if not folders:
         print(f"no journal with a truth.json under {args.corpus}", file=sys.stderr)
         return 2

@@ -15,7 +15,6 @@ Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -33,9 +32,8 @@ from client.common import (
     console,
     err_console,
     run,
-    settings,
 )
-from core.settings import TASK_QUEUE
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
 from models.query import (
     QUERY_PENDING_CLARIFICATION,
     UPDATE_CLARIFY,
@@ -61,11 +59,6 @@ class _NotesGroup(TyperGroup):
 app = typer.Typer(cls=_NotesGroup, help="Personal notes: log entries and ask questions about them (query "
                   "pipeline). `colloquy notes \"text\"` = `colloquy notes ask \"text\"`.")
 
-AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
-                      help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
-NotesDirOpt: Any = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
-                           "else .data/notes).")
-QueueOpt: Any = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
 TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demos on old notes).")
 TzOpt = typer.Option(None, "--tz", envvar="COLLOQUY_TZ", help="Your time zone (IANA name like Asia/Seoul, or "
                      "+09:00); default: this terminal's.")
@@ -383,12 +376,6 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
 
 
 # ============================================================================================ commands
-def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
-    from core.temporal import connect
-
-    return connect(settings(address, namespace, tls, tls_cert, tls_key))
-
-
 async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
                     today: str | None, session_context: str | None = None, tz: str | None = None,
                     max_entries: int | None = None):  # noqa: ANN202
@@ -420,13 +407,6 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
     else:
         print_result(result, wf_id)
     return result
-
-
-def _report_failure(exc: Exception) -> None:
-    """One line and the documented exit code (client/errors.py); a bug keeps its traceback."""
-    from client.common import fail
-
-    fail(exc)
 
 
 @app.command("ask")
@@ -617,4 +597,4 @@ def _check_today(today: str | None) -> None:
 from client.notes_import import import_cmd, import_preview, import_summary, note_files, run_import  # noqa: E402
 
 app.command("import")(import_cmd)
-__all__ = ["import_preview", "import_summary", "note_files", "run_import"]
+__all__ = ["AppOpt", "NotesDirOpt", "QueueOpt", "import_preview", "import_summary", "note_files", "run_import"]

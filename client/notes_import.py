@@ -2,7 +2,7 @@
 
 The library the command and the tests use: `run_import` (start the workflow, follow its progress), `import_summary`
 (the counts line), `import_preview` (--dry-run: how every file is split and dated, with no worker and nothing
-written). Registered on the `colloquy notes` app by client/notes.py.
+written). Registered on the `colloquy notes` app by client/notes.py (which re-exports the library).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 import typer
 
 from client.common import AddressOpt, NamespaceOpt, TlsCertOpt, TlsKeyOpt, TlsOpt, console, err_console, run
-from client.notes import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
 from models.query import IMPORT_WORKFLOW_TYPE, QUERY_IMPORT_PROGRESS, ImportProgress, ImportResult
 from rules.text import workflow_id
 
@@ -99,7 +99,7 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
         total += len(days)
         files_with += bool(days)
         shown = ", ".join(days[:6]) + (f", … {days[-1]}" if len(days) > 6 else "")
-        lines.append(f"{len(days):>4} entries  {rel} ({split.source}): {shown}" if days else
+        lines.append(f"{len(days):>4} entr{'y  ' if len(days) == 1 else 'ies'}  {rel} ({split.source}): {shown}" if days else
                      f"   0 entries  {rel}: dated headings without text")
         lines += [f"      note  {rel}: {w}" for w in split.warnings]
     lines.append(f"dry run: {total} entries from {files_with} of {len(texts)} files would be imported; nothing "

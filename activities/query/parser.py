@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium
                    description="Query pipeline Parser: structured extraction per domain schema, corrections")
 IMPORT_CONCURRENCY = 8
 MAX_IMPORT_FILE_BYTES = 200_000
+MAX_WARNINGS_PER_FILE = 20  # the rest are counted (a yearly file may date 50 weekends from context)
 
 
 def _schema_text(schemas: dict[str, dict[str, LogField]]) -> str:
@@ -141,6 +143,10 @@ def _read_note(path: Path) -> tuple[str | None, str]:
         return None, f"cannot read ({exc.strerror or exc})"
 
 
+_HINTS: dict[tuple[object, ...], JournalHints] = {}
+_HINTS_LOCK = threading.Lock()
+
+
 async def journal_context(directory: str, year: int | None) -> JournalHints:
     """What the whole journal settles (numeric date order, its years): every file of the import, listed as the
     import lists them, read as it reads them. Each batch works it out again, so a batch never depends on another."""
@@ -149,10 +155,27 @@ async def journal_context(directory: str, year: int | None) -> JournalHints:
     root = Path(directory)
     files = await notes_list_import_files(ListImportInput(directory=directory))
 
-    def read_all() -> dict[str, str]:
-        return {rel: text for rel in files if (text := _read_note(root / rel)[0]) is not None}
+    def hints() -> JournalHints:
+        stamp = []
+        for rel in files:
+            try:
+                st = (root / rel).stat()
+                stamp.append((rel, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamp.append((rel, -1, 0))
+        key = (directory, year, tuple(stamp))
+        with _HINTS_LOCK:
+            if key in _HINTS:  # every batch of one import asks: the journal is read once per worker, not per batch
+                return _HINTS[key]
+        texts = {rel: text for rel in files if (text := _read_note(root / rel)[0]) is not None}
+        found = journal_hints(texts, year)
+        with _HINTS_LOCK:
+            while len(_HINTS) >= 4:
+                _HINTS.pop(next(iter(_HINTS)))
+            _HINTS[key] = found
+        return found
 
-    return journal_hints(await asyncio.to_thread(read_all), year)
+    return await asyncio.to_thread(hints)
 
 
 @PARSER.activity(name="parse_log_batch", policy="long_agent")
@@ -194,7 +217,11 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
                 datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
             parts = [undated_part(text, day, inp.undated)]
             result.warnings.append(undated_message(rel, inp.undated, day))
-        result.warnings.extend(f"{rel}: {w}" for w in split.warnings)
+        said = split.warnings
+        result.warnings.extend(f"{rel}: {w}" for w in said[:MAX_WARNINGS_PER_FILE])
+        if len(said) > MAX_WARNINGS_PER_FILE:
+            result.warnings.append(f"{rel}: … and {len(said) - MAX_WARNINGS_PER_FILE} more notes on its dates "
+                                   "(`colloquy notes import --dry-run` lists them all)")
         if not parts:
             result.failed.append(f"{rel}: dated, but no text to import")
             return

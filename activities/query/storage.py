@@ -812,8 +812,6 @@ async def notes_store_reparsed(inp: StoreReparsedInput) -> StoreReparsedResult:
     return await _in_thread(repo.save_reparsed, inp.notes, inp.at)
 
 
-
-
 @activity.defn(name="notes_list_import_files")
 async def notes_list_import_files(inp: ListImportInput) -> list[str]:
     """The note files under a directory (recursively, .md/.txt/.markdown/.org), sorted, relative to it."""

@@ -180,6 +180,8 @@ def _candidates(body: list[str], org: bool, hints: JournalHints) -> list[_Cand]:
         text = b["t"] if b else line.strip()
         if not text or len(text) > 80 or not any(c.isdigit() for c in text):
             continue
+        if b is None and not line[:1].isalnum():
+            continue  # "- 2021-05-01" in a list, an indented or quoted date: body text, not a date line
         found = read_line(text, hints.day_first)
         if (found.day or found.numeric or found.month or found.impossible) and _only_date(found):
             out.append(_Cand(i, "bold" if b else "line", 0, found))

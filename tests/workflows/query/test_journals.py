@@ -11,7 +11,18 @@ from typer.testing import CliRunner
 
 from client.cli import app
 from client.notes import run_import
-from tests.workflows.query.helpers import analysis, answer, evaluation, finding, no_update, plan, route, start
+from tests.conftest import replay
+from tests.workflows.query.helpers import (
+    analysis,
+    answer,
+    evaluation,
+    finding,
+    no_update,
+    plan,
+    recording,
+    route,
+    start,
+)
 from tests.workflows.query.test_cli_e2e import _colloquy
 
 LOG = ("# 100 Days Of Code - Log\n\n### Day 0: February 30, 2016 (Example 1)\nTemplate text.\n\n"
@@ -39,7 +50,8 @@ async def test_a_copied_journal_with_a_renamed_and_a_deleted_file_adds_nothing_a
         shutil.copytree(src, copy)
         (copy / "2024/2024-03-02.md").rename(copy / "2024/bench-2024-03-02.md")
         (copy / "2024/2024-03-03.md").unlink()
-        _, second = await run_import(dev_env.client, copy, "fitness", str(notes), queue)
+        wf_id, second = await run_import(dev_env.client, copy, "fitness", str(notes), queue)
+        await replay(dev_env.client.get_workflow_handle(wf_id), record_as=recording("query_import_identity"))
         _, pruned = await run_import(dev_env.client, copy, "fitness", str(notes), queue, prune=True)
     assert (first.new, first.updated, first.unchanged) == (5, 0, 0) and parses == 5
     assert any("line 3" in w and "February 30, 2016 is not a real date" in w for w in first.warnings)
@@ -106,7 +118,9 @@ async def test_a_question_about_a_month_without_notes_is_answered_as_empty(ts_en
     offline.script("evaluate_answer", evaluation())
     offline.script("observe_context", no_update())
     async with worker(ts_env.client) as queue:
-        result = await (await start(ts_env, queue, q, notes, today=date(2026, 4, 2))).result()
+        handle = await start(ts_env, queue, q, notes, today=date(2026, 4, 2))
+        result = await handle.result()
+        await replay(handle, record_as=recording("query_empty_period"))
     assert "No notes in that period: you have no notes from 2026-03-01 to 2026-03-31" in result.response
     assert result.evidence_cited == [] and result.entries_read == 0 and "bench" not in result.response
     assert offline.calls("analyze_evidence") == [] and offline.calls("synthesize_answer") == []
