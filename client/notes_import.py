@@ -118,8 +118,8 @@ def import_cmd(directory: Path = typer.Argument(..., help="Folder of notes (*.md
                undated: str = typer.Option("skip", "--undated", help="A file with no date in its headings, front "
                                            "matter or name: skip (warned), today, or mtime (modification time)."),
                year: int | None = typer.Option(None, "--year", min=1900, max=2100, help="The year of dates written "
-                                               "without one, when the journal's folders, file names, front matter "
-                                               "and dated headings do not say (never guessed from today)."),
+                                               "without one (otherwise: the folder, file name, front matter or the "
+                                               "journal's dated headings say it; never today's year)."),
                prune: bool = typer.Option(False, "--prune", help="Mark entries whose source vanished from the "
                                           "journal as removed (their history is kept); without it they are only "
                                           "reported."),

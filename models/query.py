@@ -614,7 +614,7 @@ class ImportRequest(BaseModel):
         "(with a warning), or date it today / by its modification time")
     today: date | None = Field(default=None, description="--undated today: the user's date (None: UTC today)")
     year: int | None = Field(default=None, ge=1900, le=2100, description="--year: the year of dates written "
-                             "without one, when the journal's folder, files and headings do not say")
+                             "without one (else the folder, file, front matter or dated headings say it)")
     prune: bool = Field(default=False, description="--prune: entries whose source vanished from the journal are "
                         "marked removed (history kept); without it they are only reported")
     new: int = 0

@@ -140,9 +140,9 @@ def _lead_ok(prefix: str) -> bool:
 
 
 def read_line(text: str, day_first: bool | None = None) -> LineDate:
-    """What `text` (a heading's text, a bold line, a file name) says about its date. `day_first` settles
-    `a-b-year` forms (None: kept as `numeric` for the caller, unless only one order is a real date... never: the
-    journal settles it)."""
+    """What `text` (a heading's text, a bold line, a file name) says about its date. `day_first` is the order of
+    `a-b-year` forms that the journal settled (JournalHints); None keeps such a date as `numeric`, unread — even
+    when one order is impossible, since the journal, not one heading, decides."""
     out = LineDate(text=text)
     if (c := _COUNTER.search(text)) is not None:
         out.counter = int(c["rday"] if c["rday"] is not None else c["day"])

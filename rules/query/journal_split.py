@@ -381,6 +381,9 @@ def split_journal(text: str, rel_path: str, hints: JournalHints | None = None) -
                                   "(use YYYY-MM-DD)")
                 return out
     cands = _candidates(body, rel_path.lower().endswith(".org"), hints)
+    if hints.conflict and hints.day_first is not None and any(c.found.form == "numeric" for c in cands):
+        out.notes.append(f"numeric dates read {'day-first' if hints.day_first else 'month-first'}: most of the "
+                         "journal's dates say so, a few say otherwise (check them)")
     _resolve(cands, ctx, fm_found.day.year if fm_found and fm_found.day else None, hints, out, skip)
     starts = [c for c in cands if c.day is not None and not c.consumed and c.kind in _SPLITTING_KINDS]
     for c in cands:
