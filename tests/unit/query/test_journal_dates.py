@@ -199,3 +199,14 @@ def test_property_splitting_never_loses_text(start: date, entries, preamble):  #
     kept = "\n".join(p.text for p in out.parts)
     expected = [ln.strip() for ln in lines[1:] if ln.strip() and not ln.startswith("## ")]
     assert [ln.strip() for ln in kept.split("\n") if ln.strip()] == expected
+
+
+@given(st.lists(DATES, min_size=1, max_size=8, unique=True), st.sampled_from(range(len(FORMATS))), st.booleans())
+@settings(max_examples=200, deadline=None)
+def test_property_a_journal_in_any_heading_form_oldest_or_newest_first_splits_into_its_days(
+        dates: list[date], form: int, newest_first: bool):
+    ordered = sorted(dates, reverse=newest_first)
+    text = "# My log\n\n" + "\n".join(f"## {FORMATS[form](d)}\nentry {i}\n" for i, d in enumerate(ordered))
+    out = split_dated(text, "log.md", journal_hints({"log.md": text}))
+    assert days(out) == [d.isoformat() for d in ordered] and out.flags == []
+    assert [p.text for p in out.parts] == [f"entry {i}" for i in range(len(ordered))]
