@@ -15,11 +15,9 @@ Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import typer
@@ -34,18 +32,13 @@ from client.common import (
     console,
     err_console,
     run,
-    settings,
 )
-from core.settings import TASK_QUEUE
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
 from models.query import (
-    IMPORT_WORKFLOW_TYPE,
-    QUERY_IMPORT_PROGRESS,
     QUERY_PENDING_CLARIFICATION,
     UPDATE_CLARIFY,
     WORKFLOW_TYPE,
     ClarifyAck,
-    ImportProgress,
-    ImportResult,
     PendingClarification,
     QueryResult,
 )
@@ -66,11 +59,6 @@ class _NotesGroup(TyperGroup):
 app = typer.Typer(cls=_NotesGroup, help="Personal notes: log entries and ask questions about them (query "
                   "pipeline). `colloquy notes \"text\"` = `colloquy notes ask \"text\"`.")
 
-AppOpt = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
-                      help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
-NotesDirOpt = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
-                           "else .data/notes).")
-QueueOpt = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
 TodayOpt = typer.Option(None, "--today", help="Pretend today is YYYY-MM-DD (demos on old notes).")
 TzOpt = typer.Option(None, "--tz", envvar="COLLOQUY_TZ", help="Your time zone (IANA name like Asia/Seoul, or "
                      "+09:00); default: this terminal's.")
@@ -171,41 +159,6 @@ async def terminal_ask(pending) -> object | None:  # noqa: ANN001
     if not answers:
         return ClarifyAnswer(request_id=pending.request_id, decline=True)
     return ClarifyAnswer(request_id=pending.request_id, answers=answers)
-
-
-async def run_import(client, directory: Path, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
-                     batch_size: int = 50, on_progress: Callable[[object], None] | None = None,
-                     poll_s: float = 0.25, undated: str = "skip", today: date | None = None):  # noqa: ANN201
-    """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
-    from models.query import (
-        ImportRequest,
-    )
-
-    wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:12], 24)
-    handle = await client.start_workflow(
-        IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
-            "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
-            "batch_size": batch_size, "undated": undated, "today": today}),
-        id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
-    result_task = asyncio.ensure_future(handle.result())
-    latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
-    while not result_task.done():
-        try:
-            progress = await latest.query(QUERY_IMPORT_PROGRESS, result_type=ImportProgress)
-            if on_progress:
-                on_progress(progress)
-        except Exception:  # noqa: BLE001 — between runs (continue-as-new) a query can miss; the next one lands
-            pass
-        await asyncio.wait([result_task], timeout=poll_s)
-    return wf_id, result_task.result()
-
-
-def import_summary(result) -> str:  # noqa: ANN001
-    """'3 new, 1 updated, 7 unchanged' (+ skipped / failed counts) for an ImportResult."""
-    text = f"{result.new} new, {result.updated} updated, {result.unchanged} unchanged"
-    if result.failed:
-        text += f", {len(result.failed)} not imported"
-    return text
 
 
 async def read_global_context(client, task_queue: str, notes_dir: str | None,  # noqa: ANN001
@@ -422,12 +375,6 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
 
 
 # ============================================================================================ commands
-def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
-    from core.temporal import connect
-
-    return connect(settings(address, namespace, tls, tls_cert, tls_key))
-
-
 async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
                     today: str | None, session_context: str | None = None, tz: str | None = None,
                     max_entries: int | None = None):  # noqa: ANN202
@@ -459,13 +406,6 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
     else:
         print_result(result, wf_id)
     return result
-
-
-def _report_failure(exc: Exception) -> None:
-    """One line and the documented exit code (client/errors.py); a bug keeps its traceback."""
-    from client.common import fail
-
-    fail(exc)
 
 
 @app.command("ask")
@@ -544,60 +484,6 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
             console.print(f"[yellow]Nothing to answer:[/yellow] {workflow_id} had already finished; its answer was:")
         if result is not None:
             print_result(result, workflow_id)
-
-    run(_run())
-
-
-@app.command("import")
-def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt), searched recursively; "
-                                                 "each file one LOG dated by its YYYY-MM-DD file name."),
-               app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
-               batch_size: int = typer.Option(50, help="Files per Parser batch."),
-               undated: str = typer.Option("skip", "--undated", help="A file with no date in its headings, front "
-                                           "matter or name: skip (warned), today, or mtime (modification time)."),
-               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
-    """Batch import with a progress bar (ImportNotesWorkflow: durable, resumable, continue-as-new)."""
-    from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    if not folder.strip():   # Path("") is the working directory: never import that by accident
-        err_console.print("[red]error:[/red] give the folder to import (an empty path is not one)")
-        raise typer.Exit(2)
-    directory = Path(folder).expanduser()
-    if not directory.is_dir():
-        err_console.print(f"[red]error:[/red] {directory} is not a directory")
-        raise typer.Exit(2)
-    if undated not in ("skip", "today", "mtime"):
-        err_console.print(f"[red]error:[/red] --undated must be skip, today or mtime (not {undated!r})")
-        raise typer.Exit(2)
-
-    async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
-        with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      TextColumn("{task.fields[current]}"), console=console) as bar:
-            task = bar.add_task("import", total=None, current="")
-
-            def show(p) -> None:  # noqa: ANN001
-                bar.update(task, total=p.total or None, completed=p.done, current=p.current)
-
-            try:
-                from client.worker_check import require_worker
-
-                await require_worker(client, task_queue)
-                wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show,
-                                                 undated=undated, today=date.today())
-            except Exception as exc:  # noqa: BLE001
-                _report_failure(exc)
-                return
-            bar.update(task, total=result.total, completed=result.total)
-        console.print(f"{import_summary(result)} of {result.total} files (workflow {wf_id}).")
-        if result.reparsed and result.reparsed.parsed:
-            console.print(f"[dim]also parsed notes kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
-        for f in result.failed[:20]:
-            console.print(f"[yellow]not imported[/yellow] {escape(f)}")
-        for w in result.warnings[:20]:
-            console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
 
     run(_run())
 
@@ -705,3 +591,9 @@ def _check_today(today: str | None) -> None:
             err_console.print(f"[red]error:[/red] --today {today!r} is not a date: use YYYY-MM-DD", highlight=False)
             raise typer.Exit(2) from None
 
+
+# `colloquy notes import` and its library (run_import, import_summary, import_preview) live in notes_import.py.
+from client.notes_import import import_cmd, import_preview, import_summary, note_files, run_import  # noqa: E402
+
+app.command("import")(import_cmd)
+__all__ = ["AppOpt", "NotesDirOpt", "QueueOpt", "import_preview", "import_summary", "note_files", "run_import"]

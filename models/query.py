@@ -610,6 +610,7 @@ class QueryResult(BaseModel):
 
 # ------------------------------------------------------------------------------------------------ import
 MAX_IMPORT_FILES = 100_000  # files, warnings and failures an import carries (bounded by MAX_BYTES too)
+MAX_VANISHED_LISTED = 50
 
 
 class ImportRequest(BaseModel):
@@ -623,6 +624,10 @@ class ImportRequest(BaseModel):
         default="skip", description="A file with no date in its headings, front matter or name: skip it "
         "(with a warning), or date it today / by its modification time")
     today: date | None = Field(default=None, description="--undated today: the user's date (None: UTC today)")
+    year: int | None = Field(default=None, ge=1900, le=2100, description="--year: the year of dates written "
+                             "without one (else the folder, file, front matter or dated headings say it)")
+    prune: bool = Field(default=False, description="--prune: entries whose source vanished from the journal are "
+                        "marked removed (history kept); without it they are only reported")
     new: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -651,6 +656,7 @@ class ImportBatchInput(BaseModel):
     notes_dir: str | None = None
     undated: Literal["skip", "today", "mtime"] = "skip"
     today: date | None = None
+    year: int | None = Field(default=None, ge=1900, le=2100)
 
 
 class ImportedNote(BaseModel):
@@ -661,6 +667,10 @@ class ImportedNote(BaseModel):
     timed: bool = Field(default=True, description="False: the file states no time for this entry")
     source_hash: str | None = Field(default=None, description="sha256 of the source file's bytes")
     part: int = Field(default=0, description="Which dated part of the file (0-based)")
+    key: str | None = Field(default=None, max_length=64, description="Content identity: date + normalised text "
+                            "hash (rules/query/imports.py entry_key); None: an import from before it")
+    known: bool = Field(default=False, description="Already stored (same date and text): not parsed again; `raw` "
+                        "is left empty")
 
 
 class ImportBatchResult(BaseModel):
@@ -682,14 +692,32 @@ class StoreBatchInput(BaseModel):
     notes: list[ImportedNote]
     directory: str | None = Field(default=None, description="Import folder: sources are keyed by full path")
     hashes: dict[str, str] = Field(default_factory=dict, description="file → content hash (edit-aware import)")
+    import_id: str | None = Field(default=None, max_length=256, description="The import (its workflow id): entries "
+                                  "it meets are marked seen by it, so the ones it never met can be reported")
 
 
 class StoreBatchResult(BaseModel):
     stored: list[str] = Field(default_factory=list)
     failed: list[str] = Field(default_factory=list)
-    new: list[str] = Field(default_factory=list, description="Files imported for the first time")
-    updated: list[str] = Field(default_factory=list, description="Edited files: their earlier import replaced")
-    unchanged: list[str] = Field(default_factory=list)
+    new: list[str] = Field(default_factory=list, description="Entries stored for the first time ('file#part'; "
+                           "files, for an import from before content identity)")
+    updated: list[str] = Field(default_factory=list, description="Edited entries: their earlier text replaced")
+    unchanged: list[str] = Field(default_factory=list, description="Entries already stored with this date and text")
+
+
+class FinishImportInput(BaseModel):
+    notes_dir: str | None = None
+    directory: str
+    import_id: str = Field(max_length=256)
+    prune: bool = False
+
+
+class FinishImportResult(BaseModel):
+    vanished: list[str] = Field(default_factory=list, max_length=MAX_VANISHED_LISTED,
+                                description="'entry id (its source file)' of entries no file of the journal has "
+                                "any more (the first ones)")
+    vanished_total: int = 0
+    pruned: int = Field(default=0, description="Of those, marked removed now (--prune)")
 
 
 class ImportResult(BaseModel):
@@ -703,6 +731,9 @@ class ImportResult(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     reparsed: ReparseResult | None = Field(default=None, description="Notes kept unparsed earlier (needs-parsing) "
                                            "that the import's last run parsed, or tried to")
+    vanished: list[str] = Field(default_factory=list, description="Entries whose source vanished from the journal")
+    vanished_total: int = 0
+    pruned: int = 0
 
 
 class ContextRequest(BaseModel):

@@ -38,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.query.router import route_input
     from activities.query.storage import (
         notes_apply_context_updates,
+        notes_finish_import,
         notes_list_import_files,
         notes_load_domains,
         notes_needs_parsing,
@@ -78,6 +79,8 @@ with workflow.unsafe.imports_passed_through():
         EvaluationFeedback,
         EvaluatorOutput,
         Finding,
+        FinishImportInput,
+        FinishImportResult,
         Gap,
         GapType,
         ImportBatchInput,
@@ -134,6 +137,7 @@ with workflow.unsafe.imports_passed_through():
         missing_items,
         partial_response,
     )
+    from rules.query.evidence import asked_periods, checked_answer, empty_period_answer
     from rules.query.imports import clean_text
     from rules.query.machine import (
         LoopCounters,
@@ -163,7 +167,6 @@ with workflow.unsafe.imports_passed_through():
         label_offline,
         reparse_summary,
         scope_note,
-        unique,
     )
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import fail_start, invalid, start_input, update_input
@@ -252,6 +255,7 @@ class QueryWorkflow:
         self.refs: dict[int, list[ArtifactRef]] = {}
         self.ids_by_sub: dict[int, list[str]] = {}
         self.entry_ids: list[str] = []
+        self.empty_period = False   # the asked period held no notes (patch empty-period-stated)
         self.analysis: AnalyzerOutput | None = None
         self.gaps: list[Gap] = []
         self.draft: SynthesizerOutput | None = None
@@ -571,6 +575,13 @@ class QueryWorkflow:
                 if note not in self.scope_notes:
                     self.scope_notes.append(note)
         self.gaps = mark_searched(self.gaps, self.gaps_status)
+        periods = asked_periods([i for sub in subs for i in instructions_for(self.plan, sub.id)])
+        if round_no == 1 and found == 0 and periods and workflow.patched("empty-period-stated"):
+            # The asked period holds no notes: that is the answer — never the nearest notes outside it.
+            self.empty_period = True
+            self.response = empty_period_answer(periods)
+            self.draft = SynthesizerOutput(response=self.response, confidence="high")
+            return State.OBSERVE
         return State.ANALYZE
 
     async def _analyze(self) -> State:
@@ -784,8 +795,8 @@ class QueryWorkflow:
 
     # --------------------------------------------------------------------------------------- terminal
     async def _observe(self) -> State:
-        if self.unrouted:
-            return State.COMPLETE  # nothing was understood: nothing to learn
+        if self.unrouted or self.empty_period:
+            return State.COMPLETE  # nothing was understood, or nothing was there: nothing to learn
         assert self.req is not None and self.ctx is not None
         guidance = self.ctx.context_guidance
         if self.input_type == InputType.CORRECTION:
@@ -866,14 +877,18 @@ class QueryWorkflow:
         uncertain = list(self.parsed.uncertain_fields) if self.parsed else []
         is_query = self.input_type in (InputType.QUERY, InputType.BOTH)
         response = self.response
+        evidence: list[str] = []
+        confidence: str = d.confidence if d and is_query else ("high" if self.stored else "low")
+        if d and is_query:  # only entries read for this answer are ever reported as its evidence
+            response, evidence, confidence = checked_answer(response, d.evidence_cited, self.entry_ids, confidence)
         if self.input_type == InputType.BOTH and self.stored:
-            response = describe_store(self.stored[0], self.parsed, correction=False) + "\n\n" + self.response
+            response = describe_store(self.stored[0], self.parsed, correction=False) + "\n\n" + response
         return QueryResult(
             input_type=self.input_type, response=label_offline(response, self.offline),
             key_points=d.key_points if d and is_query else [],
-            evidence_cited=unique(d.evidence_cited) if d and is_query else [],
+            evidence_cited=evidence,
             gaps_disclosed=d.gaps_disclosed if d and is_query else [],
-            confidence=d.confidence if d and is_query else ("high" if self.stored else "low"),
+            confidence=confidence,  # type: ignore[arg-type]
             partial=self.partial or self.final_partial, stored_entries=self.stored, uncertain_fields=uncertain,
             domains_loaded=self.ctx.domains_loaded if self.ctx else [], path=list(self.counters.path),
             attempts=dict(self.counters.counts) | {"evaluations": self.evaluations}, warnings=self.warnings,
@@ -986,13 +1001,14 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
-                                                  undated=req.undated, today=req.today),
+                                                  undated=req.undated, today=req.today, year=req.year),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             usage.add_all(parsed.usage)
             stored: StoreBatchResult = await call_activity(
                 notes_store_batch, StoreBatchInput(notes_dir=req.notes_dir, notes=parsed.notes,
-                                                   directory=req.directory, hashes=parsed.hashes),
+                                                   directory=req.directory, hashes=parsed.hashes,
+                                                   import_id=workflow.info().workflow_id),
                 summary=f"store {len(parsed.notes)} notes", result_type=StoreBatchResult)
             self.progress.done += len(batch)
             self.progress.failed += parsed.failed + stored.failed
@@ -1005,6 +1021,14 @@ class ImportNotesWorkflow:
             workflow.continue_as_new(req.model_copy(update={
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
                 "warnings": warnings, **counts}))
+        finished = FinishImportResult()
+        if workflow.patched("import-content-identity"):  # the journal's entries no file has any more: reported
+            workflow.set_current_details("checking for entries whose source vanished")
+            finished = await call_activity(
+                notes_finish_import, FinishImportInput(notes_dir=req.notes_dir, directory=req.directory,
+                                                       import_id=workflow.info().workflow_id, prune=req.prune),
+                summary="entries whose source vanished" + (" (pruned)" if req.prune else ""),
+                result_type=FinishImportResult)
         reparsed = None
         if workflow.patched("import-reparses-flagged-notes"):  # notes a Router failure kept unparsed: a few now
             workflow.set_current_details("parsing notes kept unparsed earlier (needs-parsing)")
@@ -1014,7 +1038,9 @@ class ImportNotesWorkflow:
         sa.upsert(phase=PHASE_DONE, status=COMPLETED)
         workflow.set_current_details(f"imported {self.progress.done}/{self.progress.total}")
         return ImportResult(total=self.progress.total, imported=counts["new"] + counts["updated"],
-                            failed=self.progress.failed, usage=usage, warnings=warnings, reparsed=reparsed, **counts)
+                            failed=self.progress.failed, usage=usage, warnings=warnings, reparsed=reparsed,
+                            vanished=finished.vanished, vanished_total=finished.vanished_total,
+                            pruned=finished.pruned, **counts)
 
     @workflow.query(name=QUERY_IMPORT_PROGRESS)
     def import_progress(self) -> ImportProgress:

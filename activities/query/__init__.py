@@ -10,9 +10,15 @@ from activities.query.parser import parse_log, parse_log_batch
 from activities.query.planner import plan_query
 from activities.query.retriever import retrieve_notes
 from activities.query.router import route_input
-from activities.query.storage import STORAGE_ACTIVITIES, notes_list_import_files, notes_store_batch
+from activities.query.storage import (
+    STORAGE_ACTIVITIES,
+    notes_finish_import,
+    notes_list_import_files,
+    notes_store_batch,
+)
 from activities.query.synthesizer import synthesize_answer
 
 LLM_ACTIVITIES: list[Any] = [route_input, plan_query, analyze_evidence, synthesize_answer, evaluate_answer,
                              clarify_gaps, parse_log, parse_log_batch, observe_context]
-ACTIVITIES: list[Any] = [*STORAGE_ACTIVITIES, retrieve_notes, notes_list_import_files, notes_store_batch]
+ACTIVITIES: list[Any] = [*STORAGE_ACTIVITIES, retrieve_notes, notes_list_import_files, notes_store_batch,
+                         notes_finish_import]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from datetime import UTC, datetime, time
 from pathlib import Path
 from typing import Any
@@ -23,11 +24,21 @@ from models.query import (
     ImportBatchInput,
     ImportBatchResult,
     ImportedNote,
+    ListImportInput,
     LogField,
     ParseInput,
     ParserOutput,
 )
-from rules.query.imports import clean_text, content_hash, split_dated, undated_message, undated_part
+from rules.query.imports import (
+    JournalHints,
+    clean_text,
+    content_hash,
+    entry_key,
+    journal_hints,
+    split_dated,
+    undated_message,
+    undated_part,
+)
 from rules.query.parsing import check_schema, drop_invented, log_json_schema
 
 PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium", role="writer",
@@ -35,6 +46,7 @@ PARSER = AgentSpec("parse_log", "query/parse_log.md", ParserOutput, tier="medium
                    description="Query pipeline Parser: structured extraction per domain schema, corrections")
 IMPORT_CONCURRENCY = 8
 MAX_IMPORT_FILE_BYTES = 200_000
+MAX_WARNINGS_PER_FILE = 20  # the rest are counted (a yearly file may date 50 weekends from context)
 
 
 def _schema_text(schemas: dict[str, dict[str, LogField]]) -> str:
@@ -119,41 +131,79 @@ async def parse_log(inp: ParseInput) -> AgentResult[ParserOutput]:
     return await _parse(inp)
 
 
+def _read_note(path: Path) -> tuple[str | None, str]:
+    """(text, '') or (None, why it cannot be imported)."""
+    try:
+        if path.stat().st_size > MAX_IMPORT_FILE_BYTES:
+            return None, f"larger than {MAX_IMPORT_FILE_BYTES} bytes; split it"
+        return path.read_bytes().decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    except OSError as exc:
+        return None, f"cannot read ({exc.strerror or exc})"
+
+
+_HINTS: dict[tuple[object, ...], JournalHints] = {}
+_HINTS_LOCK = threading.Lock()
+
+
+async def journal_context(directory: str, year: int | None) -> JournalHints:
+    """What the whole journal settles (numeric date order, its years): every file of the import, listed as the
+    import lists them, read as it reads them. Each batch works it out again, so a batch never depends on another."""
+    from activities.query.storage import notes_list_import_files
+
+    root = Path(directory)
+    files = await notes_list_import_files(ListImportInput(directory=directory))
+
+    def hints() -> JournalHints:
+        stamp = []
+        for rel in files:
+            try:
+                st = (root / rel).stat()
+                stamp.append((rel, st.st_size, st.st_mtime_ns))
+            except OSError:
+                stamp.append((rel, -1, 0))
+        key = (directory, year, tuple(stamp))
+        with _HINTS_LOCK:
+            if key in _HINTS:  # every batch of one import asks: the journal is read once per worker, not per batch
+                return _HINTS[key]
+        texts = {rel: text for rel in files if (text := _read_note(root / rel)[0]) is not None}
+        found = journal_hints(texts, year)
+        with _HINTS_LOCK:
+            while len(_HINTS) >= 4:
+                _HINTS.pop(next(iter(_HINTS)))
+            _HINTS[key] = found
+        return found
+
+    return await asyncio.to_thread(hints)
+
+
 @PARSER.activity(name="parse_log_batch", policy="long_agent")
 async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
-    """Import: split each file into dated entries (rules/query/imports.py) and parse them, several at a time.
-    A file whose content hash matches its earlier import is reported unchanged and costs no LLM call."""
+    """Import: split each file into dated entries (rules/query/imports.py, with the whole journal's hints) and
+    parse them, several at a time. An entry already stored (same date, same normalised text — from any folder or
+    file name) is passed on as known and costs no LLM call."""
+    from activities.query.import_identity import stored_keys
     from activities.query.storage import StorageRepository, notes_dir
 
     root = Path(inp.directory)
     sem = asyncio.Semaphore(IMPORT_CONCURRENCY)
     result = ImportBatchResult()
     repo = StorageRepository(notes_dir(inp.notes_dir))
-    known = (await asyncio.to_thread(repo.read_manifest))["sources"]
+    hints = await journal_context(inp.directory, inp.year)
     parsed_notes: list[ImportedNote] = []
 
     async def one(rel: str) -> None:
         path = root / rel
-        try:
-            if path.stat().st_size > MAX_IMPORT_FILE_BYTES:
-                result.failed.append(f"{rel}: larger than {MAX_IMPORT_FILE_BYTES} bytes; split it")
-                return
-            data = path.read_bytes()
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            result.failed.append(f"{rel}: not UTF-8 text")
-            return
-        except OSError as exc:
-            result.failed.append(f"{rel}: cannot read ({exc.strerror or exc})")
+        text, why = _read_note(path)
+        if text is None:
+            result.failed.append(f"{rel}: {why}")
             return
         if not clean_text(text).strip():
             result.failed.append(f"{rel}: empty")
             return
-        digest = content_hash(data)
-        if (known.get(str(path.resolve())) or {}).get("hash") == digest:
-            result.unchanged.append(rel)
-            return
-        split = split_dated(text, path.name)
+        digest = content_hash(text.encode("utf-8"))
+        split = split_dated(text, rel, hints)
         if split.errors:
             result.failed.append(f"{rel}: " + "; ".join(split.errors[:3]) + " — fix the date and import again")
             return
@@ -167,10 +217,23 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
                 datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
             parts = [undated_part(text, day, inp.undated)]
             result.warnings.append(undated_message(rel, inp.undated, day))
-        result.warnings.extend(f"{rel}: {n}" for n in split.notes)
+        said = split.warnings
+        result.warnings.extend(f"{rel}: {w}" for w in said[:MAX_WARNINGS_PER_FILE])
+        if len(said) > MAX_WARNINGS_PER_FILE:
+            result.warnings.append(f"{rel}: … and {len(said) - MAX_WARNINGS_PER_FILE} more notes on its dates "
+                                   "(`colloquy notes import --dry-run` lists them all)")
+        if not parts:
+            result.failed.append(f"{rel}: dated, but no text to import")
+            return
+        known = await asyncio.to_thread(stored_keys, repo, {p.day for p in parts})
         notes: list[ImportedNote] = []
         for i, part in enumerate(parts):
             ts = datetime.combine(part.day, part.at or time(0, 0), tzinfo=UTC)
+            key = entry_key(part.day, part.text)
+            if key in known:
+                notes.append(ImportedNote(file=rel, raw="", timestamp=ts, parsed=ParserOutput(), part=i, key=key,
+                                          known=True, source_hash=digest, timed=part.at is not None))
+                continue
             async with sem:
                 try:
                     parsed = await _parse(ParseInput(raw_input=part.text, timestamp=ts,
@@ -184,7 +247,7 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
             where = f"imported from {rel}" + (f" (line {part.line})" if len(parts) > 1 else "")
             out = out.model_copy(update={"extraction_notes": [*out.extraction_notes, where]})
             notes.append(ImportedNote(file=rel, raw=part.text, timestamp=ts, parsed=out, timed=part.at is not None,
-                                      source_hash=digest, part=i))
+                                      source_hash=digest, part=i, key=key))
             result.usage.append(parsed.usage)
         parsed_notes.extend(notes)  # all parts parsed: the file is stored as a whole, or not at all
         result.hashes[rel] = digest

@@ -34,6 +34,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store as artifact_store
 from activities.query.context import apply_updates
+from activities.query.import_identity import finish_import, save_by_content
 from core.resources import apps_dir, domains_dir
 from core.settings import data_dir
 from models.query import (
@@ -44,6 +45,8 @@ from models.query import (
     DomainCatalog,
     DomainModule,
     Entry,
+    FinishImportInput,
+    FinishImportResult,
     ImportedNote,
     ListImportInput,
     LoadDomainsInput,
@@ -61,7 +64,7 @@ from models.query import (
     StoreReparsedResult,
 )
 from rules.query.apps import check_app_id
-from rules.query.imports import clean_text
+from rules.query.imports import IMPORT_SUFFIXES, clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords
 
@@ -809,12 +812,9 @@ async def notes_store_reparsed(inp: StoreReparsedInput) -> StoreReparsedResult:
     return await _in_thread(repo.save_reparsed, inp.notes, inp.at)
 
 
-IMPORT_SUFFIXES = (".md", ".txt", ".markdown")
-
-
 @activity.defn(name="notes_list_import_files")
 async def notes_list_import_files(inp: ListImportInput) -> list[str]:
-    """The note files under a directory (recursively, .md/.txt), sorted, relative to it."""
+    """The note files under a directory (recursively, .md/.txt/.markdown/.org), sorted, relative to it."""
     root = Path(inp.directory).expanduser()
 
     def inside(path: Path, real_root: Path) -> bool:
@@ -843,7 +843,8 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
     repo = StorageRepository(notes_dir(inp.notes_dir))
 
     def entry_of(note: ImportedNote) -> Entry:
-        key = f"{note.file}\n{note.raw}" if note.source_hash is None else f"{note.file}#{note.part}:{note.source_hash}"
+        key = (note.key if note.key else f"{note.file}\n{note.raw}" if note.source_hash is None
+               else f"{note.file}#{note.part}:{note.source_hash}")
         return Entry(id="", date=note.timestamp.date(), timestamp=note.timestamp, raw_content=note.raw,
                      domain_data=note.parsed.domain_data, tags=note.parsed.tags,
                      uncertain_fields=note.parsed.uncertain_fields, extraction_notes=note.parsed.extraction_notes,
@@ -857,6 +858,11 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
             return out
         at = datetime.now(UTC)
         root = Path(inp.directory or ".").expanduser().resolve()
+        if inp.import_id is not None and all(n.key for n in inp.notes):  # content identity (import_identity.py)
+            files = {file: [(n.key or "", None if n.known else entry_of(n))
+                            for n in sorted((n for n in inp.notes if n.file == file), key=lambda n: n.part)]
+                     for file in inp.hashes}
+            return save_by_content(repo, str(root), inp.import_id, files, inp.hashes, at)
         for file, digest in inp.hashes.items():
             mine = sorted((n for n in inp.notes if n.file == file), key=lambda n: n.part)
             outcome = repo.save_import(str(root / file), digest, [entry_of(n) for n in mine], at)
@@ -866,6 +872,15 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
         return out
 
     return await _in_thread(save_all)
+
+
+@activity.defn(name="notes_finish_import")
+async def notes_finish_import(inp: FinishImportInput) -> FinishImportResult:
+    """The end of an import: the journal's entries it never met (their source vanished) — reported, and with
+    --prune marked removed, history kept (import_identity.py)."""
+    repo = StorageRepository(notes_dir(inp.notes_dir))
+    root = str(Path(inp.directory).expanduser().resolve())
+    return await _in_thread(finish_import, repo, root, inp.import_id, inp.prune, datetime.now(UTC))
 
 
 def load_entries(refs: list[Any], only: list[str] | None = None) -> list[Entry]:

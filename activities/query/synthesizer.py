@@ -2,7 +2,8 @@
 
 Quotes in the answer go through the shared grounding check (rules/grounding.py) against the retrieved entries and
 the user's own clarifying answers: a quoted span that is not their exact words loses its quote marks and is flagged
-("[unverified quote — ...]"), so it is never printed as a quote."""
+("[unverified quote — ...]"), so it is never printed as a quote. Cited entry ids are checked the same way: an id
+that was not among the entries read for this answer is dropped and the answer says so (rules/query/evidence.py)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from activities.query.storage import load_entries
 from models.common import AgentResult
 from models.query import SynthesizeInput, SynthesizerOutput
 from rules.grounding import flag_unverified
+from rules.query.evidence import checked_answer
 
 SYNTHESIZER = AgentSpec("synthesize_answer", "query/synthesize_answer.md", SynthesizerOutput, tier="medium",
                         role="writer", policy="long_agent",
@@ -29,9 +31,15 @@ async def synthesize_answer(inp: SynthesizeInput) -> AgentResult[SynthesizerOutp
         offline_context={"query": inp.query, "is_partial": inp.is_partial, "gaps": inp.unanswered_gaps,
                          "findings": [f.model_dump() for f in inp.analysis.findings]},
     )
-    if inp.entries_refs:
-        sources = [e.raw_content for e in load_entries(inp.entries_refs, None)] + list(inp.user_responses.values())
-        result.output.response, _ = flag_unverified(result.output.response, sources)
+    read = load_entries(inp.entries_refs, None) if inp.entries_refs else []
+    out = result.output
+    if read:
+        sources = [e.raw_content for e in read] + list(inp.user_responses.values())
+        out.response, _ = flag_unverified(out.response, sources)
+    # Like a quote, a cited entry must be one that was read for this answer: otherwise dropped, and said so.
+    out.response, out.evidence_cited, confidence = checked_answer(out.response, out.evidence_cited,
+                                                                  [e.id for e in read], out.confidence)
+    out.confidence = confidence  # type: ignore[assignment]
     return result
 
 

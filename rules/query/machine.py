@@ -35,6 +35,7 @@ TRANSITIONS: set[tuple[State, State]] = {
     (S.BUILD_CONTEXT, S.PLAN), (S.BUILD_CONTEXT, S.PARSE),
     (S.PLAN, S.RETRIEVE), (S.PLAN, S.EXPAND_DOMAIN), (S.PLAN, S.CLARIFY), (S.PLAN, S.SYNTHESIZE),
     (S.RETRIEVE, S.ANALYZE),
+    (S.RETRIEVE, S.OBSERVE),  # the asked period holds no notes: stated as the answer (patch empty-period-stated)
     (S.ANALYZE, S.SYNTHESIZE), (S.ANALYZE, S.PLAN), (S.ANALYZE, S.EXPAND_DOMAIN),
     (S.SYNTHESIZE, S.EVALUATE), (S.SYNTHESIZE, S.OBSERVE),  # the final partial answer is not re-evaluated
     (S.EVALUATE, S.OBSERVE), (S.EVALUATE, S.PLAN), (S.EVALUATE, S.EXPAND_DOMAIN), (S.EVALUATE, S.SYNTHESIZE),

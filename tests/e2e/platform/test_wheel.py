@@ -154,7 +154,7 @@ def test_installed_wheel_runs_every_pipeline(installed: Path, server: str, tmp_p
 
         # query: import the example app's shipped sample notes, then ask (ROUTE reads domains/ and apps/fitness)
         out = cli("notes", "import", sample_notes, "--app", "fitness")
-        assert re.search(r"\b10 new\b.* of 10 files", out), out
+        assert re.search(r"\b10 new\b.* from 10 files", out), out
         out = cli("notes", "ask", "How did my bench press go?", "--app", "fitness", "--today", "2026-01-16")
         assert re.search(r"domains general_fitness, strength", out) and "evidence: 2026-01-" in out, out
 

@@ -39,7 +39,11 @@ def test_front_matter_and_file_name_date_a_whole_file():
 
 def test_impossible_dates_are_errors_and_undated_files_are_flagged():
     assert split_dated("x", "2026-02-30.md").errors == ["the file name's date 2026-02-30 is not a real date"]
-    assert split_dated("## 31.02.2015\nx", "j.md").errors == ["line 1: 31.02.2015 is not a real date"]
+    # An impossible date in a heading (a template's `February 30`) is reported with its line, not used to split
+    # (issue 22: it used to fail the whole file).
+    bad = split_dated("## 31.02.2015\nx", "j.md")
+    assert bad.errors == [] and bad.parts == [] and bad.undated
+    assert bad.flags == [(1, "'31.02.2015': 31.02.2015 is not a real date — not used as an entry date")]
     assert split_dated("---\ndate: soon\n---\nx", "j.md").errors
     undated = split_dated("Gym was fun", "gym.md")
     assert undated.undated and undated.parts == [] and undated.errors == []

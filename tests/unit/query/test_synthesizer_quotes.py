@@ -35,3 +35,15 @@ async def test_near_miss_quotes_in_an_answer_are_flagged(entries_ref, offline):
     assert '"left knee a bit sore after the fourth set"' not in out.response
     assert "left knee a bit sore after the fourth set [unverified quote — near miss: 1 word differs" in out.response
     assert '"only on heavy days"' not in out.response      # the user wrote "Only on heavy days": capitalisation
+
+
+async def test_a_cited_entry_that_was_not_read_is_dropped_like_an_unverified_quote(entries_ref, offline):
+    """Issue 22: ids are checked as quotes are — `2018-06-01#1` was never read (it does not even exist)."""
+    offline.script("synthesize_answer", {"response": "Your knee was sore on Jan 5 and on June 1, 2018.",
+                                         "evidence_cited": ["2026-01-05#1", "2018-06-01#1"], "confidence": "high"})
+    out = (await synthesize_answer(SynthesizeInput(
+        query="How is my knee?", query_type=QueryType.SIMPLE,
+        analysis=AnalyzerOutput(query_intent="knee", verdict=Verdict.SUFFICIENT), entries_refs=[entries_ref]))).output
+    assert out.evidence_cited == ["2026-01-05#1"] and out.confidence == "medium"
+    assert "[unverified evidence — cited entry 2018-06-01#1 not among the notes read for this answer; dropped]" \
+        in out.response

@@ -10,6 +10,7 @@ from tests.conftest import replay_recorded
 
 @pytest.mark.parametrize("name", ["query_clarify", "query_insight", "query_import", "query_search_first",
                                   "query_correction_choice", "query_clarify_replan",
-                                  "query_reparse", "query_import_reparse"])
+                                  "query_reparse", "query_import_reparse", "query_import_identity",
+                                  "query_empty_period"])
 async def test_recorded_history_replays(name):
     await replay_recorded(name)

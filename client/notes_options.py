@@ -1,0 +1,31 @@
+"""What every `colloquy notes` command shares: the --app / --notes-dir / --task-queue options, the Temporal
+connection and the one-line failure report (client/notes.py and client/notes_import.py both use them)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import typer
+
+from client.common import settings
+from core.settings import TASK_QUEUE
+
+AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
+                      help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
+NotesDirOpt: Any = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
+                           "else .data/notes).")
+QueueOpt: Any = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
+
+
+def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
+    from core.temporal import connect
+
+    return connect(settings(address, namespace, tls, tls_cert, tls_key))
+
+
+def _report_failure(exc: Exception) -> None:
+    """One line and the documented exit code (client/errors.py); a bug keeps its traceback."""
+    from client.common import fail
+
+    fail(exc)
