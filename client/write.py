@@ -434,12 +434,11 @@ def convert_config(
     import yaml
 
     from rules.writing.config import parse_config
-    from rules.writing.seed_config import from_seed_shape, is_seed_shape
+    from rules.writing.seed_config import conversion_notes
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        converted = from_seed_shape(data) if is_seed_shape(data) else data
-        cfg = parse_config(converted, path.stem)
+        cfg = parse_config(data, path.stem)
     except yaml.YAMLError as exc:
         err_console.print(f"[red]error:[/red] not valid YAML: {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -447,6 +446,8 @@ def convert_config(
         for error in exc.errors:
             err_console.print(f"[red]config error:[/red] {escape(error)}", soft_wrap=True)
         raise typer.Exit(2) from None
+    for note in conversion_notes(data):  # what each seed construct became, as YAML comments
+        print(f"# {note}")
     print(yaml.safe_dump(cfg.model_dump(mode="json", exclude_defaults=True), sort_keys=False), end="")
 
 

@@ -321,7 +321,7 @@ class WritingWorkflow:
         self._log("orchestrator_decision", to_state, {"rule": brk.rule, "decision": d.decision,
                                                       "reasoning": d.reasoning, "retry_from": d.retry_from,
                                                       "use_output": d.use_output})
-        breaker.rearm(s.breaker, brk.rule, to_state, self._elapsed())
+        breaker.rearm_rule(s.breaker, cfg.circuit_breaker, brk.rule, to_state, self._elapsed())
         self._check_hard_limits()  # the consult itself may have crossed the hard cost limit
         if d.decision == "halt":
             self._stop_now("halted", f"orchestrator halted after {brk.rule} ({brk.message}): {d.reasoning}")
