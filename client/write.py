@@ -130,7 +130,7 @@ def print_status(s: StatusView) -> None:
         console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
 
 
-def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
+def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowConfig | None = None) -> None:
     colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "complete_below_floor") \
         else "red"
     console.print()
@@ -150,7 +150,10 @@ def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
         console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
                       f"{r.run_id}",
                       soft_wrap=True)
-    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
+    hard = cfg.circuit_breaker.safety_limits if cfg is not None else None
+    caps = "" if hard is None else f" (hard limits ${hard.max_cost_hard:.2f}" + (
+        f", {hard.max_tokens_hard:,} tokens)" if hard.max_tokens_hard is not None else ")")
+    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}{caps}; history "
                   f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
     if "run_summary.md" in r.artifacts:
         console.print(f"run summary: run_summary.md (colloquy write outputs {wid or 'ID'} --show run_summary.md)",
@@ -305,7 +308,7 @@ def start(
         except WorkflowFailureError as exc:
             err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")  # ColloquyStatus "failed"
             return 1
-        print_result(result, tsettings.workflow_url(wid), wid)
+        print_result(result, tsettings.workflow_url(wid), wid, cfg)
         return 0 if result.status == "complete" else 1  # complete_below_floor: 1, the post is not good enough
 
     raise typer.Exit(run(_run()))

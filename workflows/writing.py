@@ -85,6 +85,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.writing.transitions import (
         best_output,
         fan_out_outcome,
+        feedback_history,
         normalise_approval,
         store_guidance,
         take_guidance,
@@ -450,10 +451,10 @@ class WritingWorkflow:
             "failed": [m for m, (_, r, _) in zip(models, results, strict=True) if r is None]})
         if over_budget is not None:
             cancelled = sum(1 for _, _, e in results if isinstance(e, _BudgetCancelled))
-            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": over_budget,
+            reason = breaker.budget_halt_reason(s.breaker, cfg.circuit_breaker, over_budget, cancelled)
+            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": reason,
                                            "overridable": False, "cancelled_branches": cancelled})
-            self._stop_now("halted", f"hard safety limit {over_budget}; checked after every call, "
-                           f"{cancelled} in-flight call(s) cancelled")
+            self._stop_now("halted", reason)
         return outcome
 
     async def _gather_within_budget(self, name: str, state: StateConfig, models: list[str], visit: int,
@@ -600,8 +601,8 @@ class WritingWorkflow:
         self._log("human_approval", name, {"request_id": request_id, "decision": decision, "feedback": feedback})
         if decision == "feedback":
             target = state.transitions["feedback"]
-            store_guidance(s.pending_guidance, target, f"Human reviewer feedback: {feedback}")
-            s.human_feedback.append(feedback or "")
+            s.human_feedback.append(feedback or "")  # every rejection so far reaches the next synthesis
+            store_guidance(s.pending_guidance, target, feedback_history(s.human_feedback))
             if post:
                 s.pending_previous_post[target] = post.ref
             if self._new(P_HUMAN):  # the human drives this loop: the breaker's revisit rules count it apart

@@ -75,6 +75,24 @@ def budget_exceeded(bs: BreakerState, cfg: CircuitBreakerConfig, extra_cost: flo
     return None
 
 
+def spend_message(bs: BreakerState, cfg: CircuitBreakerConfig, rule: str) -> str:
+    """The run's spend as recorded so far (call it once every call is recorded: the final figures), with the cap
+    that `rule` enforces beside it."""
+    hard = cfg.safety_limits
+    cap = f"hard limit {hard.max_tokens_hard:,} tokens" if rule == "hard_token_limit" and hard.max_tokens_hard \
+        is not None else f"hard limit ${hard.max_cost_hard:.2f}"
+    return f"${bs.total_cost_usd:.4f} spent, {bs.total_tokens:,} tokens ({cap})"
+
+
+def budget_halt_reason(bs: BreakerState, cfg: CircuitBreakerConfig, exceeded: str, cancelled: int) -> str:
+    """Why a fan-out stopped at the hard budget, in final figures: `exceeded` is `budget_exceeded`'s message
+    (taken when the cap was crossed); the spend and tokens are read again after every branch was recorded, so
+    calls that landed after the crossing count, and `cancelled` says how many were stopped in flight."""
+    rule = exceeded.split(":", 1)[0]
+    return (f"hard safety limit {rule}: {spend_message(bs, cfg, rule)}; checked after every call, {cancelled} "
+            "in-flight call(s) cancelled")
+
+
 def detect_cycle(bs: BreakerState) -> bool:
     """A→B→A→B: the last four states entered alternate between two states (within the armed window).
 
@@ -156,9 +174,9 @@ def check_safety_limits(bs: BreakerState, cfg: CircuitBreakerConfig, elapsed_s: 
     elif elapsed_s >= hard.max_runtime_hard:
         rule, message = "hard_timeout", f"{elapsed_s:.0f}s elapsed (hard limit {hard.max_runtime_hard:g}s)"
     elif bs.total_cost_usd >= hard.max_cost_hard:
-        rule, message = "hard_cost_limit", f"${bs.total_cost_usd:.4f} spent (hard limit ${hard.max_cost_hard:.2f})"
+        rule, message = "hard_cost_limit", spend_message(bs, cfg, "hard_cost_limit")
     elif hard.max_tokens_hard is not None and bs.total_tokens >= hard.max_tokens_hard:
-        rule, message = "hard_token_limit", f"{bs.total_tokens:,} tokens used (hard limit {hard.max_tokens_hard:,})"
+        rule, message = "hard_token_limit", spend_message(bs, cfg, "hard_token_limit")
     if rule is None:
         return None
     return BreakInfo(rule=rule, message=message or rule, overridable=False, context=context(bs, elapsed_s))

@@ -111,3 +111,13 @@ def test_a_condition_rule_fires_in_the_breaker_and_rearms_what_it_reads():
     assert brk is not None and brk.rule == "two_drafts" and "state_visits['draft']=2" in brk.message
     breaker.rearm_rule(bs, cfg, "two_drafts", "draft", 0.0)
     assert breaker.check_rules(bs, cfg, "draft", 0.0) is None and bs.consultations == 1
+
+
+def test_feedback_history_keeps_every_item_oldest_first_within_the_bound():
+    from rules.writing.transitions import feedback_history
+
+    assert feedback_history(["a", "b"]) == "Human reviewer feedback: a\n\nHuman reviewer feedback: b"
+    text = feedback_history([f"item {i} " + "x" * 50 for i in range(10)], max_chars=200)
+    assert len(text) <= 260 and "item 9" in text and "item 0" not in text and "left out for length" in text
+    assert text.index("item 8") < text.index("item 9")
+    assert len(feedback_history(["y" * 10_000], max_chars=100)) == 100
