@@ -71,7 +71,6 @@ with workflow.unsafe.imports_passed_through():
         WritingTaskInput,
     )
     from rules.errors import error_message
-    from rules.policies import NON_RETRYABLE, timer_with_recovery
     from rules.writing import breaker
     from rules.writing.accounting import (
         context_use,
@@ -83,6 +82,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.writing.outcome import final_score, floor_status, usable_post
     from rules.writing.summary import unique_slugs
     from rules.writing.transitions import (
+        approval_timer_summary,
         best_output,
         fan_out_outcome,
         feedback_history,
@@ -99,6 +99,7 @@ with workflow.unsafe.imports_passed_through():
         signal_input,
         update_input,
     )
+    from workflows.writing_calls import _BudgetCancelled, _transient, _with_timeout
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
@@ -123,10 +124,6 @@ P_SCORE = "writing-final-score-and-floor"           # final score = last final-a
 
 class _Stop(Exception):
     """Internal: the run ends now (halted / forced complete / failed)."""
-
-
-class _BudgetCancelled(Exception):
-    """Internal: a fan-out branch cancelled because the run's hard budget was reached."""
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -486,8 +483,8 @@ class WritingWorkflow:
             # one short durable wait first: completions already on their way land (they count, within the bound)
             # instead of racing a cancel request against a finished activity
             try:
-                await workflow.wait_condition(lambda: all(t.done() for t in tasks),
-                                              timeout=timedelta(milliseconds=BUDGET_GRACE_MS))
+                await workflow.wait_condition(lambda: all(t.done() for t in tasks), timeout=timedelta(
+                    milliseconds=BUDGET_GRACE_MS), timeout_summary="hard budget reached: calls already finishing land")
             except TimeoutError:
                 pass
         self._budget_stop = exceeded is not None  # the branches still in flight cancel their calls
@@ -589,7 +586,8 @@ class WritingWorkflow:
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
                                           timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
-                                          timeout_summary=f"approval {request_id} timeout ({state.timeout_s or 0:g}s)")
+                                          timeout_summary=approval_timer_summary(request_id, s.run_id,
+                                                                                 state.timeout_s))
             decision, feedback = self.answer or ("timeout", None)
         except TimeoutError:
             decision, feedback = "timeout", None
@@ -820,51 +818,6 @@ class WritingWorkflow:
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
         # RunStatus -> ColloquyStatus by the one mapping (models/status.py) that StatusView / WritingResult use too
         sa.upsert(pipeline="writing", phase=phase, status=writing_status(status) if status else None, topic=topic)
-
-
-async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:
-    """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
-    only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is).
-    The timer adds rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its
-    heartbeat timeout fails it in seconds) is retried on another worker instead of the branch being given up.
-    `stop` (a predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
-    task = asyncio.ensure_future(call)
-    timeout = timer_with_recovery(seconds)
-    try:
-        if stop is None:
-            await workflow.wait_condition(task.done, timeout=timeout, timeout_summary=summary)
-        else:
-            await workflow.wait_condition(lambda: task.done() or stop(), timeout=timeout, timeout_summary=summary)
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except (ActivityError, asyncio.CancelledError):
-                    pass
-                raise _BudgetCancelled()
-    except TimeoutError:
-        task.cancel()
-        try:
-            await task
-        except (ActivityError, asyncio.CancelledError):
-            pass
-        raise
-    return task.result()
-
-
-def _transient(error: BaseException) -> bool:
-    """A failure worth retrying the state for: a timeout, or an activity whose retryable failure outlasted its
-    policy (a provider outage); never a permanent error (auth, bad request, config)."""
-    if isinstance(error, TimeoutError):
-        return True
-    if not isinstance(error, ActivityError):
-        return False
-    cause = error.cause
-    if isinstance(cause, TemporalTimeoutError):
-        return True
-    if isinstance(cause, ApplicationError):
-        return not cause.non_retryable and (cause.type or "") not in NON_RETRYABLE
-    return False
 
 
 def _activity_name(state: StateConfig) -> str:

@@ -106,3 +106,10 @@ def best_output(outputs: dict[str, list[AgentOutput]], scores: list[AuditScoreRo
         return sum(rows) / len(rows) if rows else 0.0
 
     return max(drafts, key=score)  # max keeps the first of equals
+
+
+def approval_timer_summary(request_id: str, run_id: str, timeout_s: float | None) -> str:
+    """The approval wait's timer as the Web UI names it: what it waits for, how to answer, what a timeout does."""
+    wait = f"{timeout_s / 3600:g} h" if timeout_s and timeout_s >= 3600 else f"{timeout_s or 0:g} s"
+    return (f"waiting up to {wait} for a human to approve, reject (with feedback) or abort {request_id}: "
+            f"colloquy write approve|reject|abort {run_id}"[:400])

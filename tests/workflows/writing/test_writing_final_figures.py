@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from activities.artifacts import store
-from client.write import print_result
 from client.common import console
+from client.write import print_result
 from models.writing import ApprovalInput, WorkflowConfig
 from tests.workflows.writing.conftest import by_model, config, raw_config, start
 from workflows.writing import WritingWorkflow
@@ -54,3 +54,18 @@ async def test_every_rejection_reaches_later_syntheses_oldest_first(ts_env, work
     positions = [prompts[2].find(f"Human reviewer feedback: {text}") for text in feedback]
     assert all(p >= 0 for p in positions) and positions == sorted(positions), positions  # oldest first
     assert "Shorter hook." in prompts[1] and "Name the GPU." not in prompts[1]
+
+
+async def test_the_approval_timer_says_what_it_waits_for(ts_env, worker, offline):
+    from temporalio.api.enums.v1 import EventType
+
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, ["m-a"], config("gated"))
+        await handle.execute_update(WritingWorkflow.await_approval_request)
+        await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
+        await handle.result()
+        timers = [e async for e in handle.fetch_history_events()
+                  if e.event_type == EventType.EVENT_TYPE_TIMER_STARTED]
+    summaries = [e.user_metadata.summary.data for e in timers]
+    assert any(b"waiting up to 24 h for a human to approve, reject (with feedback) or abort human-approval-1" in s
+               and handle.id.encode() in s for s in summaries), summaries
