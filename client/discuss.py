@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError, CancelledError
@@ -72,24 +73,36 @@ def workflow_id_for(topic: str) -> str:
 async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionResult:
     """Print phase changes, new ideas and events (from the `progress` query) until the discussion ends."""
     result_task = asyncio.ensure_future(handle.result())
-    seen_step, seen_ideas, seen_events = "", 0, 0
-    while not result_task.done():
+    seen_step, seen_steps, seen_ideas, seen_events = "", 0, 0, 0
+
+    async def poll() -> None:
+        nonlocal seen_step, seen_steps, seen_ideas, seen_events
         try:
             progress: DiscussionProgress = await handle.query(QUERY_PROGRESS, result_type=DiscussionProgress)
         except RPCError:
-            progress = None  # type: ignore[assignment]
-        if progress is not None and not quiet:
-            step = f"{progress.phase}: {progress.current_step}"
-            if step != seen_step:
-                console.print(f"[cyan]·[/cyan] {step}", soft_wrap=True)
-                seen_step = step
-            for idea in progress.ideas[seen_ideas:]:
-                console.print(f"  [green]+ idea {idea.id}[/green] {idea.title}", soft_wrap=True)
-            seen_ideas = max(seen_ideas, len(progress.ideas))
-            for event in progress.events[seen_events:]:
-                console.print(f"  [yellow]! {event.kind}[/yellow] {event.message}", soft_wrap=True)
-            seen_events = max(seen_events, len(progress.events))
+            return
+        if quiet:
+            return
+        # every step the run took (a run faster than one poll, e.g. `standard` on the offline double, too);
+        # a worker that predates the step list: its current step
+        steps = progress.steps or [f"{progress.phase}: {progress.current_step}"]
+        new = steps[seen_steps:] if progress.steps else [s for s in steps if s != seen_step]
+        for step in new:
+            console.print(f"[cyan]·[/cyan] {escape(step)}", soft_wrap=True)
+            seen_step = step
+        seen_steps = max(seen_steps, len(progress.steps))
+        for idea in progress.ideas[seen_ideas:]:
+            console.print(f"  [green]+ idea {idea.id}[/green] {escape(idea.title)}", soft_wrap=True)
+        seen_ideas = max(seen_ideas, len(progress.ideas))
+        for event in progress.events[seen_events:]:
+            console.print(f"  [yellow]! {event.kind}[/yellow] {escape(event.message)}", soft_wrap=True)
+        seen_events = max(seen_events, len(progress.events))
+
+    while not result_task.done():
+        await poll()
         await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+    if not result_task.exception():
+        await poll()  # the steps after the last poll (all of them, for a run that ended before the first)
     return result_task.result()
 
 
