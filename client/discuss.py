@@ -27,6 +27,7 @@ from client.common import (
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
+    announce_agents,
     console,
     err_console,
     run,
@@ -62,6 +63,8 @@ def parse_models(spec: str | None) -> dict[str, str]:
         role, sep, model = part.partition("=")
         if not sep or not role.strip() or not model.strip():
             raise ValueError(f"--models entry {part.strip()!r} is not role=model (roles: {', '.join(ROLES)})")
+        if role.strip() in models:  # the later one used to win, silently
+            raise ValueError(f"--models names role {role.strip()!r} more than once: give each role one model")
         models[role.strip()] = model.strip()
     return models
 
@@ -179,6 +182,7 @@ def discuss(
         err_console.print("[red]error:[/red] --out needs to wait for the discussion: drop --no-wait, or save it "
                           "later with `colloquy discuss-report ID --out FILE`")
         raise typer.Exit(2)
+    announce_agents(sorted(set(role_models.values())))
     cfg = settings(address, namespace, tls, tls_cert, tls_key)
     wid = workflow_id or workflow_id_for(topic)
 

@@ -604,6 +604,8 @@ def start_cmd(
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
     """Start an interview; prints its workflow id, Web UI link and how to take part."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),

@@ -476,6 +476,8 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
             address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     _check_tz(tz)
     _check_today(today)
 

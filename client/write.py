@@ -41,7 +41,9 @@ from client.common import (
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
+    announce_agents,
     console,
+    duplicate_ids,
     err_console,
     run,
     settings,
@@ -91,7 +93,12 @@ app = typer.Typer(cls=_StoryOrCommand, no_args_is_help=True,
 
 
 def parse_models(spec: str) -> list[str]:
-    models = list(dict.fromkeys(m.strip() for m in spec.split(",") if m.strip()))
+    given = [m.strip() for m in spec.split(",") if m.strip()]
+    twice = duplicate_ids(given)
+    if twice:  # `--models a,a,a` used to run one model, silently
+        raise ValueError(f"--models names {', '.join(repr(m) for m in twice)} more than once: give each model once "
+                         "(each id is one writer and auditor)")
+    models = given
     if not models:
         raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
     if len(models) > MAX_MODELS:  # the workflow's own limit, checked before anything starts
@@ -279,6 +286,8 @@ def start(
         err_console.print(f"[red]error:[/red] the story must be non-empty and at most {MAX_STORY_CHARS:,} characters")
         raise typer.Exit(2)
     assert not validate_config(cfg)
+    announce_agents(model_ids + sorted({st.agent for st in cfg.states.values() if st.agent and st.agent !=
+                                        "orchestrator" and st.agent not in model_ids}))
     name = story_name or story.stem
     inp = WritingInput(story_text=text, story_name=name, models=model_ids, config=cfg, personas=personas)
     tsettings = settings(address, namespace, tls, tls_cert, tls_key)
