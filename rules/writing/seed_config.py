@@ -97,6 +97,10 @@ def _input_states(patterns: list[str], outputs: dict[str, list[str]], own: str) 
     return list(dict.fromkeys(found))
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def persona_name(path: Any) -> str | None:
     """`prompts/quality_gate_persona.md` → `quality_gate` (a seed persona path → a persona name)."""
     text = str(path or "").strip()
@@ -150,7 +154,7 @@ def from_seed_shape(data: dict[str, Any]) -> dict[str, Any]:
     personas = data.get("personas") or {}
     out["personas"] = {str(k): _persona_file(str(k), v) for k, v in personas.items()}
     agents: dict[str, Any] = {}
-    raw_agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
+    raw_agents = _mapping(data.get("agents"))
     for name, agent in raw_agents.items():
         if not isinstance(agent, dict):
             continue
@@ -203,14 +207,14 @@ def conversion_notes(data: Any) -> list[str]:
     seed = is_seed_shape(data)
     converted = from_seed_shape(data) if seed else data
     if seed:
-        orch = data.get("orchestrator") if isinstance(data.get("orchestrator"), dict) else {}
+        orch = _mapping(data.get("orchestrator"))
         if orch.get("agent"):
             notes.append(f"orchestrator.agent {orch['agent']!r} → orchestrator.model {orch['agent']!r} (a litellm "
                          "model id; offline profile: a label for the test double)")
         if orch.get("checkpoints"):
             notes.append("orchestrator.checkpoints dropped: a circuit break always consults the orchestrator "
                          "(loop_warning); the other checkpoints are not implemented")
-        raw_agents = data.get("agents") if isinstance(data.get("agents"), dict) else {}
+        raw_agents = _mapping(data.get("agents"))
         for name, state in (converted.get("states") or {}).items():
             raw = (data.get("states") or {}).get(name)
             if not isinstance(state, dict) or not isinstance(raw, dict):
@@ -231,7 +235,7 @@ def conversion_notes(data: Any) -> list[str]:
         notes.append("dropped (the platform does these itself): " + ", ".join(
             dropped + ["agents' CLI commands, sessions and token tracking", "states' on_enter hooks and output "
                        "paths", "fan-out agent lists (the run's --models write and audit)"]))
-    breaker = data.get("circuit_breaker") if isinstance(data.get("circuit_breaker"), dict) else {}
+    breaker = _mapping(data.get("circuit_breaker"))
     for raw in breaker.get("rules") or []:
         if not isinstance(raw, dict) or raw.get("condition") is None:
             continue
