@@ -74,9 +74,9 @@ def _persona_file(name: str, value: Any) -> str:
 def _as_list(value: Any) -> list[str]:
     if value is None:
         return []
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value]
+    if isinstance(value, (list, tuple)):
+        return [str(v) for v in value]
+    return [str(value)]  # a string, or a stray scalar (validation then names what is wrong)
 
 
 def _input_states(patterns: list[str], outputs: dict[str, list[str]], own: str) -> list[str]:
@@ -151,7 +151,7 @@ def from_seed_shape(data: dict[str, Any]) -> dict[str, Any]:
         out["orchestrator"] = {"model": orch.get("model") or orch.get("agent"),
                                "persona": "orchestrator" if persona is None or "/" in str(persona)
                                or str(persona).endswith(".md") else str(persona)}
-    personas = data.get("personas") or {}
+    personas = _mapping(data.get("personas"))
     out["personas"] = {str(k): _persona_file(str(k), v) for k, v in personas.items()}
     agents: dict[str, Any] = {}
     raw_agents = _mapping(data.get("agents"))
@@ -162,7 +162,7 @@ def from_seed_shape(data: dict[str, Any]) -> dict[str, Any]:
         if kept:
             agents[str(agent.get("model") or name)] = kept
     out["agents"] = agents
-    raw_states: dict[str, Any] = data.get("states") or {}
+    raw_states: dict[str, Any] = _mapping(data.get("states"))
     outputs = {n: _as_list(s.get("output")) for n, s in raw_states.items() if isinstance(s, dict)}
     states: dict[str, Any] = {}
     tasks: dict[str, str | None] = {}
@@ -188,10 +188,10 @@ def from_seed_shape(data: dict[str, Any]) -> dict[str, Any]:
         if state.get("type") == "terminal" and state.get("status") == "failed" and "error" not in converted:
             converted["error"] = True
         states[name] = converted
-    out["states"] = states
+    out["states"] = states if isinstance(data.get("states"), dict) else data.get("states")
     if "circuit_breaker" in data:
         out["circuit_breaker"] = data["circuit_breaker"]
-    settings = data.get("settings") or {}
+    settings = _mapping(data.get("settings"))
     out["settings"] = {k: settings[k] for k in KEPT_SETTINGS if k in settings}
     return out
 
@@ -215,8 +215,8 @@ def conversion_notes(data: Any) -> list[str]:
             notes.append("orchestrator.checkpoints dropped: a circuit break always consults the orchestrator "
                          "(loop_warning); the other checkpoints are not implemented")
         raw_agents = _mapping(data.get("agents"))
-        for name, state in (converted.get("states") or {}).items():
-            raw = (data.get("states") or {}).get(name)
+        for name, state in _mapping(converted.get("states")).items():
+            raw = _mapping(data.get("states")).get(name)
             if not isinstance(state, dict) or not isinstance(raw, dict):
                 continue
             if state.get("task") and not raw.get("task"):
@@ -230,7 +230,7 @@ def conversion_notes(data: Any) -> list[str]:
             if raw.get("status"):
                 notes.append(f"state {name}: status {raw['status']} → " + ("error: true (ends halted)"
                                                                            if state.get("error") else "a normal end"))
-        dropped = [k for k in ("logging",) if k in data] + [f"settings.{k}" for k in (data.get("settings") or {})
+        dropped = [k for k in ("logging",) if k in data] + [f"settings.{k}" for k in _mapping(data.get("settings"))
                                                             if k not in KEPT_SETTINGS]
         notes.append("dropped (the platform does these itself): " + ", ".join(
             dropped + ["agents' CLI commands, sessions and token tracking", "states' on_enter hooks and output "

@@ -121,3 +121,49 @@ def test_feedback_history_keeps_every_item_oldest_first_within_the_bound():
     assert len(text) <= 260 and "item 9" in text and "item 0" not in text and "left out for length" in text
     assert text.index("item 8") < text.index("item 9")
     assert len(feedback_history(["y" * 10_000], max_chars=100)) == 100
+
+
+# ------------------------------------------------------------------ the seed's shapes, mutated: never a crash
+def _paths(d, p=()):
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield p + (k,)
+            yield from _paths(v, p + (k,))
+    elif isinstance(d, list):
+        for i, v in enumerate(d):
+            yield p + (i,)
+            yield from _paths(v, p + (i,))
+
+
+def _seed(name):
+    import yaml
+
+    from tests.workflows.writing.test_writing_seed_shapes import FIXTURES
+
+    return yaml.safe_load((FIXTURES / f"seed_004_{name}.yaml").read_text())
+
+
+SEEDS = {name: _seed(name) for name in ("s4_s13", "s14")}
+LEAVES = st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans(),
+                   st.lists(st.text(max_size=4), max_size=2), st.dictionaries(st.text(max_size=4), st.integers(),
+                                                                              max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(SEEDS)), st.data(), LEAVES)
+def test_a_seed_config_with_any_one_value_changed_is_accepted_or_a_config_error(name, data, value):
+    import copy
+
+    from rules.writing.seed_config import conversion_notes
+
+    cfg = copy.deepcopy(SEEDS[name])
+    path = data.draw(st.sampled_from(list(_paths(cfg))))
+    node = cfg
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    try:
+        parse_config(cfg)
+    except ConfigError as exc:
+        assert exc.errors
+    conversion_notes(cfg)
