@@ -116,6 +116,31 @@ def load_config_arg(name_or_path: str) -> WorkflowConfig:
     return load_named_config(name_or_path)
 
 
+def seed_personas(name_or_path: str) -> dict[str, str]:
+    """A seed-shaped config's persona files (`prompts/quality_gate_strict.md`), read from beside the config or the
+    working directory where they exist: name → text, sent with the run like `--persona`. Missing ones fall back to
+    the bundled persona of that name (the worker checks it before any model is called)."""
+    import yaml
+
+    from rules.writing.seed_config import seed_persona_paths
+
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}  # load_config_arg reports it
+    found = {}
+    for persona, rel in seed_persona_paths(data).items():
+        for base in (path.parent, Path.cwd()):
+            candidate = base / rel
+            if candidate.is_file():
+                found[persona] = candidate.read_text(encoding="utf-8")
+                break
+    return found
+
+
 def workflow_id_for(story: str) -> str:
     return workflow_id("writing", story, uuid.uuid4().hex[:6])
 
@@ -269,7 +294,7 @@ def start(
         model_ids = parse_models(models)
         cfg = load_config_arg(config_name)
         text = story.read_text(encoding="utf-8")
-        personas = {}
+        personas = seed_personas(config_name)  # the seed's persona files beside its config; --persona wins
         for item in persona:
             name, sep, path = item.partition("=")
             if not sep:

@@ -78,7 +78,13 @@ with workflow.unsafe.imports_passed_through():
         invocation_cost,
         run_totals,
     )
-    from rules.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
+    from rules.writing.config import (
+        TASK_OUTPUT_KIND,
+        duplicate_models,
+        initial_state,
+        persona_for,
+        validate_config,
+    )
     from rules.writing.outcome import final_score, floor_status, usable_post
     from rules.writing.summary import unique_slugs
     from rules.writing.transitions import (
@@ -120,6 +126,7 @@ P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; re
 P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
 P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
 P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
+P_DUPES = "writing-duplicate-models-refused"        # the same model id twice fails the start, not folded
 
 
 class _Stop(Exception):
@@ -201,6 +208,9 @@ class WritingWorkflow:
     async def _start(self, inp: WritingInput) -> None:
         info = workflow.info()
         problems = self._input_problems(inp)
+        twice = duplicate_models(inp.models)
+        if twice and self._new(P_DUPES):  # were folded into one, silently
+            problems.append(f"model id(s) {', '.join(map(repr, twice))} given more than once: give each once")
         if problems:
             raise ApplicationError("invalid writing input: " + "; ".join(problems), type="ValidationError",
                                    non_retryable=True)

@@ -66,6 +66,12 @@ def targets(state: StateConfig) -> list[str]:
     return found
 
 
+def duplicate_models(models: list[str]) -> list[str]:
+    """Model ids given more than once (after trimming), in first-seen order."""
+    ids = [m.strip() for m in models]
+    return [m for m in dict.fromkeys(ids) if ids.count(m) > 1]
+
+
 def initial_state(cfg: WorkflowConfig) -> str:
     return next(name for name, s in cfg.states.items() if s.type == "initial")
 

@@ -252,3 +252,27 @@ def conversion_notes(data: Any) -> list[str]:
             limit = f"limit {rule['limit']}" if "limit" in rule else "the built-in A→B→A→B check"
             notes.append(f"circuit_breaker rule {rule.get('name')}: condition {raw['condition']!r} → {limit}")
     return notes
+
+
+def seed_persona_paths(data: Any) -> dict[str, str]:
+    """The persona files a seed-shaped config names, as written: persona name → path (`personas.<name>`, each
+    agent's `persona:`, `orchestrator.persona`). The client reads the ones that exist beside the config (or in the
+    working directory) and sends their text with the run, as the seed's runner reads them; the others fall back
+    to the bundled persona of that name."""
+    if not is_seed_shape(data):
+        return {}
+    found: dict[str, str] = {}
+
+    def add(name: str | None, path: Any) -> None:
+        text = str(path or "").strip()
+        if name and text and ("/" in text or text.endswith(".md")):
+            found.setdefault(name, text)
+
+    for name, path in _mapping(data.get("personas")).items():
+        add(str(name), path)
+    for agent in _mapping(data.get("agents")).values():
+        if isinstance(agent, dict):
+            add(persona_name(agent.get("persona")), agent.get("persona"))
+    orch = _mapping(data.get("orchestrator"))
+    add("orchestrator", orch.get("persona"))
+    return found

@@ -86,3 +86,14 @@ async def test_history_says_how_many_offline_runs_it_hides(ts_env, worker, offli
         assert out.exit_code == 0 and "(no rows yet)" not in text, (query, out.output)
         assert "no rows from real runs: 2 offline run(s) (answered by the test double) are hidden; add " \
                "--include-offline to include them" in text, (query, out.output)
+
+
+async def test_the_workflow_refuses_the_same_model_twice_too(ts_env, worker, offline):
+    from temporalio.client import WorkflowFailureError
+
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, ["m-a", "m-b", " m-a"])
+        with pytest.raises(WorkflowFailureError) as info:
+            await handle.result()
+    assert "model id(s) 'm-a' given more than once" in str(info.value.cause)
+    assert offline.calls("writing_draft") == []

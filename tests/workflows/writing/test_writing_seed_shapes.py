@@ -110,3 +110,35 @@ async def test_an_s14_gate_halt_ends_in_the_failed_terminal(ts_env, worker, offl
         result = await (await start(ts_env, queue, MODELS, load_named_config(str(S14)))).result()
     assert result.status == "halted" and result.final_state == "halt"
     assert "the quality gate decided to halt in 'draft-check'" in result.reason
+
+
+S14_APPROVAL = FIXTURES / "seed_004_s14_approval.yaml"
+
+
+def test_the_seeds_persona_files_beside_the_config_are_read_and_the_others_fall_back():
+    from client.write import seed_personas
+
+    personas = seed_personas(str(S14_APPROVAL))
+    assert set(personas) == {"quality_gate_strict", "quality_gate_lenient"}  # tech_reviewer.md is not there
+    assert "strict Quality Gate" in personas["quality_gate_strict"]
+    assert seed_personas(str(S4)) == {}  # prompts/writer_persona.md etc. do not exist: the bundled ones run
+
+
+async def test_the_s14_strict_and_lenient_gates_and_the_human_approval_run_as_written(ts_env, worker, offline):
+    from client.write import seed_personas
+    from models.writing import ApprovalInput
+    from workflows.writing import WritingWorkflow
+
+    offline.script("writing_quality_gate", gate("proceed"), gate("retry", "Name the fan speed."), gate("proceed"))
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, MODELS, load_named_config(str(S14_APPROVAL)),
+                             personas=seed_personas(str(S14_APPROVAL)))
+        pending = await handle.execute_update(WritingWorkflow.await_approval_request)
+        assert pending is not None and "Type 'yes' to approve and complete" in pending.prompt
+        await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
+        result = await handle.result()
+    assert result.status == "complete" and result.final_state == "complete"
+    gates = [str(c.messages) for c in offline.calls("writing_quality_gate")]
+    assert "lenient Quality Gate" in gates[0] and "strict Quality Gate" in gates[1]
+    synths = [c.messages[-1]["content"] for c in offline.calls("writing_synthesize")]
+    assert len(synths) == 2 and "Name the fan speed." in synths[1]
