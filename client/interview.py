@@ -812,6 +812,8 @@ def continue_cmd(
 
     Linked by previous_session_id: the follow-up's Analysis and Writer get the original and follow-up transcripts
     merged in order. Without --topic, the Follow-Up agent's first suggested topic is used."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,

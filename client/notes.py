@@ -499,6 +499,9 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
     """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
     from rich.prompt import Prompt
 
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
+
     _check_tz(tz)
     _check_today(today)
 

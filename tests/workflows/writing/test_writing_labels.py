@@ -43,7 +43,8 @@ def test_discuss_with_a_role_model_on_offline_says_so_first(offline):
     assert _first_line(out.output).startswith(OFFLINE_LINE), out.output
 
 
-@pytest.mark.parametrize("argv", [["notes", "ask", "what did I eat?"], ["interview", "start", "GPU heat"],
+@pytest.mark.parametrize("argv", [["notes", "ask", "what did I eat?"], ["notes", "repl"],
+                                  ["interview", "start", "GPU heat"], ["interview", "continue", "interview-x"],
                                   ["study", "create", "GPU heat", "--quota", "3"]])
 def test_every_agent_command_says_offline_first(argv, offline):
     out = runner.invoke(app, [*argv, "--address", DEAD])
