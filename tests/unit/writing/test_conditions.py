@@ -143,7 +143,7 @@ def _seed(name):
     return yaml.safe_load((FIXTURES / f"seed_004_{name}.yaml").read_text())
 
 
-SEEDS = {name: _seed(name) for name in ("s4_s13", "s14")}
+SEEDS = {name: _seed(name) for name in ("s4_s13", "s14", "s14_approval")}
 LEAVES = st.one_of(st.none(), st.integers(), st.text(max_size=8), st.booleans(),
                    st.lists(st.text(max_size=4), max_size=2), st.dictionaries(st.text(max_size=4), st.integers(),
                                                                               max_size=2))
