@@ -149,12 +149,16 @@ def announce_agents(models: Any = (), *, flag: str = "--models") -> None:
     providers = {m: _provider_of(m, cfg) for m in ids} or {"": cfg.default_provider}
     real = sorted({p for p in providers.values() if p != "offline"})
     if cfg.profile == "offline" or cfg.default_provider == "offline":
-        labels = f" (the model ids {', '.join(m for m, p in providers.items() if m and p == 'offline')} are " \
-                 "labels only)" if any(m and p == "offline" for m, p in providers.items()) else ""
-        also = f"; {', '.join(real)} named as a provider runs for real" if real else ""
-        console.print(f"[yellow]LLM profile offline: the deterministic offline test double answers every agent, "
-                      f"not a model{labels}{also}. Set COLLOQUY_PROFILE / colloquy.yaml for real models "
-                      "(`colloquy models`).[/yellow]", soft_wrap=True, highlight=False)
+        labels = [m for m, p in providers.items() if m and p == "offline"]
+        where = next((s for s in reversed(cfg.source) if s.startswith(("COLLOQUY_", "file "))),
+                     "no model configured")
+        notes = ([f"model ids {', '.join(labels)} are labels only"] if labels else []) + \
+            ([f"{', '.join(real)} named as a provider runs for real"] if real else []) + \
+            [f"this shell's settings: {where}; workers started with other settings answer as theirs say"]
+        console.print(f"[yellow]LLM profile offline: the deterministic offline test double answers every agent"
+                      f"{' not named by a provider' if real else ''}, not a model ({'; '.join(notes)}). Real models: "
+                      "COLLOQUY_PROFILE / colloquy.yaml (`colloquy models`).[/yellow]", soft_wrap=True,
+                      highlight=False)
     for name in real:
         prov = cfg.providers.get(name)
         if prov is None or not prov.local or not prov.api_base:

@@ -34,7 +34,8 @@ def test_write_with_real_model_ids_on_offline_says_so_first(story, offline):
                               "--address", DEAD])
     first = _first_line(out.output)
     assert first.startswith(OFFLINE_LINE), out.output
-    assert "openai/gpt-4o-mini, anthropic/claude-3-5-haiku-20241022 are labels only" in " ".join(out.output.split())
+    assert "model ids openai/gpt-4o-mini, anthropic/claude-3-5-haiku-20241022 are labels only" in \
+        " ".join(out.output.split())
 
 
 def test_discuss_with_a_role_model_on_offline_says_so_first(offline):
