@@ -31,6 +31,8 @@ async def test_a_budget_halt_names_the_final_spend_tokens_and_cancelled_calls_be
             f"checked after every call, {cancelled} in-flight call(s) cancelled") in result.reason
     assert result.cost_usd == round(sum(r["cost_usd"] for r in rows), 6) or abs(
         result.cost_usd - sum(r["cost_usd"] for r in rows)) < 1e-6
+    summary = store().get(result.artifacts["run_summary.md"])
+    assert f"**${result.cost_usd:.4f}**" in summary and "**Hard limits:** $0.50" in summary
     with console.capture() as cap:
         print_result(result, "http://ui", result.run_id, cfg)
     assert f"usage: {result.tokens:,} tokens, ${result.cost_usd:.4f} (hard limits $0.50)" in cap.get()
