@@ -14,6 +14,7 @@ import uuid
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 from temporalio.exceptions import ApplicationError, CancelledError
@@ -26,6 +27,7 @@ from client.common import (
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
+    announce_agents,
     console,
     err_console,
     run,
@@ -61,6 +63,8 @@ def parse_models(spec: str | None) -> dict[str, str]:
         role, sep, model = part.partition("=")
         if not sep or not role.strip() or not model.strip():
             raise ValueError(f"--models entry {part.strip()!r} is not role=model (roles: {', '.join(ROLES)})")
+        if role.strip() in models:  # the later one used to win, silently
+            raise ValueError(f"--models names role {role.strip()!r} more than once: give each role one model")
         models[role.strip()] = model.strip()
     return models
 
@@ -72,24 +76,36 @@ def workflow_id_for(topic: str) -> str:
 async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionResult:
     """Print phase changes, new ideas and events (from the `progress` query) until the discussion ends."""
     result_task = asyncio.ensure_future(handle.result())
-    seen_step, seen_ideas, seen_events = "", 0, 0
-    while not result_task.done():
+    seen_step, seen_steps, seen_ideas, seen_events = "", 0, 0, 0
+
+    async def poll() -> None:
+        nonlocal seen_step, seen_steps, seen_ideas, seen_events
         try:
             progress: DiscussionProgress = await handle.query(QUERY_PROGRESS, result_type=DiscussionProgress)
         except RPCError:
-            progress = None  # type: ignore[assignment]
-        if progress is not None and not quiet:
-            step = f"{progress.phase}: {progress.current_step}"
-            if step != seen_step:
-                console.print(f"[cyan]·[/cyan] {step}", soft_wrap=True)
-                seen_step = step
-            for idea in progress.ideas[seen_ideas:]:
-                console.print(f"  [green]+ idea {idea.id}[/green] {idea.title}", soft_wrap=True)
-            seen_ideas = max(seen_ideas, len(progress.ideas))
-            for event in progress.events[seen_events:]:
-                console.print(f"  [yellow]! {event.kind}[/yellow] {event.message}", soft_wrap=True)
-            seen_events = max(seen_events, len(progress.events))
+            return
+        if quiet:
+            return
+        # every step the run took (a run faster than one poll, e.g. `standard` on the offline double, too);
+        # a worker that predates the step list: its current step
+        steps = progress.steps or [f"{progress.phase}: {progress.current_step}"]
+        new = steps[seen_steps:] if progress.steps else [s for s in steps if s != seen_step]
+        for step in new:
+            console.print(f"[cyan]·[/cyan] {escape(step)}", soft_wrap=True)
+            seen_step = step
+        seen_steps = max(seen_steps, len(progress.steps))
+        for idea in progress.ideas[seen_ideas:]:
+            console.print(f"  [green]+ idea {idea.id}[/green] {escape(idea.title)}", soft_wrap=True)
+        seen_ideas = max(seen_ideas, len(progress.ideas))
+        for event in progress.events[seen_events:]:
+            console.print(f"  [yellow]! {event.kind}[/yellow] {escape(event.message)}", soft_wrap=True)
+        seen_events = max(seen_events, len(progress.events))
+
+    while not result_task.done():
+        await poll()
         await asyncio.wait({result_task}, timeout=POLL_SECONDS)
+    if not result_task.exception():
+        await poll()  # the steps after the last poll (all of them, for a run that ended before the first)
     return result_task.result()
 
 
@@ -166,6 +182,7 @@ def discuss(
         err_console.print("[red]error:[/red] --out needs to wait for the discussion: drop --no-wait, or save it "
                           "later with `colloquy discuss-report ID --out FILE`")
         raise typer.Exit(2)
+    announce_agents(sorted(set(role_models.values())))
     cfg = settings(address, namespace, tls, tls_cert, tls_key)
     wid = workflow_id or workflow_id_for(topic)
 

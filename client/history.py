@@ -46,7 +46,9 @@ def _show(name: str, param: str | None, db: str | None, include_offline: bool = 
     from activities.writing.history import HistoryStore
 
     try:
-        columns, rows = HistoryStore(db).query(name, param, include_offline=include_offline)
+        store = HistoryStore(db)
+        columns, rows = store.query(name, param, include_offline=include_offline)
+        hidden = 0 if include_offline else store.offline_runs()
     except FileNotFoundError as exc:
         err_console.print(f"[yellow]{exc}[/yellow]")
         raise typer.Exit(4) from None  # not found: no history yet (client/errors.py)
@@ -57,7 +59,11 @@ def _show(name: str, param: str | None, db: str | None, include_offline: bool = 
     for row in rows:
         table.add_row(*[_fmt(v) for v in row])
     print_table(table)
-    if not rows:
+    if hidden:
+        what = "no rows from real runs: " if not rows else ""
+        console.print(f"{what}{hidden} offline run(s) (answered by the test double) are hidden; add "
+                      "--include-offline to include them", soft_wrap=True)
+    elif not rows:
         console.print("(no rows yet)")
     if name.startswith("post") and len(rows) >= 2 and rows[0][2] is not None and rows[-1][2] is not None:
         delta = rows[-1][2] - rows[0][2]

@@ -604,6 +604,8 @@ def start_cmd(
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
     """Start an interview; prints its workflow id, Web UI link and how to take part."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
@@ -810,6 +812,8 @@ def continue_cmd(
 
     Linked by previous_session_id: the follow-up's Analysis and Writer get the original and follow-up transcripts
     merged in order. Without --topic, the Follow-Up agent's first suggested topic is used."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     async def _run() -> None:
         client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,

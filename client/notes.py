@@ -415,6 +415,8 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
             address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
     _check_tz(tz)
     _check_today(today)
 
@@ -435,6 +437,9 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
              tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
     """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
     from rich.prompt import Prompt
+
+    from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
+    announce_agents()
 
     _check_tz(tz)
     _check_today(today)

@@ -126,9 +126,12 @@ def create_cmd(
     api_key_env: str | None = ApiKeyEnvOpt,
 ) -> None:
     """Start a study (a quota, a close date, or both); prints its id and what to do next."""
+    from client.common import announce_agents
     from client.interview_calls import short_id
     from client.worker_check import warn_if_no_worker
     from rules.text import workflow_id as default_workflow_id
+
+    announce_agents()  # the offline label, an unreachable provider (one rule, client/common.py)
 
     async def _run() -> None:
         if close_in and close_at:

@@ -41,7 +41,9 @@ from client.common import (
     TlsCertOpt,
     TlsKeyOpt,
     TlsOpt,
+    announce_agents,
     console,
+    duplicate_ids,
     err_console,
     run,
     settings,
@@ -91,7 +93,12 @@ app = typer.Typer(cls=_StoryOrCommand, no_args_is_help=True,
 
 
 def parse_models(spec: str) -> list[str]:
-    models = list(dict.fromkeys(m.strip() for m in spec.split(",") if m.strip()))
+    given = [m.strip() for m in spec.split(",") if m.strip()]
+    twice = duplicate_ids(given)
+    if twice:  # `--models a,a,a` used to run one model, silently
+        raise ValueError(f"--models names {', '.join(repr(m) for m in twice)} more than once: give each model once "
+                         "(each id is one writer and auditor)")
+    models = given
     if not models:
         raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
     if len(models) > MAX_MODELS:  # the workflow's own limit, checked before anything starts
@@ -107,6 +114,31 @@ def load_config_arg(name_or_path: str) -> WorkflowConfig:
     from activities.writing.configs import load_named_config
 
     return load_named_config(name_or_path)
+
+
+def seed_personas(name_or_path: str) -> dict[str, str]:
+    """A seed-shaped config's persona files (`prompts/quality_gate_strict.md`), read from beside the config or the
+    working directory where they exist: name → text, sent with the run like `--persona`. Missing ones fall back to
+    the bundled persona of that name (the worker checks it before any model is called)."""
+    import yaml
+
+    from rules.writing.seed_config import seed_persona_paths
+
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return {}  # load_config_arg reports it
+    found = {}
+    for persona, rel in seed_persona_paths(data).items():
+        for base in (path.parent, Path.cwd()):
+            candidate = base / rel
+            if candidate.is_file():
+                found[persona] = candidate.read_text(encoding="utf-8")
+                break
+    return found
 
 
 def workflow_id_for(story: str) -> str:
@@ -130,7 +162,7 @@ def print_status(s: StatusView) -> None:
         console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
 
 
-def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
+def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowConfig | None = None) -> None:
     colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "complete_below_floor") \
         else "red"
     console.print()
@@ -150,7 +182,10 @@ def print_result(r: WritingResult, ui_link: str, wid: str = "") -> None:
         console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
                       f"{r.run_id}",
                       soft_wrap=True)
-    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}; history "
+    hard = cfg.circuit_breaker.safety_limits if cfg is not None else None
+    caps = "" if hard is None else f" (hard limits ${hard.max_cost_hard:.2f}" + (
+        f", {hard.max_tokens_hard:,} tokens)" if hard.max_tokens_hard is not None else ")")
+    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}{caps}; history "
                   f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
     if "run_summary.md" in r.artifacts:
         console.print(f"run summary: run_summary.md (colloquy write outputs {wid or 'ID'} --show run_summary.md)",
@@ -259,7 +294,7 @@ def start(
         model_ids = parse_models(models)
         cfg = load_config_arg(config_name)
         text = story.read_text(encoding="utf-8")
-        personas = {}
+        personas = seed_personas(config_name)  # the seed's persona files beside its config; --persona wins
         for item in persona:
             name, sep, path = item.partition("=")
             if not sep:
@@ -276,6 +311,8 @@ def start(
         err_console.print(f"[red]error:[/red] the story must be non-empty and at most {MAX_STORY_CHARS:,} characters")
         raise typer.Exit(2)
     assert not validate_config(cfg)
+    announce_agents(model_ids + sorted({st.agent for st in cfg.states.values() if st.agent and st.agent !=
+                                        "orchestrator" and st.agent not in model_ids}))
     name = story_name or story.stem
     inp = WritingInput(story_text=text, story_name=name, models=model_ids, config=cfg, personas=personas)
     tsettings = settings(address, namespace, tls, tls_cert, tls_key)
@@ -305,7 +342,7 @@ def start(
         except WorkflowFailureError as exc:
             err_console.print(f"[red]run failed:[/red] {escape(str(exc.cause))}")  # ColloquyStatus "failed"
             return 1
-        print_result(result, tsettings.workflow_url(wid), wid)
+        print_result(result, tsettings.workflow_url(wid), wid, cfg)
         return 0 if result.status == "complete" else 1  # complete_below_floor: 1, the post is not good enough
 
     raise typer.Exit(run(_run()))
@@ -434,12 +471,11 @@ def convert_config(
     import yaml
 
     from rules.writing.config import parse_config
-    from rules.writing.seed_config import from_seed_shape, is_seed_shape
+    from rules.writing.seed_config import conversion_notes
 
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        converted = from_seed_shape(data) if is_seed_shape(data) else data
-        cfg = parse_config(converted, path.stem)
+        cfg = parse_config(data, path.stem)
     except yaml.YAMLError as exc:
         err_console.print(f"[red]error:[/red] not valid YAML: {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(2) from None
@@ -447,6 +483,8 @@ def convert_config(
         for error in exc.errors:
             err_console.print(f"[red]config error:[/red] {escape(error)}", soft_wrap=True)
         raise typer.Exit(2) from None
+    for note in conversion_notes(data):  # what each seed construct became, as YAML comments
+        print(f"# {note}")
     print(yaml.safe_dump(cfg.model_dump(mode="json", exclude_defaults=True), sort_keys=False), end="")
 
 

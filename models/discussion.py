@@ -219,6 +219,9 @@ class ReportInput(BaseModel):
     usage: UsageTotals
 
 
+MAX_PROGRESS_STEPS = 200
+
+
 class DiscussionProgress(BaseModel):
     """What the `progress` query shows (CLI, Web UI)."""
 
@@ -235,6 +238,9 @@ class DiscussionProgress(BaseModel):
     events: list[DiscussionEvent] = Field(default_factory=list)
     selected_idea_id: str | None = None
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    steps: list[str] = Field(default_factory=list, max_length=MAX_PROGRESS_STEPS,
+                             description="Every step so far ('phase: step'), oldest first: a client that polls "
+                             "late (a fast run) still prints each one")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

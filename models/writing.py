@@ -40,11 +40,14 @@ class _Strict(BaseModel):
 
 
 class RuleConfig(_Strict):
-    """One circuit-breaker rule (§13). `limit` defaults: visits 3, transitions 20, timeout 1800 s, cost $5."""
+    """One circuit-breaker rule (§13). `limit` defaults: visits 3, transitions 20, timeout 1800 s, cost $5.
+    A rule with a `condition` (the seed's form, rules/writing/conditions.py) fires when the condition holds; its
+    name is then free. Without one, the name must be a built-in rule (RuleName)."""
 
-    name: RuleName
+    name: str = Field(min_length=1, max_length=80)
     limit: float | None = None
     enabled: bool = True
+    condition: str | None = Field(default=None, max_length=300, description="e.g. 'transition_count >= 20'")
 
 
 class SafetyLimits(_Strict):

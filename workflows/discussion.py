@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import ArtifactRef, UsageTotals
     from models.discussion import (
+        MAX_PROGRESS_STEPS,
         QUERY_PROGRESS,
         WORKFLOW_TYPE,
         DiscussionEvent,
@@ -81,6 +82,7 @@ class DiscussionWorkflow:
         self._phase = "kickoff"
         self._round = 0
         self._step = ""
+        self._steps: list[str] = []  # every step shown so far (the progress query), bounded
         self._seq = 0
         self._ideas: list[Idea] = []
         self._messages: list[MessageRef] = []
@@ -95,7 +97,7 @@ class DiscussionWorkflow:
             discussion_id=workflow.info().workflow_id, topic=self._inp.topic, level=self._inp.level,
             status=self._status, phase=self._phase, round=self._round, max_rounds=self._rules.max_rounds,
             current_step=self._step, ideas=self._ideas, messages=len(self._messages), events=self._events,
-            selected_idea_id=self._selected_id, usage=self._usage)
+            selected_idea_id=self._selected_id, usage=self._usage, steps=self._steps[-MAX_PROGRESS_STEPS:])
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
@@ -286,6 +288,7 @@ class DiscussionWorkflow:
             message_id=message_id(self._seq, round_no, label))
         where = f"round {round_no} · " if round_no else ""
         self._step = f"{where}{step} ({role})"
+        self._note_step()
         workflow.set_current_details(self._details())
         result = await call_agent(activity, turn,
                                   summary=f"{where}{step} by {role}{f' [{model}]' if model else ''}")
@@ -313,9 +316,13 @@ class DiscussionWorkflow:
         return (f"{self._phase}: {self._step} · {len(self._ideas)} idea(s), {len(self._messages)} message(s), "
                 f"{len(self._events)} event(s)")
 
+    def _note_step(self) -> None:
+        self._steps = (self._steps + [f"{self._phase}: {self._step}"])[-MAX_PROGRESS_STEPS:]
+
     def _set_phase(self, phase: str, detail: str) -> None:
         self._phase = phase
         self._step = detail
+        self._note_step()
         sa.upsert(phase=phase)
         workflow.set_current_details(f"{phase}: {detail}")
 

@@ -71,7 +71,6 @@ with workflow.unsafe.imports_passed_through():
         WritingTaskInput,
     )
     from rules.errors import error_message
-    from rules.policies import NON_RETRYABLE, timer_with_recovery
     from rules.writing import breaker
     from rules.writing.accounting import (
         context_use,
@@ -79,12 +78,20 @@ with workflow.unsafe.imports_passed_through():
         invocation_cost,
         run_totals,
     )
-    from rules.writing.config import TASK_OUTPUT_KIND, initial_state, persona_for, validate_config
+    from rules.writing.config import (
+        TASK_OUTPUT_KIND,
+        duplicate_models,
+        initial_state,
+        persona_for,
+        validate_config,
+    )
     from rules.writing.outcome import final_score, floor_status, usable_post
     from rules.writing.summary import unique_slugs
     from rules.writing.transitions import (
+        approval_timer_summary,
         best_output,
         fan_out_outcome,
+        feedback_history,
         normalise_approval,
         store_guidance,
         take_guidance,
@@ -98,6 +105,7 @@ with workflow.unsafe.imports_passed_through():
         signal_input,
         update_input,
     )
+    from workflows.writing_calls import _BudgetCancelled, _transient, _with_timeout
 
 TASK_ACTIVITIES: dict[str, Any] = {
     "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
@@ -118,14 +126,11 @@ P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; re
 P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
 P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
 P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
+P_DUPES = "writing-duplicate-models-refused"        # the same model id twice fails the start, not folded
 
 
 class _Stop(Exception):
     """Internal: the run ends now (halted / forced complete / failed)."""
-
-
-class _BudgetCancelled(Exception):
-    """Internal: a fan-out branch cancelled because the run's hard budget was reached."""
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -203,6 +208,9 @@ class WritingWorkflow:
     async def _start(self, inp: WritingInput) -> None:
         info = workflow.info()
         problems = self._input_problems(inp)
+        twice = duplicate_models(inp.models)
+        if twice and self._new(P_DUPES):  # were folded into one, silently
+            problems.append(f"model id(s) {', '.join(map(repr, twice))} given more than once: give each once")
         if problems:
             raise ApplicationError("invalid writing input: " + "; ".join(problems), type="ValidationError",
                                    non_retryable=True)
@@ -321,7 +329,7 @@ class WritingWorkflow:
         self._log("orchestrator_decision", to_state, {"rule": brk.rule, "decision": d.decision,
                                                       "reasoning": d.reasoning, "retry_from": d.retry_from,
                                                       "use_output": d.use_output})
-        breaker.rearm(s.breaker, brk.rule, to_state, self._elapsed())
+        breaker.rearm_rule(s.breaker, cfg.circuit_breaker, brk.rule, to_state, self._elapsed())
         self._check_hard_limits()  # the consult itself may have crossed the hard cost limit
         if d.decision == "halt":
             self._stop_now("halted", f"orchestrator halted after {brk.rule} ({brk.message}): {d.reasoning}")
@@ -450,10 +458,10 @@ class WritingWorkflow:
             "failed": [m for m, (_, r, _) in zip(models, results, strict=True) if r is None]})
         if over_budget is not None:
             cancelled = sum(1 for _, _, e in results if isinstance(e, _BudgetCancelled))
-            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": over_budget,
+            reason = breaker.budget_halt_reason(s.breaker, cfg.circuit_breaker, over_budget, cancelled)
+            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": reason,
                                            "overridable": False, "cancelled_branches": cancelled})
-            self._stop_now("halted", f"hard safety limit {over_budget}; checked after every call, "
-                           f"{cancelled} in-flight call(s) cancelled")
+            self._stop_now("halted", reason)
         return outcome
 
     async def _gather_within_budget(self, name: str, state: StateConfig, models: list[str], visit: int,
@@ -485,8 +493,8 @@ class WritingWorkflow:
             # one short durable wait first: completions already on their way land (they count, within the bound)
             # instead of racing a cancel request against a finished activity
             try:
-                await workflow.wait_condition(lambda: all(t.done() for t in tasks),
-                                              timeout=timedelta(milliseconds=BUDGET_GRACE_MS))
+                await workflow.wait_condition(lambda: all(t.done() for t in tasks), timeout=timedelta(
+                    milliseconds=BUDGET_GRACE_MS), timeout_summary="hard budget reached: calls already finishing land")
             except TimeoutError:
                 pass
         self._budget_stop = exceeded is not None  # the branches still in flight cancel their calls
@@ -588,7 +596,8 @@ class WritingWorkflow:
         try:
             await workflow.wait_condition(lambda: self.answer is not None,
                                           timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
-                                          timeout_summary=f"approval {request_id} timeout ({state.timeout_s or 0:g}s)")
+                                          timeout_summary=approval_timer_summary(request_id, s.run_id,
+                                                                                 state.timeout_s))
             decision, feedback = self.answer or ("timeout", None)
         except TimeoutError:
             decision, feedback = "timeout", None
@@ -600,8 +609,8 @@ class WritingWorkflow:
         self._log("human_approval", name, {"request_id": request_id, "decision": decision, "feedback": feedback})
         if decision == "feedback":
             target = state.transitions["feedback"]
-            store_guidance(s.pending_guidance, target, f"Human reviewer feedback: {feedback}")
-            s.human_feedback.append(feedback or "")
+            s.human_feedback.append(feedback or "")  # every rejection so far reaches the next synthesis
+            store_guidance(s.pending_guidance, target, feedback_history(s.human_feedback))
             if post:
                 s.pending_previous_post[target] = post.ref
             if self._new(P_HUMAN):  # the human drives this loop: the breaker's revisit rules count it apart
@@ -819,51 +828,6 @@ class WritingWorkflow:
     def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
         # RunStatus -> ColloquyStatus by the one mapping (models/status.py) that StatusView / WritingResult use too
         sa.upsert(pipeline="writing", phase=phase, status=writing_status(status) if status else None, topic=topic)
-
-
-async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:
-    """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
-    only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is).
-    The timer adds rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its
-    heartbeat timeout fails it in seconds) is retried on another worker instead of the branch being given up.
-    `stop` (a predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
-    task = asyncio.ensure_future(call)
-    timeout = timer_with_recovery(seconds)
-    try:
-        if stop is None:
-            await workflow.wait_condition(task.done, timeout=timeout, timeout_summary=summary)
-        else:
-            await workflow.wait_condition(lambda: task.done() or stop(), timeout=timeout, timeout_summary=summary)
-            if not task.done():
-                task.cancel()
-                try:
-                    await task
-                except (ActivityError, asyncio.CancelledError):
-                    pass
-                raise _BudgetCancelled()
-    except TimeoutError:
-        task.cancel()
-        try:
-            await task
-        except (ActivityError, asyncio.CancelledError):
-            pass
-        raise
-    return task.result()
-
-
-def _transient(error: BaseException) -> bool:
-    """A failure worth retrying the state for: a timeout, or an activity whose retryable failure outlasted its
-    policy (a provider outage); never a permanent error (auth, bad request, config)."""
-    if isinstance(error, TimeoutError):
-        return True
-    if not isinstance(error, ActivityError):
-        return False
-    cause = error.cause
-    if isinstance(cause, TemporalTimeoutError):
-        return True
-    if isinstance(cause, ApplicationError):
-        return not cause.non_retryable and (cause.type or "") not in NON_RETRYABLE
-    return False
 
 
 def _activity_name(state: StateConfig) -> str:

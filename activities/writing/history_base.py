@@ -267,6 +267,12 @@ class HistoryStore:
             columns = [d[0] for d in cur.description]
             return columns, [tuple(r) for r in cur.fetchall()]
 
+    def offline_runs(self) -> int:
+        """How many runs the offline test double answered (the queries leave them out unless asked)."""
+        with self.connect(read_only=True) as conn:
+            row = conn.execute(f"SELECT COUNT(*) FROM runs WHERE profile = '{OFFLINE_PROFILE}'").fetchone()
+        return int(row[0]) if row else 0
+
     def context(self, story: str, run_id: str) -> HistoryContext | None:
         """What the run summary compares this run with (§17 'Historical Context'); None without history."""
         q = self._sql

@@ -9,6 +9,7 @@ the run, never reset, and nobody can override them. Elapsed time is passed in (w
 from __future__ import annotations
 
 from models.writing import BreakContext, BreakerState, BreakInfo, CircuitBreakerConfig, RuleConfig
+from rules.writing.conditions import parse
 
 DEFAULT_LIMITS = {"state_visit_limit": 3, "cycle_detection": 4, "transition_limit": 20, "timeout": 1800.0,
                   "cost_limit": 5.00}
@@ -74,6 +75,24 @@ def budget_exceeded(bs: BreakerState, cfg: CircuitBreakerConfig, extra_cost: flo
     return None
 
 
+def spend_message(bs: BreakerState, cfg: CircuitBreakerConfig, rule: str) -> str:
+    """The run's spend as recorded so far (call it once every call is recorded: the final figures), with the cap
+    that `rule` enforces beside it."""
+    hard = cfg.safety_limits
+    cap = f"hard limit {hard.max_tokens_hard:,} tokens" if rule == "hard_token_limit" and hard.max_tokens_hard \
+        is not None else f"hard limit ${hard.max_cost_hard:.2f}"
+    return f"${bs.total_cost_usd:.4f} spent, {bs.total_tokens:,} tokens ({cap})"
+
+
+def budget_halt_reason(bs: BreakerState, cfg: CircuitBreakerConfig, exceeded: str, cancelled: int) -> str:
+    """Why a fan-out stopped at the hard budget, in final figures: `exceeded` is `budget_exceeded`'s message
+    (taken when the cap was crossed); the spend and tokens are read again after every branch was recorded, so
+    calls that landed after the crossing count, and `cancelled` says how many were stopped in flight."""
+    rule = exceeded.split(":", 1)[0]
+    return (f"hard safety limit {rule}: {spend_message(bs, cfg, rule)}; checked after every call, {cancelled} "
+            "in-flight call(s) cancelled")
+
+
 def detect_cycle(bs: BreakerState) -> bool:
     """A→B→A→B: the last four states entered alternate between two states (within the armed window).
 
@@ -98,6 +117,13 @@ def check_rules(bs: BreakerState, cfg: CircuitBreakerConfig, to_state: str, elap
     for rule in effective_rules(cfg) if merge_defaults else cfg.rules:
         if not rule.enabled:
             continue
+        if rule.condition is not None:
+            message = condition_message(bs, rule.condition, to_state, elapsed_s)
+            if message:
+                return BreakInfo(rule=rule.name, message=message, overridable=True, context=context(bs, elapsed_s))
+            continue
+        if rule.name not in DEFAULT_LIMITS:
+            continue  # refused by validate_config; never guessed at here
         limit = limit_of(rule)
         message = None
         visits = visits_since_baseline(bs, to_state)
@@ -117,6 +143,27 @@ def check_rules(bs: BreakerState, cfg: CircuitBreakerConfig, to_state: str, elap
     return None
 
 
+def condition_values(bs: BreakerState, to_state: str, elapsed_s: float) -> dict[str, object]:
+    """What a condition reads, each counted since the breaker was last re-armed (as the built-in rules count)."""
+    visits = {name: visits_since_baseline(bs, name) for name in bs.state_visits}
+    return {"state": to_state, "state_visits": visits, "transition_count": bs.transition_count - bs.transition_baseline,
+            "elapsed_s": elapsed_s - bs.elapsed_baseline_s, "total_cost_usd": bs.total_cost_usd - bs.cost_baseline,
+            "total_tokens": bs.total_tokens,
+            "entered": [to for _, to in bs.transition_history[bs.cycle_window_start:]]}
+
+
+def condition_message(bs: BreakerState, condition: str, to_state: str, elapsed_s: float) -> str | None:
+    """The break message when `condition` holds after entering `to_state`, else None."""
+    cond = parse(condition)
+    values = condition_values(bs, to_state, elapsed_s)
+    if not cond.evaluate(values):
+        return None
+    shown = [f"state_visits[{to_state!r}]={values['state_visits'].get(to_state, 0)}"  # type: ignore[attr-defined]
+             if name == "state_visits" else f"{name}={values[name]!r}" if name == "state" else
+             f"{name}={float(values[name]):g}" for name in sorted(cond.uses) if name != "cycle"]  # type: ignore[arg-type]
+    return f"condition {condition!r} holds" + (f" ({', '.join(shown)})" if shown else "")
+
+
 def check_safety_limits(bs: BreakerState, cfg: CircuitBreakerConfig, elapsed_s: float) -> BreakInfo | None:
     """Hard limits (can't be overridden): transitions, runtime and cost since the run began."""
     hard = cfg.safety_limits
@@ -127,16 +174,26 @@ def check_safety_limits(bs: BreakerState, cfg: CircuitBreakerConfig, elapsed_s: 
     elif elapsed_s >= hard.max_runtime_hard:
         rule, message = "hard_timeout", f"{elapsed_s:.0f}s elapsed (hard limit {hard.max_runtime_hard:g}s)"
     elif bs.total_cost_usd >= hard.max_cost_hard:
-        rule, message = "hard_cost_limit", f"${bs.total_cost_usd:.4f} spent (hard limit ${hard.max_cost_hard:.2f})"
+        rule, message = "hard_cost_limit", spend_message(bs, cfg, "hard_cost_limit")
     elif hard.max_tokens_hard is not None and bs.total_tokens >= hard.max_tokens_hard:
-        rule, message = "hard_token_limit", f"{bs.total_tokens:,} tokens used (hard limit {hard.max_tokens_hard:,})"
+        rule, message = "hard_token_limit", spend_message(bs, cfg, "hard_token_limit")
     if rule is None:
         return None
     return BreakInfo(rule=rule, message=message or rule, overridable=False, context=context(bs, elapsed_s))
 
 
-def rearm(bs: BreakerState, rule: str, state: str, elapsed_s: float) -> None:
-    """The orchestrator answered a break: count the fired soft rule again from here."""
+def rearm(bs: BreakerState, rule: str, state: str, elapsed_s: float, condition: str | None = None) -> None:
+    """The orchestrator answered a break: count the fired soft rule again from here (a condition rule: every
+    metric its condition reads)."""
+    if condition is not None:
+        uses = parse(condition).uses
+        names = {"state_visits": "state_visit_limit", "cycle": "cycle_detection", "transition_count":
+                 "transition_limit", "elapsed_s": "timeout", "total_cost_usd": "cost_limit"}
+        for metric in sorted(uses & set(names)):
+            rearm(bs, names[metric], state, elapsed_s)
+            bs.consultations -= 1
+        bs.consultations += 1
+        return
     bs.consultations += 1
     if rule == "state_visit_limit":
         bs.state_visits[state] = bs.visit_baseline.get(state, 0)
@@ -148,3 +205,9 @@ def rearm(bs: BreakerState, rule: str, state: str, elapsed_s: float) -> None:
         bs.elapsed_baseline_s = elapsed_s
     elif rule == "cost_limit":
         bs.cost_baseline = bs.total_cost_usd
+
+
+def rearm_rule(bs: BreakerState, cfg: CircuitBreakerConfig, rule: str, state: str, elapsed_s: float) -> None:
+    """`rearm` for the configured rule named `rule` (its condition, when it has one)."""
+    condition = next((r.condition for r in cfg.rules if r.name == rule and r.condition is not None), None)
+    rearm(bs, rule, state, elapsed_s, condition)

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from models.writing import StateConfig, WorkflowConfig
+from rules.writing.conditions import BUILTIN_METRIC, ConditionError, normalise_rule, parse
 from rules.writing.seed_config import from_seed_shape, is_seed_shape
 
 FAN_OUT_KEYS = ("all_success", "partial_success", "all_failure")
@@ -63,6 +64,12 @@ def targets(state: StateConfig) -> list[str]:
     if state.next:
         found.append(state.next)
     return found
+
+
+def duplicate_models(models: list[str]) -> list[str]:
+    """Model ids given more than once (after trimming), in first-seen order."""
+    ids = [m.strip() for m in models]
+    return [m for m in dict.fromkeys(ids) if ids.count(m) > 1]
 
 
 def initial_state(cfg: WorkflowConfig) -> str:
@@ -130,10 +137,47 @@ def validate_config(cfg: WorkflowConfig) -> list[str]:
                 errors.append(f"state {name!r} is unreachable from {initials[0]!r}")
         errors += trapped_states(cfg, seen)
     errors += mislabelled_terminals(cfg)
-    for rule in cfg.circuit_breaker.rules:
-        if rule.limit is not None and rule.limit < 0:
-            errors.append(f"circuit_breaker rule {rule.name}: limit must be >= 0")
+    errors += rule_errors(cfg)
     return errors
+
+
+def rule_errors(cfg: WorkflowConfig) -> list[str]:
+    errors = []
+    for i, rule in enumerate(cfg.circuit_breaker.rules):
+        where = f"circuit_breaker.rules.{i} ({rule.name})"
+        if rule.limit is not None and rule.limit < 0:
+            errors.append(f"{where}: limit must be >= 0")
+        if rule.condition is not None:
+            try:
+                parse(rule.condition)
+            except ConditionError as exc:
+                errors.append(f"{where}: condition {rule.condition!r}: {exc}")
+            if rule.limit is not None:
+                errors.append(f"{where}: give a condition or a limit, not both")
+        elif rule.name not in BUILTIN_METRIC:
+            errors.append(f"{where}: no condition, and {rule.name!r} is not a built-in rule (built-in: "
+                          f"{', '.join(BUILTIN_METRIC)}); add a condition such as 'transition_count >= 20'")
+    names = [r.name for r in cfg.circuit_breaker.rules]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        errors.append(f"circuit_breaker rule {name!r} is listed {names.count(name)} times")
+    return errors
+
+
+def normalise_rules(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Seed §13 rules as written (`name` + `condition`) → built-in rules with a limit where the condition is the
+    rule's own simple form; other conditions are kept. Returns the data and the conditions that do not parse."""
+    breaker = data.get("circuit_breaker")
+    if not isinstance(breaker, dict) or not isinstance(breaker.get("rules"), list):
+        return data, []
+    rules, errors = [], []
+    for i, raw in enumerate(breaker["rules"]):
+        try:
+            rules.append(normalise_rule(raw))
+        except ConditionError as exc:
+            name = raw.get("name") if isinstance(raw, dict) else None
+            errors.append(f"circuit_breaker.rules.{i} ({name}): condition {raw.get('condition')!r}: {exc}")
+            rules.append(raw)
+    return {**data, "circuit_breaker": {**breaker, "rules": rules}}, errors
 
 
 ERROR_KEYS = frozenset({"all_failure", "halt", "abort", "timeout", "failure"})
@@ -198,6 +242,9 @@ def parse_config(data: dict[str, Any], name: str = "config") -> WorkflowConfig:
         raise ConfigError(["the config must be a mapping with a 'states' section"], name)
     if is_seed_shape(data):  # seed 004's workflow_config.yaml, accepted as it is
         data = from_seed_shape(data)
+    data, rule_problems = normalise_rules(data)
+    if rule_problems:
+        raise ConfigError(rule_problems, name)
     try:
         cfg = WorkflowConfig.model_validate(data)
     except ValidationError as exc:

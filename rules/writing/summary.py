@@ -160,6 +160,11 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
     total = run_totals(s.invocations)
     out.append(f"| **Total** | **{total.input_tokens:,}** | **{total.output_tokens:,}** | "
                f"**{total.total_tokens:,}** | **${total.cost_usd:.4f}** |")
+    if s.config is not None:  # the caps beside the final figures
+        hard = s.config.circuit_breaker.safety_limits
+        out += ["", f"**Hard limits:** ${hard.max_cost_hard:.2f}" + (
+            f", {hard.max_tokens_hard:,} tokens" if hard.max_tokens_hard is not None else "")
+            + f", {hard.max_transitions_hard} transitions, {hard.max_runtime_hard:g} s"]
     out += ["", *_table_head("### By State", "State", "Invocations", "Succeeded", "Tokens", "Cost")]
     for state, t in totals_by(s.invocations, "state").items():
         out.append(f"| {state} | {t.invocations} | {t.succeeded} | {t.total_tokens:,} | ${t.cost_usd:.4f} |")

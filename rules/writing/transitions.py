@@ -30,6 +30,26 @@ def store_guidance(pending: dict[str, str], target: str, text: str | None) -> No
     pending[target] = f"{pending[target]}\n\n{text}" if pending.get(target) else text
 
 
+MAX_FEEDBACK_HISTORY_CHARS = 8_000
+
+
+def feedback_history(items: list[str], max_chars: int = MAX_FEEDBACK_HISTORY_CHARS) -> str:
+    """Every human rejection so far, oldest first, one paragraph each ('Human reviewer feedback: ...'), for the
+    next synthesis. Bounded: past `max_chars` the oldest items are left out (and counted), never cut mid-item;
+    the newest item is always kept (shortened to the bound when it alone is longer)."""
+    paragraphs = [f"Human reviewer feedback: {text.strip()}" for text in items if text and text.strip()]
+    kept: list[str] = []
+    size = 0
+    for paragraph in reversed(paragraphs):
+        if kept and size + len(paragraph) + 2 > max_chars:
+            break
+        kept.insert(0, paragraph[:max_chars])
+        size += len(kept[0]) + 2
+    left_out = len(paragraphs) - len(kept)
+    head = [f"({left_out} earlier feedback item(s) left out for length)"] if left_out else []
+    return "\n\n".join(head + kept)
+
+
 def take_guidance(pending: dict[str, str], state: str) -> str | None:
     """Consume the feedback stored for `state` (returned once, then gone)."""
     return pending.pop(state, None)
@@ -86,3 +106,10 @@ def best_output(outputs: dict[str, list[AgentOutput]], scores: list[AuditScoreRo
         return sum(rows) / len(rows) if rows else 0.0
 
     return max(drafts, key=score)  # max keeps the first of equals
+
+
+def approval_timer_summary(request_id: str, run_id: str, timeout_s: float | None) -> str:
+    """The approval wait's timer as the Web UI names it: what it waits for, how to answer, what a timeout does."""
+    wait = f"{timeout_s / 3600:g} h" if timeout_s and timeout_s >= 3600 else f"{timeout_s or 0:g} s"
+    return (f"waiting up to {wait} for a human to approve, reject (with feedback) or abort {request_id}: "
+            f"colloquy write approve|reject|abort {run_id}"[:400])
