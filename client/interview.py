@@ -85,6 +85,7 @@ from models.interview import (
     TranscriptView,
 )
 from rules.errors import error_message
+from rules.interview.answer_parts import split_answer
 from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
@@ -276,24 +277,6 @@ def _entry_id(turn: int, who: str) -> str:
 
 
 _REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a(?:-\d+)?$")
-
-
-def split_answer(text: str, limit: int) -> list[str]:
-    """An answer in parts of at most `limit` characters, cut after a sentence (else a word) — never dropped: the
-    engine rejects longer entries."""
-    text = text.strip()
-    parts: list[str] = []
-    while len(text) > limit:
-        window = text[:limit]
-        cut = max(window.rfind(". "), window.rfind("? "), window.rfind("! "))
-        cut = cut + 1 if cut > limit // 2 else window.rfind(" ")
-        if cut <= 0:
-            cut = limit
-        parts.append(text[:cut].strip())
-        text = text[cut:].strip()
-    if text:
-        parts.append(text)
-    return parts
 
 
 async def resume_turn(handle: WorkflowHandle) -> int:
