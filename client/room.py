@@ -76,7 +76,7 @@ from rules.interview.notices import Notices
 SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js"}
+STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "split.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
 MAX_SESSIONS = 500          # sessions whose notices this server keeps (the least recently shown are dropped)
