@@ -51,7 +51,6 @@ from temporalio.service import RPCError, RPCStatusCode
 from client.webapp import authorised, public
 from models.interview import (
     CONTROL_ACTIONS,
-    EventLogPage,
     QUERY_EVENT_LOG,
     QUERY_NOTES,
     QUERY_PLAN,
@@ -60,6 +59,7 @@ from models.interview import (
     UPDATE_HEARTBEAT,
     UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
+    EventLogPage,
     Heartbeat,
     InterviewResult,
     NotesState,

@@ -72,6 +72,7 @@ def split_answer(text: str, limit: int) -> list[str]:
     return parts
 
 
-def parts_note(parts: int) -> str:
+def parts_note(parts: int, limit: int) -> str:
     """What a client says when an answer went in as several entries."""
-    return f"your answer was sent in {parts} parts (it was longer than one entry may be)" if parts > 1 else ""
+    return (f"your answer was sent in {parts} parts (it was longer than one entry may be: {limit:,} characters; "
+            f"cut between sentences)") if parts > 1 else ""
