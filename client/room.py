@@ -1,10 +1,12 @@
 """The live interview in a browser, served by `colloquy serve` (client/webapp.py extensions):
 
     GET  /room/{wid}/{key}                 the interviewee page (the key is the capability: no other login)
-    GET  /room/{wid}/{key}/state           what the page shows, as JSON
+    GET  /room/{wid}/{key}/state           what the page shows, as JSON (with `max_entry_chars` and `notices`: the
+                                           latest section boundaries and time warnings, from the event log)
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
     POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
-                                           entry_id; the section of the question on screen decides late grace)
+                                           entry_id; the section of the question on screen decides late grace;
+                                           409 once the interview has ended, finished or not)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     GET  /console/{wid}                    the interviewer console page (signed in: the serve token's cookie)
     GET  /api/interviews/{wid}/console     everything the console shows (state, transcript, notes, plan, essay)
