@@ -631,11 +631,11 @@ def join_cmd(
     """Take part in an interview from the terminal (you are the interviewee), live.
 
     The screen follows the session as it changes — the interviewer's next question (recorded as an interviewer
-    entry when shown), section and phase changes, paused, resumed, the end — without pressing Enter; the bottom
-    line shows the time left. Your answers go in through the `submit_entry` update; each is first saved in
-    .data/join/<workflow id>.jsonl, and one that cannot be delivered (the session ended) is reported, never lost.
-    Heartbeats tell the session you are there. Type /help for commands (/pause, /resume, /done, /end, /ask, /code,
-    /state, /quit)."""
+    entry when shown), section boundaries, time warnings, phase changes, paused, resumed, the end — without
+    pressing Enter; the bottom line shows the time left. Your answers go in through the `submit_entry` update (a
+    long one as several entries cut between sentences); each is first saved in .data/join/<workflow id>.jsonl,
+    and one that cannot be delivered (the session ended) is reported, never lost. Ctrl-C keeps the half-typed line
+    for the next join (exit 130). Heartbeats tell the session you are there. Type /help for commands."""
     async def _run() -> None:
         from client.live_join import join_session
 

@@ -285,7 +285,8 @@
     if (sending || !tabKey) return;
     sending = true;
     try {
-      for (const item of outbox) {
+      // the outbox array may be replaced (persist trims it) or grow (a new answer, an adopted tab) meanwhile
+      for (let item = outbox.find((i) => i.state === "pending"); item; item = outbox.find((i) => i.state === "pending")) {
         let delay = 1000;
         while (item.state === "pending") {
           try {
@@ -331,7 +332,10 @@
   answer.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit(); }
   });
-  answer.addEventListener("input", persist);
+  let typing = null;            // the draft is saved 300 ms after the last key (and when the page is hidden)
+  answer.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(persist, 300); });
+  addEventListener("pagehide", persist);
+  document.addEventListener("visibilitychange", persist);
 
   setInterval(tick, 1000);
   fetch(base + "/state").then((r) => {

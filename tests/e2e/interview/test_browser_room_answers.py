@@ -153,9 +153,37 @@ async def test_two_tabs_never_lose_each_others_answers(dev_env, worker, offline)
                     third = await ctx.new_page()
                     await third.goto(url)
                     await expect(third.locator("#sent li.sent")).to_have_count(2, timeout=20_000)
+
+                    # without Web Locks (plain http on a non-local address): a record untouched for long is a
+                    # closed tab's; and the single record of the page before per-tab outboxes is adopted too
+                    old = await browser.new_context()
+                    await old.add_init_script(
+                        "Object.defineProperty(Navigator.prototype, 'locks', {get: () => undefined})")
+                    page = await old.new_page()
+                    await page.goto(base + "/static/room.css")          # the room's origin, to seed its storage
+                    await page.evaluate("""([wid]) => {
+                        localStorage.setItem("colloquy-room:" + wid, JSON.stringify({
+                          outbox: [{id: "legacy1", text: "Saved by the older page.", state: "pending"}],
+                          draft: "A draft from before."}));
+                        localStorage.setItem("colloquy-room:" + wid + ":tab:closedtab", JSON.stringify({v: 2,
+                          outbox: [{id: "stale1", text: "Left by a tab closed long ago.", state: "pending"}],
+                          draft: "", box: null, at: Date.now() - 600000}));
+                        localStorage.setItem("colloquy-room:" + wid + ":tab:opentab", JSON.stringify({v: 2,
+                          outbox: [], draft: "Another open tab's draft.", box: null, at: Date.now()}));
+                    }""", [wid])
+                    await page.goto(url)
+                    assert await page.evaluate("navigator.locks === undefined")
+                    await expect(page.locator("#sent li.sent")).to_have_count(2, timeout=20_000)
+                    assert await page.locator("#answer").input_value() == "A draft from before."
+                    keys = await page.evaluate("Object.keys(localStorage).sort()")
+                    assert any(k.startswith(f"colloquy-room:{wid}:tab:") and not k.endswith(("closedtab", "opentab"))
+                               for k in keys)                                  # this tab's own record
+                    assert f"colloquy-room:{wid}" not in keys and f"colloquy-room:{wid}:tab:closedtab" not in keys
+                    assert f"colloquy-room:{wid}:tab:opentab" in keys             # a live tab's: left alone
                 finally:
                     await browser.close()
         finally:
             await runner.cleanup()
         texts = sorted(t for _, t in await _answers(client, wid))
-    assert texts == ["Typed in the first tab.", "Typed in the second tab."]
+    assert texts == ["Left by a tab closed long ago.", "Saved by the older page.", "Typed in the first tab.",
+                     "Typed in the second tab."]
