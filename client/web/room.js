@@ -64,10 +64,12 @@
   async function adoptOrphans() {
     if (!tabKey) return;
     const keys = [];
-    for (let i = 0; i < localStorage.length; i++) {
-      const k = localStorage.key(i);
-      if (k && k.startsWith(tabPrefix) && k !== tabKey) keys.push(k);
-    }
+    try {
+      for (let i = 0; i < localStorage.length; i++) {
+        const k = localStorage.key(i);
+        if (k && k.startsWith(tabPrefix) && k !== tabKey) keys.push(k);
+      }
+    } catch (e) { return; }    // storage off: this page keeps its answers in memory
     let adopted = 0;
     for (const key of keys) {
       if (navigator.locks) {
@@ -93,7 +95,7 @@
       answer.value = typeof own.draft === "string" ? own.draft : "";
       boxAnswer = typeof own.box === "string" ? own.box : null;
     }
-    if (localStorage.getItem(legacyKey) !== null) adopt(legacyKey);
+    if (readRecord(legacyKey) !== null) adopt(legacyKey);
     persist();
     await adoptOrphans();
   }
@@ -343,7 +345,7 @@
     return r.ok ? r.json() : null;
   }).then((v) => { if (v) { render(v); heartbeat(); } }).catch(() => {});
   connect();
-  openStore().then(() => {
+  openStore().catch(() => { tabKey = tabKey || tabPrefix + randomId(); }).then(() => {
     if (boxAnswer) { answer.readOnly = true; say("Sending your answer…"); }
     renderSent();
     flush();

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from models.interview import InterviewEvent
 from rules.interview.notices import Notices
 
@@ -35,3 +38,22 @@ def test_an_unknown_reason_and_a_missing_title_still_read():
     n.take([ev(7, "SECTION_ENDED", "later", reason="some_new_reason"), ev(8, "SECTION_TIME_WARNING", "later")])
     assert [x["text"] for x in n.latest()] == ["Section ended: later (some new reason)",
                                                "little time left in this section (later)"]
+
+
+TYPES = ["SECTION_STARTED", "SECTION_ENDED", "SECTION_TIME_WARNING", "CANDIDATE_MESSAGE", "PHASE_CHANGED"]
+
+
+@given(st.lists(st.lists(st.integers(1, 60).map(lambda i: (i, TYPES[i % len(TYPES)])), max_size=15), max_size=8),
+       st.integers(1, 10))
+def test_pages_in_any_order_with_repeats_give_each_notice_once_in_order(pages, keep):
+    """However the log is read (pages overlapping, out of order, repeated), every boundary/warning after the cursor
+    is taken once, in event order; the kept list is the latest `keep`."""
+    n, taken = Notices(keep=keep), []
+    for page in pages:
+        cursor = n.cursor
+        new = n.take([ev(i, t) for i, t in page])
+        later = sorted({i: t for i, t in page if i > cursor}.items())
+        assert [x["event_id"] for x in new] == [i for i, t in later if t.startswith("SECTION_")]
+        taken += new
+    assert [x["event_id"] for x in taken] == sorted({x["event_id"] for x in taken})
+    assert n.latest() == taken[-keep:]
