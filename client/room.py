@@ -81,6 +81,7 @@ FINISHED = ("COMPLETED", "TERMINATED")
 STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "split.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
+FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
 MAX_SESSIONS = 500          # sessions whose notices this server keeps (the least recently shown are dropped)
 Connect = Callable[[], Awaitable[Client]]
 
@@ -202,17 +203,23 @@ class Rooms:
         wid = s.workflow_id
         notices = self.notices.get(wid)
         if notices is None or s.last_event_id < notices.cursor:
+            # first look: the latest FIRST_READ_EVENTS events only (a page of events carries every entry's text)
             notices = self.notices[wid] = Notices()
+            notices.cursor = max(0, s.last_event_id - FIRST_READ_EVENTS)
+        if s.current_section is not None:
+            notices.titles.setdefault(s.current_section.id, s.current_section.title)
         self.notices.move_to_end(wid)
         while len(self.notices) > MAX_SESSIONS:
             self.notices.popitem(last=False)
-        with contextlib.suppress(RPCError, WorkflowQueryFailedError, ConnectionError, OSError):
+        try:
             while notices.cursor < s.last_event_id:
                 before = notices.cursor
                 page = await (await self.handle(wid)).query(QUERY_EVENT_LOG, before, result_type=EventLogPage)
                 notices.take(page.events)
                 if notices.cursor == before:
                     break
+        except (RPCError, WorkflowQueryFailedError, ConnectionError, OSError):
+            notices.cursor = max(notices.cursor, s.last_event_id)   # unreadable: skip them rather than retry
         return notices.latest()
 
     def cached_notices(self, wid: str) -> list[dict[str, Any]]:
