@@ -17,6 +17,7 @@ import pytest
 from client.room import room_path
 from models.interview import QUERY_TRANSCRIPT, InterviewInput, TranscriptView
 from rules.interview.answer_parts import split_answer
+from tests.e2e.interview.helpers import LIMIT, LONG
 from tests.e2e.interview.test_browser_room import CHROMIUM, SECRET, TOKEN, _serve, playwright_api
 from tests.workflows.interview.helpers import adaptive_plan, decision
 
@@ -25,11 +26,6 @@ pytestmark = [pytest.mark.dev_server,
 expect = playwright_api.expect
 
 Q1 = "How did you end up carrying the pager?"
-LIMIT = 200
-LONG = ("I never planned to own on-call. It started with one bad night in March, when the payments service fell "
-        "over and nobody else picked up. After that the pager simply stayed with me! We had no runbooks, no "
-        "rotation and no budget for either. So I wrote the first runbook on a train, on my phone, in one go. "
-        "Was it good? Not really, but it was something the next person could read at three in the morning.")
 
 
 async def _start(client, queue: str, **fields) -> str:  # noqa: ANN001

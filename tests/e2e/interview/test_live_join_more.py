@@ -13,8 +13,7 @@ import pytest
 
 from models.interview import QUERY_TRANSCRIPT, TranscriptView
 from rules.interview.answer_parts import split_answer
-from tests.e2e.interview.helpers import ROOT
-from tests.e2e.interview.test_browser_room_answers import LIMIT, LONG
+from tests.e2e.interview.helpers import LIMIT, LONG, ROOT
 from tests.e2e.interview.test_live_join import FIRST, expect
 from tests.workflows.interview.helpers import adaptive_plan, decision, start
 
