@@ -85,6 +85,7 @@ from models.interview import (
     TranscriptView,
 )
 from rules.errors import error_message
+from rules.interview.answer_parts import split_answer
 from rules.text import workflow_id as default_workflow_id
 
 app = typer.Typer(
@@ -276,24 +277,6 @@ def _entry_id(turn: int, who: str) -> str:
 
 
 _REHEARSAL_ID = re.compile(r"^rehearsal-t(\d+)-a(?:-\d+)?$")
-
-
-def split_answer(text: str, limit: int) -> list[str]:
-    """An answer in parts of at most `limit` characters, cut after a sentence (else a word) — never dropped: the
-    engine rejects longer entries."""
-    text = text.strip()
-    parts: list[str] = []
-    while len(text) > limit:
-        window = text[:limit]
-        cut = max(window.rfind(". "), window.rfind("? "), window.rfind("! "))
-        cut = cut + 1 if cut > limit // 2 else window.rfind(" ")
-        if cut <= 0:
-            cut = limit
-        parts.append(text[:cut].strip())
-        text = text[cut:].strip()
-    if text:
-        parts.append(text)
-    return parts
 
 
 async def resume_turn(handle: WorkflowHandle) -> int:
@@ -650,11 +633,11 @@ def join_cmd(
     """Take part in an interview from the terminal (you are the interviewee), live.
 
     The screen follows the session as it changes — the interviewer's next question (recorded as an interviewer
-    entry when shown), section and phase changes, paused, resumed, the end — without pressing Enter; the bottom
-    line shows the time left. Your answers go in through the `submit_entry` update; each is first saved in
-    .data/join/<workflow id>.jsonl, and one that cannot be delivered (the session ended) is reported, never lost.
-    Heartbeats tell the session you are there. Type /help for commands (/pause, /resume, /done, /end, /ask, /code,
-    /state, /quit)."""
+    entry when shown), section boundaries, time warnings, phase changes, paused, resumed, the end — without
+    pressing Enter; the bottom line shows the time left. Your answers go in through the `submit_entry` update (a
+    long one as several entries cut between sentences); each is first saved in .data/join/<workflow id>.jsonl,
+    and one that cannot be delivered (the session ended) is reported, never lost. Ctrl-C keeps the half-typed line
+    for the next join (exit 130). Heartbeats tell the session you are there. Type /help for commands."""
     async def _run() -> None:
         from client.live_join import join_session
 

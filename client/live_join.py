@@ -10,6 +10,12 @@
               delivered or not delivered: an answer that could not be delivered (the session ended meanwhile, a
               network failure) is reported with where it is saved — never lost.
 
+    long      an answer over the engine's limit (`max_entry_chars`) goes in as several entries cut between
+              sentences (rules/interview/answer_parts.py, the rule of `rehearse` and the room), and join says so
+    sections  section boundaries and the T-2:00 / T-0:30 warnings, read from the event log as they happen
+    Ctrl-C    the half-typed line is saved in `<data dir>/join/<workflow id>.draft.txt` (the next join of the
+              session offers it, pre-filled), and join exits 130
+
 After the end is shown the prompt stays: whatever is typed then is saved and reported (not sent); Enter on an
 empty line, /quit or end-of-input leaves.
 """
@@ -33,14 +39,19 @@ from temporalio.service import RPCError
 from client.common import console, status_text
 from client.interview_calls import CLOSING_STATUSES
 from models.interview import (
+    MAX_ENTRY_CHARS,
+    QUERY_EVENT_LOG,
     QUERY_TRANSCRIPT,
     UPDATE_HEARTBEAT,
+    EventLogPage,
     Heartbeat,
     SessionState,
     TranscriptEntry,
     TranscriptView,
 )
 from rules.errors import error_message
+from rules.interview.answer_parts import parts_note, split_answer
+from rules.interview.notices import Notices
 
 JOIN_HELP = """commands: /state  /pause  /resume  /done (I'm done with this section)  /end  /ask TEXT (assistant)
           /code (multi-line code, end with a line '.')  /quit (leave; the session keeps running)  /help"""
@@ -51,6 +62,10 @@ def outbox_path(workflow_id: str) -> Path:
     from core.settings import data_dir
 
     return data_dir() / "join" / f"{workflow_id}.jsonl"
+
+
+def draft_path(workflow_id: str) -> Path:
+    return outbox_path(workflow_id).with_suffix(".draft.txt")
 
 
 class Outbox:
@@ -138,6 +153,9 @@ class LiveJoin:
         self.presence: bool | None = None
         self.lock = asyncio.Lock()
         self._read: Callable[[str], Any] | None = None
+        self.notices = Notices()
+        self.draft_file = draft_path(handle.id)
+        self.draft = self._take_draft()       # what a Ctrl-C'd join of this session left half-typed
 
     # ------------------------------------------------------------------------------------------ output
     def say(self, text: str) -> None:
@@ -188,10 +206,7 @@ class LiveJoin:
                     self.say(f"[yellow]⏸ paused[/yellow] — {escape(state.waiting_for)}")
                 elif prev.status == "PAUSED" and state.status == "IN_PROGRESS":
                     self.say("[green]▶ resumed[/green]")
-                psec, sec = prev.current_section, state.current_section
-                if sec is not None and (psec is None or psec.id != sec.id):
-                    self.say(f"[bold]— section: {escape(sec.title)}[/bold] "
-                             f"({fmt_seconds(sec.seconds_remaining)}) — {escape(sec.goal)}")
+                await self._show_notices(state)
                 if prev.phase != state.phase:
                     self.say(f"[dim]phase: {state.phase}[/dim]")
             question = state.next_question
@@ -206,6 +221,38 @@ class LiveJoin:
                     self.say(f"[yellow]{escape(str(exc))}[/yellow]")
                 self.say(f"[cyan]Interviewer[/cyan] \\[{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
                          f" left]: {escape(question)}")
+
+    async def _show_notices(self, state: SessionState) -> None:
+        """Section boundaries and time warnings since the last look (the event log), one line each."""
+        if state.current_section is not None:
+            self.notices.titles.setdefault(state.current_section.id, state.current_section.title)
+        while self.notices.cursor < state.last_event_id:
+            before = self.notices.cursor
+            try:
+                page = await self.handle.query(QUERY_EVENT_LOG, before, result_type=EventLogPage)
+            except (WorkflowQueryFailedError, RPCError):
+                return          # a blip: the next look reads them
+            for n in self.notices.take(page.events):
+                style = "yellow" if n["kind"] == "time_warning" else "bold"
+                self.say(f"[{style}]{'⏰' if n['kind'] == 'time_warning' else '—'} {escape(n['text'])}[/{style}]")
+            if self.notices.cursor == before:
+                return
+
+    def _take_draft(self) -> str:
+        try:
+            return self.draft_file.read_text(encoding="utf-8").strip()
+        except OSError:
+            return ""
+
+    def save_draft(self, text: str) -> None:
+        """Ctrl-C: the half-typed line waits for the next join (nothing to keep: an earlier draft is dropped)."""
+        if text.strip():
+            self.draft_file.parent.mkdir(parents=True, exist_ok=True)
+            self.draft_file.write_text(text, encoding="utf-8")
+            self.say(f"[yellow]interrupted: your unsent text is saved in {self.draft_file}; the next "
+                     f"`colloquy interview join {self.handle.id}` offers it[/yellow]")
+        else:
+            self.draft_file.unlink(missing_ok=True)
 
     def _wake_prompt(self) -> None:
         """Redraw the prompt (it now says the session ended)."""
@@ -260,6 +307,11 @@ class LiveJoin:
         if earlier:
             self.say(f"[yellow]{len(earlier)} answer(s) typed earlier in this session were not delivered; they are "
                      f"saved in {self.outbox.path}[/yellow]")
+        self.notices.cursor = state.last_event_id        # from now on (the current section is on screen)
+        if self.draft:
+            self.say(f"[yellow]you left this unsent when you pressed Ctrl-C last time"
+                     f"{' (it is in the prompt: Enter sends it)' if self.interactive else ''}:[/yellow] "
+                     f"{escape(self.draft)}")
         self.shown_question = await self._last_recorded_question(state)
         if self.shown_question:
             self.question_section = state.current_section.id if state.current_section else None
@@ -299,11 +351,19 @@ class LiveJoin:
         session: PromptSession[str] = PromptSession()
 
         async def read(prompt: str) -> str | None:
+            default, self.draft = (self.draft, "") if prompt == "you> " else ("", self.draft)
             try:
-                return await session.prompt_async(lambda: self.prompt() if prompt == "you> " else prompt,
-                                                   bottom_toolbar=self.toolbar, refresh_interval=0.5)
-            except (EOFError, KeyboardInterrupt):
+                line = await session.prompt_async(lambda: self.prompt() if prompt == "you> " else prompt,
+                                                  bottom_toolbar=self.toolbar, refresh_interval=0.5,
+                                                  default=default)
+            except EOFError:
                 return None
+            except KeyboardInterrupt:
+                self.save_draft(session.default_buffer.text)
+                raise               # exit 130 (client/errors.py: interrupted)
+            if default:
+                self.draft_file.unlink(missing_ok=True)     # the offered draft is in the line now
+            return line
 
         self._read = read
         with patch_stdout(raw=True):
@@ -362,12 +422,12 @@ class LiveJoin:
                     code_lines: list[str] = []
                     while (code_line := await self._read("... ")) not in (None, "."):
                         code_lines.append(code_line)  # type: ignore[arg-type]
-                    await self._send(self._entry("\n".join(code_lines), "code", kind="code"))
+                    await self._send([self._entry("\n".join(code_lines), "code", kind="code")])
                 elif text.startswith("/"):
                     self.say(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}")
                 else:
                     last_question = self.shown_question
-                    await self._send(self._entry(text, "a"))
+                    await self._send(self._answer(text))
                     if not self.interactive and not self.ended.is_set():
                         # piped input: give the engine a moment to push its next question before the next line
                         await wait_for_state(self.handle, _moved_on(last_question), self.wait_question)
@@ -382,26 +442,47 @@ class LiveJoin:
                                kind=kind, client_timestamp=datetime.now(UTC),
                                reply_to_section_id=self.question_section)
 
-    async def _send(self, entry: TranscriptEntry) -> None:
-        """Saved first, then sent; delivered or not, the outbox says which (and the screen, when not)."""
+    def _limit(self) -> int:
+        return self.state.max_entry_chars if self.state is not None else MAX_ENTRY_CHARS
+
+    def _answer(self, text: str) -> list[TranscriptEntry]:
+        """An answer as entries: one, or several cut between sentences when it is over the engine's limit."""
+        first = self._entry(text, "a")
+        parts = split_answer(text, self._limit()) or [text]
+        if len(parts) == 1:
+            return [first]
+        return [first.model_copy(update={"text": part, "entry_id": first.entry_id + (f"-{n}" if n > 1 else "")})
+                for n, part in enumerate(parts, start=1)]
+
+    async def _send(self, entries: list[TranscriptEntry]) -> None:
+        """Saved first (every part), then sent in order; delivered or not, the outbox says which (and the screen,
+        when not: a refused part and the parts after it are not delivered)."""
         from client.interview_calls import InterviewClientError, session_state, submit_entry
 
-        self.outbox.typed(entry)
-        try:
-            result = await submit_entry(self.handle, entry)
-        except InterviewClientError as exc:
-            self.outbox.not_delivered(entry.entry_id, str(exc))
+        for entry in entries:
+            self.outbox.typed(entry)
+        late = False
+        for i, entry in enumerate(entries):
             try:
-                await self.refresh(await session_state(self.handle))
-            except InterviewClientError:
-                pass
-            why = "the interview has ended" if self.ended.is_set() else str(exc)
-            self.say(f"[red]not delivered: {escape(why)}[/red] — your text is saved in {self.outbox.path}")
-            return
-        self.outbox.delivered(entry.entry_id, result.entry.seq)
-        if result.entry.late:
+                result = await submit_entry(self.handle, entry)
+            except InterviewClientError as exc:
+                for rest in entries[i:]:
+                    self.outbox.not_delivered(rest.entry_id, str(exc))
+                try:
+                    await self.refresh(await session_state(self.handle))
+                except InterviewClientError:
+                    pass
+                why = "the interview has ended" if self.ended.is_set() else str(exc)
+                done = f" ({i} of {len(entries)} parts were delivered)" if i else ""
+                self.say(f"[red]not delivered: {escape(why)}[/red]{done} — your text is saved in {self.outbox.path}")
+                return
+            self.outbox.delivered(entry.entry_id, result.entry.seq)
+            late = late or result.entry.late
+        if len(entries) > 1:
+            self.say(f"[dim]{parts_note(len(entries), self._limit())}[/dim]")
+        if late:
             self.say("[dim](recorded late: it answers the previous section's question, and counts there)[/dim]")
-        if entry.kind == "code":
+        if entries[0].kind == "code":
             self.say("code submitted")
 
 

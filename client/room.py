@@ -1,10 +1,12 @@
 """The live interview in a browser, served by `colloquy serve` (client/webapp.py extensions):
 
     GET  /room/{wid}/{key}                 the interviewee page (the key is the capability: no other login)
-    GET  /room/{wid}/{key}/state           what the page shows, as JSON
+    GET  /room/{wid}/{key}/state           what the page shows, as JSON (with `max_entry_chars` and `notices`: the
+                                           latest section boundaries and time warnings, from the event log)
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
     POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
-                                           entry_id; the section of the question on screen decides late grace)
+                                           entry_id; the section of the question on screen decides late grace;
+                                           409 once the interview has ended, finished or not)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     GET  /console/{wid}                    the interviewer console page (signed in: the serve token's cookie)
     GET  /api/interviews/{wid}/console     everything the console shows (state, transcript, notes, plan, essay)
@@ -37,6 +39,7 @@ import hmac
 import json
 import os
 import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -45,13 +48,14 @@ from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.web_guard import as_model, json_object
 from client.webapp import authorised, public, with_csrf
 from models.interview import (
     CONTROL_ACTIONS,
+    QUERY_EVENT_LOG,
     QUERY_NOTES,
     QUERY_PLAN,
     QUERY_SESSION_STATE,
@@ -59,6 +63,7 @@ from models.interview import (
     UPDATE_HEARTBEAT,
     UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
+    EventLogPage,
     Heartbeat,
     InterviewResult,
     NotesState,
@@ -71,14 +76,17 @@ from models.interview import (
 )
 from models.web import ControlBody, HeartbeatBody, RoomEntryBody
 from rules.errors import error_message
+from rules.interview.notices import Notices
 from rules.text import escape_raw_html
 
 SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js"}
+STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
+FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
+MAX_SESSIONS = 500          # sessions whose notices this server keeps (the least recently shown are dropped)
 Connect = Callable[[], Awaitable[Client]]
 
 
@@ -114,8 +122,9 @@ def heartbeat_seconds(presence_timeout: float) -> float:
     return 0.0 if presence_timeout <= 0 else max(1.0, min(5.0, presence_timeout / 4))
 
 
-def room_view(s: SessionState) -> dict[str, Any]:
-    """What the interviewee page shows (no notes, no instructions: those are the interviewer's)."""
+def room_view(s: SessionState, notices: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What the interviewee page shows (no notes, no instructions: those are the interviewer's); `notices`: the
+    latest section boundaries and time warnings (rules/interview/notices.py)."""
     sec = s.current_section
     ended = s.status in ENDED
     return {
@@ -128,6 +137,7 @@ def room_view(s: SessionState) -> dict[str, Any]:
         "seconds_remaining_overall": s.seconds_remaining_overall,
         "paused_reason": s.paused_reason, "exit_reason": s.exit_reason,
         "heartbeat_seconds": heartbeat_seconds(s.presence_timeout_seconds),
+        "max_entry_chars": s.max_entry_chars, "notices": notices or [],
     }
 
 
@@ -182,6 +192,7 @@ class Rooms:
         self.client, self.secret, self.poll_s = client, secret, poll_s
         self.watchers: dict[str, Watcher] = {}
         self.recorded: set[str] = set()          # "wid/qid" already recorded as interviewer entries
+        self.notices: OrderedDict[str, Notices] = OrderedDict()   # per session, the latest MAX_SESSIONS sessions
         self.stopping = asyncio.Event()
 
     async def handle(self, wid: str) -> WorkflowHandle:
@@ -189,6 +200,35 @@ class Rooms:
 
     async def state(self, wid: str) -> SessionState:
         return await (await self.handle(wid)).query(QUERY_SESSION_STATE, result_type=SessionState)
+
+    async def latest_notices(self, s: SessionState) -> list[dict[str, Any]]:
+        """The session's latest section boundaries and warnings, read from its event log as far as `s` goes
+        (only the events not read yet; an unreadable log leaves what was read before)."""
+        wid = s.workflow_id
+        notices = self.notices.get(wid)
+        if notices is None or s.last_event_id < notices.cursor:
+            # first look: the latest FIRST_READ_EVENTS events only (a page of events carries every entry's text)
+            notices = self.notices[wid] = Notices()
+            notices.cursor = max(0, s.last_event_id - FIRST_READ_EVENTS)
+        if s.current_section is not None:
+            notices.titles.setdefault(s.current_section.id, s.current_section.title)
+        self.notices.move_to_end(wid)
+        while len(self.notices) > MAX_SESSIONS:
+            self.notices.popitem(last=False)
+        try:
+            while notices.cursor < s.last_event_id:
+                before = notices.cursor
+                page = await (await self.handle(wid)).query(QUERY_EVENT_LOG, before, result_type=EventLogPage)
+                notices.take(page.events)
+                if notices.cursor == before:
+                    break
+        except (RPCError, WorkflowQueryFailedError, ConnectionError, OSError):
+            notices.cursor = max(notices.cursor, s.last_event_id)   # unreadable: skip them rather than retry
+        return notices.latest()
+
+    def cached_notices(self, wid: str) -> list[dict[str, Any]]:
+        notices = self.notices.get(wid)
+        return notices.latest() if notices is not None else []
 
     async def record_question(self, s: SessionState) -> None:
         """The question a page is about to show becomes the interviewer's entry, once per presentation."""
@@ -234,6 +274,8 @@ class Rooms:
                     await self.record_question(s)
                 now = loop.time()
                 if _digest(s) != digest or now - sent_at >= RESYNC_SECONDS:
+                    if _digest(s) != digest:
+                        await self.latest_notices(s)          # read before the pages get the state
                     w.last, digest, sent_at = s, _digest(s), now
                     for sub in list(w.subscribers):
                         sub.queue.put_nowait(s)
@@ -269,6 +311,17 @@ def _temporal_error(exc: Exception) -> web.Response:
         message = error_message(exc)
         return _error(409 if "has ended" in message or "no longer" in message else 422, message)
     return _error(503, f"the Temporal server is not answering: {error_message(exc) if isinstance(exc, RPCError) else exc}")
+
+
+async def _update_error(rooms: Rooms, wid: str, exc: Exception) -> web.Response:
+    """An update the server refuses as NOT_FOUND because the run has closed is 409 (the interview has ended, as the
+    docs say), not 404 (no such interview)."""
+    if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND:
+        with contextlib.suppress(RPCError, ConnectionError, OSError):
+            desc = await (await rooms.handle(wid)).describe()
+            if desc.status is not None and desc.status.name != "RUNNING":
+                return _error(409, f"the interview has ended ({desc.status.name.lower()}): nothing more is recorded")
+    return _temporal_error(exc)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:
@@ -337,12 +390,13 @@ async def room_state(request: web.Request) -> web.Response:
         await rooms.record_question(s)
     except (RPCError, ConnectionError, OSError) as exc:
         return _temporal_error(exc)
-    return web.json_response(room_view(s))
+    return web.json_response(room_view(s, await rooms.latest_notices(s)))
 
 
 @public
 async def room_stream(request: web.Request) -> web.StreamResponse:
-    return await _sse(request, _room_guard(request), True, room_view)
+    wid, rooms = _room_guard(request), request.app[ROOMS]
+    return await _sse(request, wid, True, lambda s: room_view(s, rooms.cached_notices(wid)))
 
 
 @public
@@ -361,7 +415,7 @@ async def room_entry(request: web.Request) -> web.Response:
         result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
                                                                 result_type=SubmitEntryResult)
     except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
-        return _temporal_error(exc)
+        return await _update_error(rooms, wid, exc)
     return web.json_response({"ok": True, "duplicate": result.duplicate, "seq": result.entry.seq,
                               "late": result.entry.late, "status": result.status})
 
@@ -380,8 +434,8 @@ async def room_heartbeat(request: web.Request) -> web.Response:
         s = await (await rooms.handle(wid)).execute_update(UPDATE_HEARTBEAT, hb, result_type=SessionState)
         await rooms.record_question(s)
     except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
-        return _temporal_error(exc)
-    return web.json_response(room_view(s))
+        return await _update_error(rooms, wid, exc)
+    return web.json_response(room_view(s, await rooms.latest_notices(s)))
 
 
 # -------------------------------------------------------------------------------------- console
@@ -401,6 +455,7 @@ async def console_data(request: web.Request) -> web.Response:
         notes = await h.query(QUERY_NOTES, result_type=NotesState)
         plan = await h.query(QUERY_PLAN, result_type=PlanSnapshot | None)  # type: ignore[arg-type]
         essay = await _essay_ref(h) if s.status == "COMPLETED" else None
+        notices = await rooms.latest_notices(s)
     except (RPCError, ConnectionError, OSError) as exc:
         return _temporal_error(exc)
     asked = set(s.asked_question_ids)
@@ -408,7 +463,7 @@ async def console_data(request: web.Request) -> web.Response:
                  "questions": [{"id": q.id, "text": q.text, "priority": q.priority, "asked": q.id in asked}
                                for q in sec.questions]} for sec in (plan.sections if plan else [])]
     return web.json_response({
-        "state": s.model_dump(mode="json"), "room": room_view(s), "coverage": coverage,
+        "state": s.model_dump(mode="json"), "room": room_view(s, notices), "coverage": coverage, "notices": notices,
         "transcript": [e.model_dump(mode="json") for e in transcript.entries],
         "transcript_total": transcript.total_entries, "notes": notes.model_dump(mode="json"),
         "room_link": str(request.url.with_path(room_path(rooms.secret, wid)).with_query(None)),
@@ -437,7 +492,7 @@ async def console_control(request: web.Request) -> web.Response:
             UPDATE_SESSION_CONTROL, SessionControl(action=action, reason="interviewer console"),
             result_type=SessionState)
     except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
-        return _temporal_error(exc)
+        return await _update_error(rooms, wid, exc)
     return web.json_response(s.model_dump(mode="json"))
 
 

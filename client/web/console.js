@@ -88,9 +88,23 @@
       ...group("Gaps", n.gaps.map((g) => g.description)),
       ...group("Quotable", n.quotable_lines.map((q) => "“" + q.text + "”"))];
     notes.replaceChildren(...(blocks.length ? blocks : [el("p", { class: "meta" }, "No notes yet.")]));
+    renderNotices(d.notices || [], d.state);
     const essay = $("essay");
     if (d.essay) essay.replaceChildren("Essay: ", el("a", { href: d.essay.url, id: "essay-link" }, d.essay.title || d.essay.name));
     else essay.textContent = d.state.status === "FINALIZING" ? "Writing the essay…" : "";
+  }
+
+  // Section boundaries and T-2:00 / T-0:30 warnings (the engine's event log, in words: rules/interview/notices.py)
+  function renderNotices(list, s) {
+    $("notices").replaceChildren(...list.map((n) => el("li", { class: n.kind, "data-kind": n.kind,
+                                                              "data-section-id": n.section_id }, n.text)));
+    const latest = list[list.length - 1], box = $("notice");
+    const live = latest && !["FINALIZING", "COMPLETED", "TERMINATED"].includes(s.status);
+    box.hidden = !live;
+    if (live) { box.className = "notice " + latest.kind; box.textContent = latest.text; }
+    const sec = s.current_section;
+    $("section-left").classList.toggle("warn", !!(live && sec && latest.kind === "time_warning" &&
+                                                  latest.section_id === sec.id));
   }
 
   async function load() {

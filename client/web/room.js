@@ -1,26 +1,107 @@
 // Colloquy interview room: the interviewee's page. State is pushed (Server-Sent Events) and re-synced; the page
 // heartbeats (presence); answers go through an outbox kept in localStorage and are retried until the server
 // answers, each with its own entry id (the engine ignores a repeated id), so nothing typed is lost.
+// - A long answer goes in as several entries cut between sentences (split.js: the same rule as `rehearse` and
+//   `join`), and the page says so; the box keeps the answer until every part is delivered.
+// - Each tab keeps its own outbox ("colloquy-room:<wid>:tab:<tab id>"), so two tabs never overwrite each other;
+//   a tab adopts what a closed tab left undelivered (closed: its Web Lock is free, or, without Web Locks, its
+//   record has not been touched for STALE_MS). Adopting twice only re-sends the same entry ids: harmless.
+// - Section boundaries and time warnings (the engine's event log, as `notices`) are shown as they happen.
 "use strict";
 (function () {
   const base = location.pathname.replace(/\/+$/, "");
   const wid = decodeURIComponent(base.split("/")[2] || "");
-  const storeKey = "colloquy-room:" + wid;
+  const legacyKey = "colloquy-room:" + wid;            // before per-tab outboxes: read once, adopted
+  const tabPrefix = legacyKey + ":tab:";
+  const STALE_MS = 90000, KEEP_SENT = 30;
   const $ = (id) => document.getElementById(id);
   const answer = $("answer"), form = $("answer-form"), sendButton = $("send");
   const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(12)),
                                     (b) => b.toString(16).padStart(2, "0")).join("");
   const clientId = "page-" + randomId().slice(0, 8);
 
-  let saved = {};
-  try { saved = JSON.parse(localStorage.getItem(storeKey) || "{}"); } catch (e) { saved = {}; }
-  const outbox = Array.isArray(saved.outbox) ? saved.outbox : [];   // [{id, text, state, error}]
-  answer.value = saved.draft || "";
-  const persist = () => {
-    try { localStorage.setItem(storeKey, JSON.stringify({ outbox: outbox, draft: answer.value })); } catch (e) { /* full */ }
-  };
+  let tabKey = null;       // this tab's outbox record (null until the store is open)
+  let outbox = [];         // [{id, text, state: pending|sent|failed, error, section, answer, part, of}]
+  let boxAnswer = null;    // the answer (group id) whose text is in the box until all its parts are delivered
+
+  // ------------------------------------------------------------------------------------- the outbox store
+  function readRecord(key) {
+    try { const r = JSON.parse(localStorage.getItem(key) || "null"); return r && typeof r === "object" ? r : null; }
+    catch (e) { return null; }
+  }
+  const validItems = (items) => (Array.isArray(items) ? items : []).filter((i) =>
+    i && typeof i.id === "string" && typeof i.text === "string" && ["pending", "sent", "failed"].includes(i.state));
+  function persist() {
+    if (!tabKey) return;
+    let sent = outbox.filter((i) => i.state === "sent").length;
+    outbox = outbox.filter((i) => i.state !== "sent" || sent-- <= KEEP_SENT);   // the latest delivered ones
+    try {
+      localStorage.setItem(tabKey, JSON.stringify({ v: 2, outbox: outbox, draft: answer.value, box: boxAnswer,
+                                                    at: Date.now() }));
+    } catch (e) { /* storage full or off: the page still holds it */ }
+  }
+  function adopt(key) {
+    const rec = readRecord(key);
+    try { localStorage.removeItem(key); } catch (e) { /* ignore */ }
+    if (!rec) return 0;
+    const known = new Set(outbox.map((i) => i.id));
+    const items = validItems(rec.outbox).filter((i) => !known.has(i.id));
+    outbox.push(...items);
+    const draft = typeof rec.draft === "string" ? rec.draft.trim() : "";
+    if (draft && !rec.box && !answer.value.includes(draft)) {     // a draft typed in the closed tab: kept
+      answer.value = answer.value.trim() ? answer.value.replace(/\s+$/, "") + "\n\n" + draft : draft;
+    }
+    return items.length + (draft ? 1 : 0);
+  }
+  function holdLock(name) {            // true: this page now holds `name` for as long as it lives
+    return new Promise((resolve) => {
+      navigator.locks.request(name, { ifAvailable: true }, (lock) => {
+        resolve(!!lock);
+        return lock ? new Promise(() => {}) : null;
+      }).catch(() => resolve(true));
+    });
+  }
+  async function adoptOrphans() {
+    if (!tabKey) return;
+    const keys = [];
+    try {
+      for (let i = 0; i < localStorage.length; i++) {
+        const k = localStorage.key(i);
+        if (k && k.startsWith(tabPrefix) && k !== tabKey) keys.push(k);
+      }
+    } catch (e) { return; }    // storage off: this page keeps its answers in memory
+    let adopted = 0;
+    for (const key of keys) {
+      if (navigator.locks) {
+        await navigator.locks.request(key, { ifAvailable: true }, (lock) => { if (lock) adopted += adopt(key); });
+      } else {
+        const rec = readRecord(key);
+        if (!rec || !(Date.now() - (rec.at || 0) < STALE_MS)) adopted += adopt(key);
+      }
+    }
+    if (adopted) { persist(); renderSent(); flush(); }
+  }
+  async function openStore() {
+    const sessionKey = "colloquy-room-tab:" + wid;
+    let id = null;
+    try { id = sessionStorage.getItem(sessionKey); } catch (e) { id = null; }   // a reload keeps its tab id
+    id = id || randomId();
+    if (navigator.locks) { while (!(await holdLock(tabPrefix + id))) id = randomId(); }  // a duplicated tab
+    try { sessionStorage.setItem(sessionKey, id); } catch (e) { /* ignore */ }
+    tabKey = tabPrefix + id;
+    const own = readRecord(tabKey);
+    if (own) {
+      outbox = validItems(own.outbox);
+      answer.value = typeof own.draft === "string" ? own.draft : "";
+      boxAnswer = typeof own.box === "string" ? own.box : null;
+    }
+    if (readRecord(legacyKey) !== null) adopt(legacyKey);
+    persist();
+    await adoptOrphans();
+  }
 
   let view = null, skewMs = 0, ended = false, heartbeatTimer = null, beatSeq = 0, sending = false;
+  let noticesShown = null;
 
   function fmt(seconds) {
     if (seconds === null || seconds === undefined || isNaN(seconds)) return "--:--";
@@ -72,8 +153,40 @@
       const text = v.question || "Waiting for the next question…";
       if (question.textContent !== text) question.textContent = text;   // aria-live announces changes only
     }
+    renderNotices(v);
     tick();
     if (!ended) scheduleHeartbeat(v.heartbeat_seconds);
+  }
+
+  // ------------------------------------------------------------------- section boundaries and warnings
+  function renderNotices(v) {
+    if (!Array.isArray(v.notices)) return;
+    const list = v.notices, latest = list[list.length - 1] || null;
+    const key = (latest ? latest.event_id : 0) + (v.ended ? ":ended" : "");
+    if (key === noticesShown) return;
+    noticesShown = key;
+    $("notices").replaceChildren(...list.map((n) => {
+      const li = document.createElement("li");
+      li.className = n.kind;
+      li.dataset.kind = n.kind;
+      li.dataset.sectionId = n.section_id;
+      li.textContent = n.text;
+      return li;
+    }));
+    $("notices-section").hidden = list.length === 0;
+    const box = $("notice");
+    if (!latest || v.ended) { box.hidden = true; }
+    else {
+      const before = list[list.length - 2];
+      const lines = latest.kind === "section_started" && before && before.kind === "section_ended"
+        ? [before.text, latest.text] : [latest.text];
+      box.hidden = false;
+      box.className = "notice " + latest.kind;
+      box.dataset.kind = latest.kind;
+      box.textContent = lines.join("\n");
+    }
+    const current = v.section && latest && latest.kind === "time_warning" && latest.section_id === v.section.id;
+    $("section-left").classList.toggle("warn", !!current);
   }
 
   // ------------------------------------------------------------------------------------- presence
@@ -104,28 +217,78 @@
   }
 
   // ------------------------------------------------------------------------------------- answers
-  function renderSent() {
-    const list = $("sent");
-    list.textContent = "";
+  const groupOf = (item) => item.answer || item.id;
+  function groups() {
+    const order = [], byId = new Map();
     for (const item of outbox) {
+      const g = groupOf(item);
+      if (!byId.has(g)) { byId.set(g, []); order.push(g); }
+      byId.get(g).push(item);
+    }
+    return order.map((g) => ({ id: g, items: byId.get(g) }));
+  }
+  function groupStatus(items) {
+    const n = items.length, sent = items.filter((i) => i.state === "sent").length;
+    const failed = items.find((i) => i.state === "failed");
+    if (failed) {
+      return "not delivered: " + (failed.error || "refused") +
+        (sent ? " (" + sent + " of " + n + " parts were delivered)" : "");
+    }
+    if (sent === n) return n > 1 ? "delivered in " + n + " parts" : "delivered";
+    return (n > 1 ? "sending part " + (sent + 1) + " of " + n + "… " : "sending… ") +
+      "(kept here and in the box until the server has it)";
+  }
+  function renderSent() {
+    $("sent").replaceChildren(...groups().map((g) => {
       const li = document.createElement("li");
-      li.className = item.state;
-      li.dataset.entryId = item.id;
-      li.appendChild(document.createTextNode(item.text));
+      const failed = g.items.some((i) => i.state === "failed");
+      li.className = failed ? "failed" : g.items.every((i) => i.state === "sent") ? "sent" : "pending";
+      li.dataset.entryId = g.items[0].id;
+      li.dataset.parts = String(g.items.length);
+      li.appendChild(document.createTextNode(g.items.map((i) => i.text).join(" ")));
       const status = document.createElement("span");
       status.className = "status";
-      status.textContent = item.state === "sent" ? "delivered" : item.state === "failed"
-        ? "not delivered: " + (item.error || "refused") : "sending… (kept here until the server has it)";
+      status.textContent = groupStatus(g.items);
       li.appendChild(status);
-      list.appendChild(li);
+      return li;
+    }));
+  }
+  function say(text) { $("send-status").textContent = text; }
+
+  // The answer in the box is done when none of its parts is pending: delivered, the box empties; refused, the
+  // box holds what was not delivered (the parts before it are in the transcript already).
+  function settle() {
+    if (!boxAnswer) return;
+    const items = outbox.filter((i) => groupOf(i) === boxAnswer);
+    if (items.some((i) => i.state === "pending")) return;
+    const undelivered = items.filter((i) => i.state !== "sent");
+    if (items.length && !undelivered.length) {
+      answer.value = "";
+      say(items.length > 1 ? "Your answer was sent in " + items.length + " parts (it was longer than one entry " +
+        "may be: " + ((view && view.max_entry_chars) || 8000).toLocaleString("en") + " characters)." : "Your answer was delivered.");
+    } else if (undelivered.length) {
+      answer.value = undelivered.map((i) => i.text).join(" ");
+      say("Not delivered: " + (undelivered[0].error || "refused") + ". " +
+        (undelivered.length < items.length ? (items.length - undelivered.length) + " of " + items.length +
+          " parts were delivered; the rest is back in the box." : "Your answer is still in the box."));
+    }
+    boxAnswer = null;
+    if (!ended) answer.readOnly = false;
+    persist();
+  }
+
+  function refuse(item, error) {       // this part and the later parts of the same answer: not delivered
+    for (const other of outbox) {
+      if (other.state === "pending" && groupOf(other) === groupOf(item)) { other.state = "failed"; other.error = error; }
     }
   }
 
   async function flush() {
-    if (sending) return;
+    if (sending || !tabKey) return;
     sending = true;
     try {
-      for (const item of outbox) {
+      // the outbox array may be replaced (persist trims it) or grow (a new answer, an adopted tab) meanwhile
+      for (let item = outbox.find((i) => i.state === "pending"); item; item = outbox.find((i) => i.state === "pending")) {
         let delay = 1000;
         while (item.state === "pending") {
           try {
@@ -134,8 +297,7 @@
             if (r.ok) { item.state = "sent"; break; }
             if (r.status === 400 || r.status === 404 || r.status === 409 || r.status === 413 || r.status === 422) {
               const body = await r.json().catch(() => ({}));
-              item.state = "failed";
-              item.error = r.status === 409 ? "the interview had ended" : (body.error || ("HTTP " + r.status));
+              refuse(item, r.status === 409 ? "the interview had ended" : (body.error || ("HTTP " + r.status)));
               break;
             }
           } catch (e) { /* network: retry */ }
@@ -145,16 +307,24 @@
         }
         persist();
         renderSent();
+        settle();
       }
     } finally { sending = false; }
+    settle();
   }
 
   function submit() {
-    const text = answer.value.trim();
-    if (!text || ended) return;
-    outbox.push({ id: randomId(), text: text, state: "pending",
-      section: view && view.section ? view.section.id : null });  // the question on screen: late grace
-    answer.value = "";
+    if (ended || boxAnswer || !tabKey) return;
+    const limit = (view && view.max_entry_chars) || 8000;
+    const parts = window.ColloquyAnswer.split(answer.value, limit);
+    if (!parts.length) return;
+    const group = randomId();
+    const section = view && view.section ? view.section.id : null;   // the question on screen: late grace
+    parts.forEach((text, n) => outbox.push({ id: n ? group + "-" + (n + 1) : group, text: text, state: "pending",
+      section: section, answer: group, part: n + 1, of: parts.length }));
+    boxAnswer = group;
+    answer.readOnly = true;          // the box keeps the answer until it is delivered
+    say(parts.length > 1 ? "Sending your answer in " + parts.length + " parts…" : "Sending your answer…");
     persist();
     renderSent();
     flush();
@@ -164,15 +334,22 @@
   answer.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit(); }
   });
-  answer.addEventListener("input", persist);
+  let typing = null;            // the draft is saved 300 ms after the last key (and when the page is hidden)
+  answer.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(persist, 300); });
+  addEventListener("pagehide", persist);
+  document.addEventListener("visibilitychange", persist);
 
-  renderSent();
   setInterval(tick, 1000);
   fetch(base + "/state").then((r) => {
     if (r.status === 404) { $("question").textContent = "This link does not open an interview. Check the link you were sent."; return null; }
     return r.ok ? r.json() : null;
   }).then((v) => { if (v) { render(v); heartbeat(); } }).catch(() => {});
   connect();
-  flush();
+  openStore().catch(() => { tabKey = tabKey || tabPrefix + randomId(); }).then(() => {
+    if (boxAnswer) { answer.readOnly = true; say("Sending your answer…"); }
+    renderSent();
+    flush();
+    setInterval(() => { persist(); adoptOrphans(); }, 10000);     // touched (liveness without Web Locks), adopt
+  });
   answer.focus();
 })();

@@ -22,6 +22,12 @@ ANSWERS = [
     "Blameless reviews only work if the person who pushed the button is in the room and not afraid.",
     "Escalate early. Nobody ever got fired for waking me up too soon.",
 ]
+# A long answer and an entry limit it is over (it goes in as 3 entries, cut between sentences)
+LIMIT = 200
+LONG = ("I never planned to own on-call. It started with one bad night in March, when the payments service fell "
+        "over and nobody else picked up. After that the pager simply stayed with me! We had no runbooks, no "
+        "rotation and no budget for either. So I wrote the first runbook on a train, on my phone, in one go. "
+        "Was it good? Not really, but it was something the next person could read at three in the morning.")
 ESSAY = ('# The pager taught me\n\nI never planned to own on-call. "A certificate expired at 2 a.m. on Black Friday '
          'and the alert went to a channel nobody watched." That night changed how I think about alerts.\n')
 
