@@ -23,6 +23,7 @@ END_REASONS = {
     "candidate_done": "done early, as the interviewee asked",
     "coverage_satisfied": "everything it set out to cover was covered",
     "followup_budget_exhausted": "its follow-up questions are used up",
+    "followups_exhausted": "no follow-up question was left for what it still had open",
     "interview_ended": "the interview ended",
     "system_error": "of a system error",
     "not_reached": "the interview's time ran out before it",
