@@ -236,7 +236,8 @@ def conversion_notes(data: Any) -> list[str]:
             dropped + ["agents' CLI commands, sessions and token tracking", "states' on_enter hooks and output "
                        "paths", "fan-out agent lists (the run's --models write and audit)"]))
     breaker = _mapping(data.get("circuit_breaker"))
-    for raw in breaker.get("rules") if isinstance(breaker.get("rules"), list) else []:
+    rules = breaker.get("rules")
+    for raw in rules if isinstance(rules, list) else []:
         if not isinstance(raw, dict) or raw.get("condition") is None:
             continue
         try:
