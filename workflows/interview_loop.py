@@ -64,8 +64,10 @@ class LiveLoop:
             await self._cycle()
 
     def _loop_should_look(self, status: str) -> bool:
-        return (self.s.ended or self.wake or self.tick or self._history_long()
-                or self.s.state.status != status)
+        """A long history wakes the loop only when it may continue as new — never in the late grace, where the loop
+        would wake, find nothing to do and wake again at once (a spin: the workflow task never completed)."""
+        long_history = self._history_long() and self.s.state.grace_until is None
+        return self.s.ended or self.wake or self.tick or long_history or self.s.state.status != status
 
     async def _ticking_live_loop(self) -> None:
         """The live loop of runs recorded before QUIET_CYCLE: a cadence timer every cycle_seconds."""

@@ -221,3 +221,21 @@ async def test_the_end_during_continue_as_new_finishes(ts_env, worker, offline):
         await delivered(h, lambda: control(h, "end"))
         result: InterviewResult = await asyncio.wait_for(h.result(), timeout=120)
     assert result.status == "COMPLETED" and result.exit_reason == "ended_by_client" and result.entries == 100
+
+
+async def test_late_answers_on_a_long_history_do_not_stall_the_run(ts_env, worker, offline):
+    """Found reading the loop behind a generated scenario that ended 22 s late: in the late grace a history past
+    `continue_as_new_after_events` woke the live loop, which may not continue as new then, found nothing to do and
+    woke again at once — the workflow task never completed (a deadlock) and the end waited."""
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, plan=adaptive_plan(), duration_seconds=60, late_grace_seconds=15,
+                        continue_as_new_after_events=50, write_essay=False)
+        await skip(ts_env, 60)
+        for i in range(12):                                      # late answers: each adds history events
+            await delivered(h, lambda i=i: say(h, "interviewee", f"And one more thing, {i}.", entry_id=f"late-{i}"))
+        result: InterviewResult = await asyncio.wait_for(h.result(), timeout=60)
+    events = [InterviewEvent.model_validate_json(line) for line in store().get(result.event_log).splitlines()
+              if line.strip()]
+    started = next(e for e in events if e.type == "INTERVIEW_STARTED")
+    done = next(e for e in events if e.type == "INTERVIEW_COMPLETED")
+    assert result.status == "COMPLETED" and (done.timestamp - started.timestamp).total_seconds() <= 60 + 15 + 1
