@@ -20,6 +20,21 @@ pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")
 
 
+async def until_polling(client, queue: str, limit_s: float = 180.0) -> None:
+    """Wait until the worker polls both of its queues (the workflow queue and its -llm agents)."""
+    from client.errors import CliError
+    from client.worker_check import missing_queues
+
+    for _ in range(int(limit_s / 0.5)):
+        try:
+            if not await missing_queues(client, queue):
+                return
+        except CliError:                 # the server did not answer in time: ask again
+            pass
+        await asyncio.sleep(0.5)
+    raise AssertionError(f"no worker polled {queue} within {limit_s:.0f}s")
+
+
 async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_path):
     # the agents a fresh process registers (this test process may hold extra, test-only ones)
     listing = await asyncio.to_thread(subprocess.run, [sys.executable, "-c", (
@@ -39,6 +54,7 @@ async def test_models_check_runs_every_agent_on_a_worker_process(dev_env, tmp_pa
     worker = subprocess.Popen([COLLOQUY, "worker", "--register-search-attributes"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
     try:
+        await until_polling(dev_env.client, queue)       # what it needs, not a fixed delay (a slow start-up)
         check = await asyncio.to_thread(
             subprocess.run, [COLLOQUY, "models", "--check", "--timeout", "120"], env=env,
             capture_output=True, text=True, timeout=180)
