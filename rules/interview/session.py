@@ -103,6 +103,7 @@ PATCH_NO_REPEAT = "interview-no-repeated-question"                  # an answere
 PATCH_POOL_EXHAUSTED = "interview-section-ends-when-followups-run-out"
 PATCH_LATE_SUMMARY = "interview-summary-after-late-grace"           # late answers reach the section summary
 PATCH_CLOCK_CATCH_UP = "interview-clock-catches-up"                 # a late timer settles everything due
+PATCH_END_BEFORE_START = "interview-end-before-start-stays-ended"   # an `end` delivered with the start
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 
@@ -205,12 +206,20 @@ class Session:
 
     # ===================================================================================== planning
     def create(self, now: datetime) -> Outcome:
-        out, inp = self._begin(now), self.inp
+        """INTERVIEW_CREATED, status PLANNING — unless an `end` delivered with the start (handled before the run
+        began) already ended it: then it was logged as created first, and it stays ended."""
+        out = self._begin(now)
+        if self.ended and self.patched(PATCH_END_BEFORE_START):
+            return out
+        self._created()
+        self._set_status("PLANNING")
+        return out
+
+    def _created(self) -> None:
+        inp = self.inp
         self._event("system", "INTERVIEW_CREATED", {"topic": inp.topic, "mode": inp.mode, "style": inp.style,
                                                     "duration_seconds": inp.duration_seconds,
                                                     "previous_session_id": inp.previous_session_id})
-        self._set_status("PLANNING")
-        return out
 
     def load_previous(self, record: SessionRecord) -> None:
         """000 follow-ups: the earlier session's transcript (tagged with its id) and notes."""
@@ -451,6 +460,8 @@ class Session:
         elif action == "candidate_done":
             self._candidate_done()
         elif action == "end":
+            if s.status == "NOT_STARTED" and not self.log.events and self.inp.carried is None:
+                self._created()         # delivered with the start, before the run began: the log starts as ever
             if s.status in LIVE_STATUSES or s.status in ("PLANNING", "NOT_STARTED"):
                 self._end_interview("ended_by_client", section_reason="interview_ended")
         out.wake = True

@@ -271,3 +271,20 @@ def test_a_late_assessment_does_not_replace_the_outline_prompt_after_a_skip():
     s.accept_entry(at(7), entry("q1", "interviewer", prompt or ""))
     s.assess_coverage(at(8), rt, assessment(metrics="not_covered", limits="not_covered"))
     assert s.next_question() == prompt == decisions.MINIMUM_CONTENT_PROMPT and rt.followup_budget == 5
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_an_end_delivered_with_the_start_is_logged_after_the_creation_and_stays_ended(old):
+    """Found by the generated scenarios under load: `end` delivered in the workflow's first task runs before the
+    run itself; the run then logged INTERVIEW_CREATED after INTERVIEW_COMPLETED and set the status back to
+    PLANNING."""
+    s = Session(InterviewInput(topic="t", plan=plan()), WID)
+    if old:
+        patched_off(s)
+    s.control(T0, "end")
+    s.create(T0)
+    types = [e.type for e in s.log.events]
+    if old:
+        assert s.state.status == "PLANNING" and types.count("INTERVIEW_CREATED") == 2   # the defect
+        return
+    assert types == ["INTERVIEW_CREATED", "INTERVIEW_COMPLETED"] and s.state.status == "FINALIZING" and s.ended

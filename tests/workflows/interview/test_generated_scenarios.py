@@ -18,7 +18,12 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
-from temporalio.client import WorkflowExecutionStatus, WorkflowHandle, WorkflowUpdateFailedError
+from temporalio.client import (
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
 from temporalio.service import RPCError
 
 from activities.artifacts import store
@@ -71,9 +76,11 @@ async def delivered(h: WorkflowHandle, call):
     an update to a closed workflow with "not found")."""
     for _ in range(20):
         try:
-            return await asyncio.wait_for(call(), timeout=30)
+            return await asyncio.wait_for(call(), timeout=60)
         except TimeoutError:
-            raise AssertionError("an update was not answered within 30 s") from None
+            raise AssertionError("an update was not answered within 60 s") from None
+        except WorkflowUpdateRPCTimeoutOrCancelledError:
+            continue                  # the server gave up waiting (a busy machine): sent again, as clients do
         except RPCError as err:
             if "not found" not in err.message:
                 raise
@@ -185,11 +192,15 @@ def check_run(run: Run, result: InterviewResult, total: float, grace: float) -> 
     transcript = json.loads(store().get(result.transcript))
     require([e["entry_id"] for e in transcript] == run.accepted, "entries-once-in-order",
             f"transcript {[e['entry_id'] for e in transcript][-5:]} vs accepted {run.accepted[-5:]} — {run}")
-    started = next(e for e in events if e.type == "INTERVIEW_STARTED")
-    done = next(e for e in events if e.type in ("INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED"))
-    limit = started.payload["duration_seconds"] + grace + 2
-    require((done.timestamp - started.timestamp).total_seconds() <= limit, "ends-in-time",
-            f"live for {(done.timestamp - started.timestamp).total_seconds():.0f}s, bound {limit:.0f}s — {run}")
+    require([e.type for e in events][:1] == ["INTERVIEW_CREATED"], "entries-once-in-order",
+            f"the log starts with {[e.type for e in events][:2]} — {run}")
+    done = next((e for e in events if e.type in ("INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED")), None)
+    require(done is not None, "exit-reasons-set", f"no end event — {run}")
+    started = next((e for e in events if e.type == "INTERVIEW_STARTED"), None)
+    if started is not None and done is not None:      # (an end delivered with the start: it never started)
+        limit = started.payload["duration_seconds"] + grace + 2
+        live = (done.timestamp - started.timestamp).total_seconds()
+        require(live <= limit, "ends-in-time", f"live for {live:.0f}s, bound {limit:.0f}s — {run}")
     ended = {e.section_id for e in events if e.type == "SECTION_ENDED"}
     begun = {e.section_id for e in events if e.type == "SECTION_STARTED"}
     require(begun <= ended, "exit-reasons-set", f"sections started but never ended: {begun - ended} — {run}")
