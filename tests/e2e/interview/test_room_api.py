@@ -20,6 +20,7 @@ from tests.workflows.interview.helpers import adaptive_plan, control, decision
 pytestmark = pytest.mark.dev_server
 
 SECRET = b"room-secret-for-tests"
+PAGE = {"X-Colloquy-CSRF": "page"}     # what the room page sends (client/web/csrf.js)
 Q1 = "How did you end up carrying the pager?"
 
 
@@ -73,15 +74,15 @@ async def test_boundaries_warnings_and_a_late_answer_over_http(dev_env, worker, 
                 await control(handle, "end")
                 result = await client.get_workflow_handle(wid, result_type=InterviewResult).result()
                 assert result.status == "COMPLETED"
-                async with http.post(room + "/entry", json={"entry_id": "after-the-end", "text": "One more thing"}) as r:
+                async with http.post(room + "/entry", json={"entry_id": "after-the-end", "text": "One more thing"}, headers=PAGE) as r:
                     body = await r.json()
                     assert r.status == 409, body
                     assert "ended" in body["error"]
-                async with http.post(room + "/heartbeat", json={"client_id": "page", "seq": 1}) as r:
+                async with http.post(room + "/heartbeat", json={"client_id": "page", "seq": 1}, headers=PAGE) as r:
                     assert r.status == 409
                 # a session that never existed is still 404
                 other = base + room_path(SECRET, "interview-never-started")
-                async with http.post(other + "/entry", json={"entry_id": "x", "text": "hello"}) as r:
+                async with http.post(other + "/entry", json={"entry_id": "x", "text": "hello"}, headers=PAGE) as r:
                     assert r.status == 404
         finally:
             await runner.cleanup()
