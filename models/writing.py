@@ -5,7 +5,7 @@ record. Durable contracts: add optional fields with defaults, never rename.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -407,6 +407,8 @@ class RunState(BaseModel):
 
 
 class WritingInput(BaseModel):
+    # the declared maximum story (MAX_STORY_CHARS, CJK at 3 bytes each) and the rest of the input must fit
+    MAX_BYTES: ClassVar[int] = 1_536 * 1024
     story_text: str | None = Field(default=None, description="The story (markdown); or story_ref")
     story_ref: ArtifactRef | None = None
     story_name: str = Field(default="story", description="Used in ids, history and post_iterations")
