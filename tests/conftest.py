@@ -102,3 +102,15 @@ async def replay_recorded(name: str) -> None:
     path = HISTORIES / f"{name}.json"
     history = WorkflowHistory.from_json(f"recorded-{name}", path.read_text())
     await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
+
+
+def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
+    """`deep` tests (the generated tests' larger budgets: 20,000 state-machine sequences, 200 whole interviews,
+    thousands of fuzzed requests) run only when the marker expression names them (`pytest -m deep`); `make test`
+    runs the default budgets."""
+    if "deep" in (config.option.markexpr or ""):
+        return
+    skip = pytest.mark.skip(reason="a larger generated budget: run it with `pytest -m deep`")
+    for item in items:
+        if "deep" in item.keywords:
+            item.add_marker(skip)

@@ -104,6 +104,7 @@ PATCH_POOL_EXHAUSTED = "interview-section-ends-when-followups-run-out"
 PATCH_LATE_SUMMARY = "interview-summary-after-late-grace"           # late answers reach the section summary
 PATCH_CLOCK_CATCH_UP = "interview-clock-catches-up"                 # a late timer settles everything due
 PATCH_END_BEFORE_START = "interview-end-before-start-stays-ended"   # an `end` delivered with the start
+PATCH_PLANNER_FITS = "interview-planner-times-fit-the-duration"     # a model's section times fill the duration
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 
@@ -273,6 +274,12 @@ class Session:
         assert s.plan is not None
         durations = timing.allocate_durations(s.plan.sections, self.inp.duration_seconds)
         total = sum(durations) if all(x.duration_seconds for x in s.plan.sections) else self.inp.duration_seconds
+        if (self.inp.plan is None and not self.inp.sections and total != self.inp.duration_seconds
+                and self.patched(PATCH_PLANNER_FITS)):
+            # a model's plan: its section times are shares of the duration the person asked for (a small model
+            # gave 10 s + 5 s for a 15-minute interview, which then ended before the first answer)
+            durations = timing.fit_durations(durations, self.inp.duration_seconds)
+            total = self.inp.duration_seconds
         s.started_at, s.ends_at = now, now + timedelta(seconds=total)
         s.sections = [SectionRuntime(id=x.id, duration_seconds=d,
                                      followup_budget=x.followup_cap if self.inp.mode == "structured" else 0,

@@ -30,6 +30,20 @@ def allocate_durations(sections: list[SectionSnapshot], total_seconds: int) -> l
     return out
 
 
+def fit_durations(durations: list[int], total_seconds: int) -> list[int]:
+    """`durations` scaled to add up to `total_seconds` (each at least 1 s; the last takes the rounding)."""
+    if not durations:
+        return []
+    weights = [max(1, d) for d in durations]
+    out = [max(1, int(total_seconds * w / sum(weights))) for w in weights]
+    out[-1] = total_seconds - sum(out[:-1])
+    while out[-1] < 1:                                   # rounding up the small ones overdrew: take from the largest
+        largest = max(range(len(out) - 1), key=lambda i: out[i])
+        out[largest] -= 1
+        out[-1] += 1
+    return out
+
+
 def warnings_due(deadline: datetime, now: datetime, thresholds: list[int], sent: list[int],
                  section_seconds: float) -> list[int]:
     """Warning thresholds (seconds before the deadline) that are due now and not yet sent.

@@ -4,7 +4,7 @@ resent entries, silences, pauses, disconnects, heartbeats, skips, the end, late 
 whose model call overlaps all of that and whose decisions repeat or contradict, and continue-as-new at any moment
 — and checks every invariant of tests/interview_invariants.py after every step.
 
-`make test` runs 2,000 sequences (`test_session_machine`); the `slow` marker runs 20,000
+`make test` runs 2,000 sequences (`test_session_machine`); `pytest -m deep` runs 20,000
 (`test_session_machine_long`). A failure prints the shortest sequence that breaks a named invariant: it becomes a
 regression test in test_session_regressions.py."""
 
@@ -368,6 +368,6 @@ def test_session_machine():
     _run(2000, 40)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_session_machine_long():
     _run(20000, 60)

@@ -288,3 +288,39 @@ def test_an_end_delivered_with_the_start_is_logged_after_the_creation_and_stays_
         assert s.state.status == "PLANNING" and types.count("INTERVIEW_CREATED") == 2   # the defect
         return
     assert types == ["INTERVIEW_CREATED", "INTERVIEW_COMPLETED"] and s.state.status == "FINALIZING" and s.ended
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_a_model_plans_section_times_are_shares_of_the_duration_asked_for(old):
+    """Found by the real-model pipeline test (SmolLM2 over llama.cpp's server): the Planner gave its sections 10 s and
+    5 s for a 15-minute interview, and the interview ended (time_expired) before the first answer."""
+    inp = InterviewInput(topic="What on-call taught me", duration_seconds=900)
+    s = Session(inp, WID)
+    if old:
+        patched_off(s)
+    s.create(T0)
+    request = s.plan_or_request()
+    assert not isinstance(request, PlanSnapshot)                  # the Planner is asked
+    planned = PlanSnapshot(topic=inp.topic, research_goal="g", angle="a", sections=[
+        SectionSnapshot(id="a", title="A", duration_seconds=10), SectionSnapshot(id="b", title="B", duration_seconds=5)])
+    s.set_plan(T0, planned)
+    s.start(T0)
+    if old:
+        assert s.state.ends_at == T0 + timedelta(seconds=15)     # the defect
+        return
+    assert s.state.ends_at == T0 + timedelta(seconds=900)
+    assert [rt.duration_seconds for rt in s.state.sections] == [600, 300]
+
+
+def test_fit_durations_adds_up_to_the_total():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from rules.interview.timing import fit_durations
+
+    @given(st.lists(st.integers(0, 10_000), min_size=1, max_size=12), st.integers(60, 24 * 3600))
+    def check(durations, total):
+        out = fit_durations(durations, total)
+        assert sum(out) == total and all(d >= 1 for d in out) and len(out) == len(durations)
+
+    check()

@@ -8,7 +8,7 @@ hostile JSON) go through
   HTTP with a scripted Temporal client: each request ends in 2xx/3xx/4xx with one clear message (503 only when the
   scripted Temporal says it is away), never a 500, and the server is still up afterwards.
 
-The default run is quick (tens of examples per door); `-m slow` runs the same properties with a bigger budget.
+The default run is quick (tens of examples per door); `pytest -m deep` runs the same properties with a bigger budget.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def test_every_door_model_ends_in_the_model_or_one_clear_message(model):
     _door_property(model, QUICK)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 @pytest.mark.parametrize("model", DOORS, ids=lambda m: m.__name__)
 def test_every_door_model_thoroughly(model):
     _door_property(model, THOROUGH)
@@ -257,6 +257,6 @@ def test_every_http_route_ends_in_a_clear_answer(server):
     _http_property(server, 200)
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 def test_every_http_route_thoroughly(server):
     _http_property(server, 3000)

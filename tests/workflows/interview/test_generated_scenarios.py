@@ -7,7 +7,7 @@ Every scenario checks, from the run's own records: it finished (within a bound: 
 within its duration + late grace; the exported 003 event log passes tests/interview_invariants.py
 `check_event_log`; the transcript holds exactly the accepted entries, in order; every section has an exit reason.
 
-`make test` runs 50 scenarios (5 seeds × 10); `-m slow` 200 more. A failing scenario prints its seed and script:
+`make test` runs 50 scenarios (5 seeds × 10); `pytest -m deep` 200 more. A failing scenario prints its seed and script:
 it becomes a named regression test (below, or in tests/unit/interview/test_session_regressions.py)."""
 
 from __future__ import annotations
@@ -214,7 +214,7 @@ async def test_generated_scenarios(ts_env, worker, offline, seed):
     assert sum(played) >= 8, f"{10 - sum(played)} of 10 scenarios abandoned: the time-skipping server stalled"
 
 
-@pytest.mark.slow
+@pytest.mark.deep
 @pytest.mark.parametrize("seed", range(5, 25))
 async def test_generated_scenarios_long(ts_env, worker, offline, seed):
     async with worker(ts_env.client) as queue:
