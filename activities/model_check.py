@@ -131,6 +131,7 @@ def model_table(vram_gb: float | None = None) -> ModelTable:
         resolve_model,
     )
     from activities.llm.gpu import choose_tier, read_gpus
+    from activities.llm.slots import worker_slots
 
     reading = read_gpus()
     vram = reading.best_vram_gb if vram_gb is None else vram_gb
@@ -148,9 +149,10 @@ def model_table(vram_gb: float | None = None) -> ModelTable:
                                       fallback=fb.litellm_model if fb else None, why=res.reason))
     except ConfigError as exc:
         return ModelTable(profile="?", default_provider="?", error=str(exc), gpu=gpu, local_tier=tier, host=host)
+    slots = worker_slots(cfg)
     return ModelTable(profile=cfg.profile, default_provider=cfg.default_provider,
                       fallback_provider=cfg.fallback_provider, sources=list(cfg.source), rows=rows, gpu=gpu,
-                      local_tier=tier, host=host)
+                      local_tier=tier, host=host, llm_slots=slots.slots, llm_slots_why=slots.why[:500])
 
 
 @activity.defn(name="worker_models")

@@ -169,6 +169,10 @@ def worker(
         queues = ", ".join(w.task_queue for w in workers)
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
                       f" namespace {client.namespace}; {tuning.describe()}", highlight=False)
+        if role in ("all", "llm"):
+            from workers.main import llm_tuning
+
+            console.print(llm_tuning(tuning)[1], highlight=False)
         return await run_workers(workers)
 
     stopped_on_request = run(_run())
@@ -231,7 +235,8 @@ def models(
     local: bool = typer.Option(False, "--local", help="Only this shell's view: ask no worker (no server needed)."),
     task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="The workers' "
                                    "base task queue (the LLM workers poll <queue>-llm)."),
-    timeout: float = typer.Option(300.0, help="With --check: seconds to wait for the workflow."),
+    timeout: float | None = typer.Option(None, help="With --check: seconds to wait for the workflow (default 300, or "
+                                         "90 per agent in turn where the worker's models serve few calls at once)."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
@@ -275,13 +280,14 @@ def models(
     wf_id, result = report
     # Each agent's own output schema, through the worker: the worker's profile, model and structured-output mode.
     rows = Table("agent", "ok", "worker profile", "provider", "model", "output (mode)", "tokens in/out",
-                 "cost USD", "latency ms", "error", title=f"Model check on the worker (profile {theirs.profile})")
+                 "cost USD", "queued ms", "latency ms", "error",
+                 title=f"Model check on the worker (profile {theirs.profile})")
     for row in result.rows:
         u = row.usage
         rows.add_row(row.agent, "yes" if row.ok else "[red]no[/red]", row.profile or "-", row.provider or "-",
                      row.model or "-", f"{row.output_schema or '-'} ({row.structured_output or '-'})",
                      f"{u.input_tokens}/{u.output_tokens}" if u else "-", f"{u.cost_usd:.6f}" if u else "-",
-                     f"{u.latency_ms:.0f}" if u else "-", (row.error or "")[:200])
+                     f"{u.queued_ms:.0f}" if u else "-", f"{u.latency_ms:.0f}" if u else "-", (row.error or "")[:200])
     console.print(f"Model check {wf_id}: {temporal.workflow_url(wf_id)}", highlight=False)
     console.print(rows)
     failed = [r for r in result.rows if not r.ok]
@@ -301,6 +307,9 @@ def _print_model_table(view, title: str, local=None) -> None:  # type: ignore[no
     console.print(f"Profile: [bold]{view.profile}[/bold]  default provider: {view.default_provider}  "
                   f"fallback: {view.fallback_provider or '-'}")
     console.print(f"GPU: {view.gpu}; local tier: {view.local_tier}")
+    if view.llm_slots_why:
+        slots = f"{view.llm_slots}" if view.llm_slots is not None else "not bounded by the models"
+        console.print(f"LLM worker slots: {slots} ({view.llm_slots_why})", highlight=False)
     console.print(f"Config sources: {'; '.join(view.sources)}")
     if view.default_provider == "offline":
         console.print("[yellow]offline = the deterministic test double, not a model.[/yellow]")
@@ -323,7 +332,7 @@ def _print_model_table(view, title: str, local=None) -> None:  # type: ignore[no
 
 
 async def _ask_worker(temporal, task_queue: str, vram_gb: float | None,  # type: ignore[no-untyped-def]  # noqa: ANN001
-                      check_agents: list[str] | None, timeout: float):
+                      check_agents: list[str] | None, timeout: float | None):
     """(the worker's ModelTable, (model check id, report) or None): both from workers on `task_queue`."""
     import uuid
     from datetime import timedelta
@@ -340,20 +349,26 @@ async def _ask_worker(temporal, task_queue: str, vram_gb: float | None,  # type:
         static_summary="the agent table as an LLM worker resolves it")
     report = None
     if check_agents is not None and not table.error:
-        report = await _model_check(check_agents, client, task_queue, timeout)
+        report = await _model_check(check_agents, client, task_queue, timeout, table.llm_slots)
     return table, report
 
 
-async def _model_check(agents: list[str], client, task_queue: str, timeout: float):  # type: ignore[no-untyped-def]
-    """Start ModelCheckWorkflow for `agents` on the workers' queue and wait for its report."""
+async def _model_check(agents: list[str], client, task_queue: str,  # type: ignore[no-untyped-def]  # noqa: ANN001
+                       timeout: float | None, slots: int | None):
+    """Start ModelCheckWorkflow for `agents` on the workers' queue and wait for its report. Where the worker's
+    models serve `slots` calls at once, at most that many checks run at once, each with its own budget."""
     import uuid
     from datetime import UTC, datetime, timedelta
 
     from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
 
     wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
+    parallel = min(slots, len(agents)) if slots else None
+    if timeout is None:
+        timeout = 300.0 if parallel is None else max(300.0, 90.0 * -(-len(agents) // parallel) + 60)
     handle = await client.start_workflow(
-        MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents), id=wf_id, task_queue=task_queue,
+        MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest(agents=agents, parallel=parallel), id=wf_id,
+        task_queue=task_queue,
         result_type=ModelCheckReport,
         execution_timeout=timedelta(seconds=timeout), static_summary=f"model check of {len(agents)} agent(s)")
     result: ModelCheckReport = await handle.result()  # a failure: one line (client/errors.py), exit code 1

@@ -46,6 +46,8 @@ class LLMUsage(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     latency_ms: float = 0.0
+    queued_ms: float = Field(default=0.0, description="Waited for the model before the call: in the task queue "
+                             "for an LLM worker slot, then in the worker for the provider (activities/llm/slots.py)")
     attempt: int = 1
     reasks: int = 0
     fallback_used: bool = False

@@ -24,6 +24,9 @@ class ModelCheckRequest(BaseModel):
     agents: list[IdStr] = Field(default_factory=lambda: ["model_check"], max_length=MAX_ITEMS,
                                 description="Agents whose models to check")
     word: IdStr = "colloquy"
+    parallel: int | None = Field(default=None, ge=1, le=MAX_ITEMS, description="At most this many checks at "
+                                 "once (the LLM worker's slots, where its models serve few calls at once), so "
+                                 "each agent gets its own time budget; None: all at once")
 
 
 class ModelCheckRow(BaseModel):
@@ -77,6 +80,9 @@ class ModelTable(BaseModel):
     host: str = Field(default="", description="Where it was resolved (the worker's host name)")
     rows: list[AgentModelRow] = Field(default_factory=list)
     error: str | None = Field(default=None, description="A configuration error instead of rows")
+    llm_slots: int | None = Field(default=None, description="The LLM worker's activity slots as the models' "
+                                  "concurrency bounds them (None: not bounded by the models)")
+    llm_slots_why: str = Field(default="", max_length=500)
 
 
 class ArtifactChunkRequest(BaseModel):

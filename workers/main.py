@@ -60,6 +60,23 @@ def _tuned(tuning: WorkerTuning, polls_workflows: bool) -> dict[str, object]:
     return kwargs
 
 
+def llm_tuning(tuning: WorkerTuning) -> tuple[WorkerTuning, str]:
+    """The `<queue>-llm` Worker's tuning: its activity slots follow the models' real concurrency
+    (activities/llm/slots.py), so a call beyond what the provider serves waits in the task queue, before its
+    attempt (and its start-to-close clock) starts. Returns (tuning, a line saying what bounds the slots)."""
+    from activities.llm.config import ConfigError, current_config
+    from activities.llm.slots import worker_slots
+
+    try:
+        bound = worker_slots(current_config())
+    except ConfigError as exc:  # every agent call reports it (non-retryable); the slots stay as tuned
+        return tuning, f"LLM slots {tuning.max_concurrent_activities} (configuration error: {exc})"
+    if bound.slots is None or bound.slots >= tuning.max_concurrent_activities:
+        return tuning, f"LLM slots {tuning.max_concurrent_activities} ({bound.why})"
+    return (replace(tuning, max_concurrent_activities=bound.slots),
+            f"LLM slots {bound.slots}: {bound.why}")
+
+
 def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "all",
                   max_concurrent_activities: int | None = None,
                   graceful_shutdown_timeout: timedelta = GRACEFUL_SHUTDOWN,
@@ -85,10 +102,12 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
             **_tuned(tuning, polls_workflows=True),  # type: ignore[arg-type]
         ))
     if role in ("all", "llm"):
+        agents_tuning, why = llm_tuning(tuning)
+        log.info("worker.llm_slots", slots=agents_tuning.max_concurrent_activities, why=why)
         workers.append(Worker(
             client, task_queue=f"{task_queue}-llm", activities=registry.llm_worker_activities(),
             interceptors=interceptors, graceful_shutdown_timeout=graceful_shutdown_timeout,
-            **_tuned(tuning, polls_workflows=False),  # type: ignore[arg-type]
+            **_tuned(agents_tuning, polls_workflows=False),  # type: ignore[arg-type]
         ))
     return workers
 

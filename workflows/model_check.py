@@ -1,4 +1,5 @@
-"""ModelCheckWorkflow: call each agent's model once, in parallel, through the real worker path.
+"""ModelCheckWorkflow: call each agent's model once, in parallel (at most `parallel` at once when the worker's
+models serve few calls at once), through the real worker path.
 
 `colloquy models --check` starts it; the gateway tests use it to see attempts and errors in history.
 """
@@ -42,7 +43,12 @@ class ModelCheckWorkflow:
         request = start_input(ModelCheckRequest, raw, pipeline=PIPELINE, workflow_type=MODEL_CHECK_WORKFLOW_TYPE)
         sa.upsert(pipeline=PIPELINE, status=RUNNING)
         workflow.set_current_details(f"waiting for {len(request.agents)} model call(s): {', '.join(request.agents)}")
-        rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
+        if request.parallel:
+            # as many at once as the worker serves: each check's time budget starts when its model is free
+            gate = asyncio.Semaphore(request.parallel)
+            rows = await asyncio.gather(*(self._gated(gate, agent, request.word) for agent in request.agents))
+        else:
+            rows = await asyncio.gather(*(self._check(agent, request.word) for agent in request.agents))
         totals = UsageTotals().add_all(row.usage for row in rows if row.usage)
         failed = [r.agent for r in rows if not r.ok]
         sa.upsert(phase=PHASE_DONE, status=model_check_status(len(failed)))
@@ -54,6 +60,10 @@ class ModelCheckWorkflow:
     def rows(self) -> list[ModelCheckRow]:
         """Rows finished so far."""
         return list(self._rows)
+
+    async def _gated(self, gate: asyncio.Semaphore, agent: str, word: str) -> ModelCheckRow:
+        async with gate:
+            return await self._check(agent, word)
 
     async def _check(self, agent: str, word: str) -> ModelCheckRow:
         try:

@@ -59,6 +59,12 @@ class ProviderConfig(BaseModel):
         "model can always finish the object within its token budget. None: on for a self-hosted (`local: true`) "
         "provider's model whose name states under 4B parameters ('smollm2-135m', 'qwen2.5:3b') or states no size "
         "(llama.cpp's server answers as 'default'); off for hosted APIs and named larger models")
+    concurrency: int | None = Field(
+        default=None, ge=1, le=10_000, description="How many calls the provider serves at once (None: no bound). "
+        "The LLM worker takes no more (activities/llm/slots.py): a call beyond it waits in the task queue before "
+        "its attempt starts. 1 for the in-process `local` model and the self-hosted servers (llama.cpp's server "
+        "and Ollama serve one call at a time unless started with more); raise it to what your server serves "
+        "(vLLM: its max_num_seqs), or COLLOQUY_PROVIDER_CONCURRENCY=N (`none`: no bound) for the default provider")
 
 
 class AgentConfig(BaseModel):
@@ -117,15 +123,17 @@ def register_agent(name: str, tier: Tier = "medium", role: str = "writer", descr
 
 BUILTIN_PROVIDERS: dict[str, ProviderConfig] = {
     "offline": ProviderConfig(prefix=f"{OFFLINE_PROVIDER}/", local=True),
-    "local": ProviderConfig(prefix=f"{LOCAL_PROVIDER}/", local=True, context_window=8192, small_model=True),
+    "local": ProviderConfig(prefix=f"{LOCAL_PROVIDER}/", local=True, context_window=8192, small_model=True,
+                            concurrency=1),
     "ollama": ProviderConfig(prefix="ollama_chat/", api_base="http://127.0.0.1:11434", local=True,
-                             auto_select_model=True),
+                             auto_select_model=True, concurrency=1),
     "anthropic": ProviderConfig(prefix="anthropic/", api_key_env="ANTHROPIC_API_KEY"),
     "openai": ProviderConfig(prefix="openai/", api_key_env="OPENAI_API_KEY"),
     "azure": ProviderConfig(prefix="azure/", api_key_env="AZURE_API_KEY", api_version="2024-06-01"),
     "openrouter": ProviderConfig(prefix="openrouter/", api_key_env="OPENROUTER_API_KEY"),
     # Any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio...): set COLLOQUY_API_BASE.
-    "openai_compatible": ProviderConfig(prefix="openai/", api_key_env="OPENAI_COMPATIBLE_API_KEY", local=True),
+    "openai_compatible": ProviderConfig(prefix="openai/", api_key_env="OPENAI_COMPATIBLE_API_KEY", local=True,
+                                        concurrency=1),
 }
 
 BUILTIN_TIERS: dict[str, dict[str, str]] = {
@@ -229,6 +237,8 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
         prov = cfg.providers.get(cfg.default_provider)
         if prov is not None:
             cfg.providers[cfg.default_provider] = prov.model_copy(update={"api_base": env["COLLOQUY_API_BASE"]})
+    if env.get("COLLOQUY_PROVIDER_CONCURRENCY", "").strip():
+        _apply_concurrency(cfg, env["COLLOQUY_PROVIDER_CONCURRENCY"].strip())
     mode = env.get("COLLOQUY_STRUCTURED_OUTPUT")
     if mode:
         if mode not in STRUCTURED_MODES:
@@ -255,6 +265,23 @@ def load_config(env: dict[str, str] | None = None, path: Path | None = None) -> 
     # every key variable the config names is a secret, whatever it is called: its value is redacted everywhere
     register_secret_env(*(p.api_key_env for p in cfg.providers.values()))
     return cfg
+
+
+def _apply_concurrency(cfg: LLMConfig, raw: str) -> None:
+    """COLLOQUY_PROVIDER_CONCURRENCY: how many calls the default provider serves at once (`none`: no bound)."""
+    if raw.lower() in ("none", "unbounded"):
+        value = None
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = 0
+        if not 1 <= value <= 10_000:
+            raise ConfigError(f"COLLOQUY_PROVIDER_CONCURRENCY={raw!r}: a whole number of calls from 1 to 10000, or none")
+    prov = cfg.providers.get(cfg.default_provider)
+    if prov is not None:
+        cfg.providers[cfg.default_provider] = prov.model_copy(update={"concurrency": value})
+    cfg.source.append(f"COLLOQUY_PROVIDER_CONCURRENCY={raw}")
 
 
 def unknown_agents(cfg: LLMConfig, known: set[str] | None = None) -> list[str]:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import time
@@ -25,11 +24,12 @@ import core.settings  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before li
 import litellm
 import structlog
 from opentelemetry import trace
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.llm import offline
+from activities.llm.answers import check_prose, extract_json, parse_output  # noqa: F401  (re-exported)
 from activities.llm.config import (
     LOCAL_PROVIDER,
     OFFLINE_PROVIDER,
@@ -49,6 +49,14 @@ from activities.llm.schema import (
     require_some,
     schema_instruction,
     token_budget,
+)
+from activities.llm.slots import (
+    attempt_deadline,
+    attempt_number,
+    provider_limit,
+    provider_slot,
+    task_queue_wait_ms,
+    time_left,
 )
 from core import secrets
 from core.logging import mark_logged, next_step
@@ -195,77 +203,6 @@ def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
     return ApplicationError(f"{where} failed ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
 
 
-# ------------------------------------------------------------------------------------ structured output
-def _loads(text: str) -> Any:
-    # strict=False: raw control characters (a newline, a tab) inside strings are accepted. llama.cpp's grammar
-    # for JSON strings (llama-cpp-python's `char` rule, `[^"\\]`) lets a model write them, so a
-    # grammar-constrained answer was otherwise "invalid JSON" for an unescaped line break.
-    return json.loads(text, strict=False)
-
-
-def extract_json(text: str) -> Any:
-    """Lenient JSON: strip code fences and chatter, take the outermost object/array."""
-    cleaned = re.sub(r"```(?:json)?", "", text).strip()
-    try:
-        return _loads(cleaned)
-    except ValueError:
-        pass
-    # an object first ("[note] {...}" is an object with chatter), then an array
-    for opening, closing in (("{", "}"), ("[", "]")):
-        start, end = cleaned.find(opening), cleaned.rfind(closing)
-        if start < 0:
-            continue
-        if end <= start:
-            raise ValueError("unterminated JSON in the model's answer")
-        try:
-            return _loads(cleaned[start : end + 1])
-        except ValueError:
-            continue
-    if "{" not in cleaned and "[" not in cleaned:
-        raise ValueError("no JSON object in the model's answer")
-    raise ValueError("no parseable JSON object in the model's answer")
-
-
-def parse_output(text: str, model: type[T]) -> T:
-    try:
-        data = extract_json(text)
-    except ValueError as exc:
-        raise ValueError(f"invalid JSON: {exc}") from exc
-    if isinstance(data, dict):
-        data.pop("_offline", None)
-        names = _field_names(model)
-        if names and not names & set(data):
-            # an answer with none of the model's fields is another schema (or garbage), even where every field has
-            # a default: refused, never read as an empty result
-            raise ValueError(f"wrong schema for {model.__name__}: none of its fields "
-                             f"({', '.join(sorted(names)[:8])}) in an answer with {', '.join(sorted(data)[:8]) or 'no keys'}")
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(f"wrong schema for {model.__name__}: {exc.errors(include_url=False)[:5]}") from exc
-
-
-def _field_names(model: type[BaseModel]) -> set[str]:
-    names = set(model.model_fields)
-    names.update(f.alias for f in model.model_fields.values() if f.alias)
-    return names
-
-
-def check_prose(text: str) -> str:
-    """A free-text agent's answer (an essay, a draft, a discussion turn): prose, not empty and not a bare JSON
-    object or array (another agent's schema, or garbage). ValueError with the reason otherwise."""
-    stripped = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
-    if not stripped:
-        raise ValueError("an empty answer")
-    if stripped[0] in "{[":
-        try:
-            json.loads(stripped)
-        except ValueError:
-            return text
-        raise ValueError("a JSON value where prose was asked for")
-    return text
-
-
 # ----------------------------------------------------------------------------------------------- calls
 #: (provider, model) → the structured-output mode a server accepted after rejecting the configured one.
 _MODE_DOWNGRADES: dict[tuple[str, str], str] = {}
@@ -392,7 +329,7 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fie
     for name in ("temperature", "max_tokens"):
         if extra.get(name) is not None:
             kwargs[name] = extra[name]
-    budget = _time_left(extra.get("deadline"), cfg.request_timeout_s)
+    budget = time_left(extra.get("deadline"), cfg.request_timeout_s)
     if budget <= 0:
         raise TimeoutError("no time left in this attempt for another call")
     # litellm keeps the constant request timeout (it keys cached HTTP clients on it: a per-call value would
@@ -450,7 +387,7 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
     started = time.perf_counter()
     mode = structured_mode(res) if output_model is not None else "text"
     usage = LLMUsage(agent=extra.get("caller") or res.agent, model=res.model, provider=res.provider,
-                     offline=res.offline, attempt=_attempt(), context_window=cfg.providers[res.provider].context_window)
+                     offline=res.offline, attempt=attempt_number(), context_window=cfg.providers[res.provider].context_window)
     call_schema = extra.get("schema")
     extra = {**extra, "max_tokens": _max_tokens(res, output_model, extra.get("max_tokens"), call_schema)}
     fields, convo = (_mode_request(mode, output_model, res, messages, call_schema) if output_model is not None
@@ -511,27 +448,13 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
         return parsed, usage
 
 
-def _attempt_deadline() -> float | None:
-    """Monotonic time by which this activity attempt must be done (90% of its start-to-close), if any:
-    the gateway never waits on a model past the point where Temporal would time the attempt out."""
-    try:
-        info = activity.info()
-    except RuntimeError:
-        return None
-    if not info.start_to_close_timeout:
-        return None
-    return time.monotonic() + info.start_to_close_timeout.total_seconds() * 0.9
-
-
-def _time_left(deadline: float | None, cap: float) -> float:
-    return cap if deadline is None else min(cap, deadline - time.monotonic())
-
-
-def _attempt() -> int:
-    try:
-        return activity.info().attempt
-    except RuntimeError:
-        return 1
+async def _limited(res: ModelResolution, messages: list[dict[str, Any]], output_model: type[T] | None,
+                   cfg: LLMConfig, extra: dict[str, Any]) -> tuple[T | str, LLMUsage]:
+    """One model's call within its provider's concurrency (slots.py); the usage says how long it queued."""
+    async with provider_slot(res.provider, provider_limit(cfg, res.provider)) as waited_ms:
+        out, usage = await _complete_with(res, messages, output_model, cfg, extra)
+    usage.queued_ms = round(task_queue_wait_ms() + waited_ms, 2)
+    return out, usage
 
 
 async def complete(agent: str, messages: list[dict[str, Any]], output_model: type[T] | None = None, *,
@@ -554,13 +477,13 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         raise ApplicationError(f"{agent}: configuration error: {exc}", type=CONFIG_ERROR, non_retryable=True) from None
     assert primary is not None
     extra = {"offline_context": offline_context, "temperature": temperature, "max_tokens": max_tokens,
-             "caller": agent, "deadline": _attempt_deadline(), "schema": schema}
+             "caller": agent, "deadline": attempt_deadline(), "schema": schema}
     with structlog.contextvars.bound_contextvars(agent=agent), \
             tracer.start_as_current_span(f"llm {agent}") as span:
         span.set_attribute("colloquy.agent", agent)
         span.set_attribute("gen_ai.request.model", primary.litellm_model)
         try:
-            out, usage = await _complete_with(primary, messages, output_model, cfg, extra)
+            out, usage = await _limited(primary, messages, output_model, cfg, extra)
         except ApplicationError as primary_err:
             if fallback is None or fallback.provider == primary.provider or primary_err.type == CONTEXT_WINDOW:
                 span.set_attribute("colloquy.error", primary_err.type or "")
@@ -572,7 +495,7 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
             log.warning("llm.fallback", primary=primary.litellm_model, to=fallback.litellm_model,
                         error=str(primary_err)[:300])
             try:
-                out, usage = await _complete_with(fallback, messages, output_model, cfg, extra)
+                out, usage = await _limited(fallback, messages, output_model, cfg, extra)
             except ApplicationError as fallback_err:
                 span.set_attribute("colloquy.error", fallback_err.type or "")
                 raise _combined_failure(primary_err, fallback_err) from None
@@ -589,6 +512,7 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         span.set_attribute("gen_ai.usage.output_tokens", usage.output_tokens)
         log.info("llm.call", model=usage.model, provider=usage.provider, tokens_in=usage.input_tokens,
                  tokens_out=usage.output_tokens, cost_usd=usage.cost_usd, latency_ms=usage.latency_ms,
+                 queued_ms=usage.queued_ms,
                  reasks=usage.reasks, fallback=usage.fallback_used, offline=usage.offline)
         return out, usage
 

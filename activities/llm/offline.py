@@ -96,6 +96,8 @@ class _State:
     # the newest calls only: a long-running offline worker (`make up`) must not grow without bound
     calls: deque[OfflineCall] = field(default_factory=lambda: deque(maxlen=MAX_LOGGED_CALLS))
     latency_s: dict[str, float] = field(default_factory=dict)
+    # a model that works on one call at a time (llama.cpp's server, the in-process model): calls queue for it
+    serial: dict[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     env_script_loaded: bool = False
 
@@ -114,6 +116,12 @@ def set_latency(seconds: float, agent: str = "*") -> None:
     _state.latency_s[agent] = seconds
 
 
+def set_serial(serial: bool = True) -> None:
+    """Model one call at a time, as a llama.cpp server or the in-process model does: a call waits for the one
+    before it to finish (its latency included). Off by default (a hosted API serves calls in parallel)."""
+    _state.serial = {} if serial else None
+
+
 def calls(agent: str | None = None) -> list[OfflineCall]:
     return [c for c in _state.calls if agent is None or c.agent == agent]
 
@@ -128,6 +136,7 @@ def reset() -> None:
         _state.scripts.clear()
         _state.calls.clear()
         _state.latency_s.clear()
+        _state.serial = None
 
 
 def register_responder(agent: str, responder: Responder) -> None:
@@ -311,7 +320,11 @@ class OfflineLLM(CustomLLM):
         delay = _state.latency_s.get(agent, _state.latency_s.get("*"))
         if delay is None and agent in (os.environ.get("COLLOQUY_OFFLINE_LATENCY_AGENTS") or agent).split(","):
             delay = float(os.environ.get("COLLOQUY_OFFLINE_LATENCY_MS", "0")) / 1000
-        if delay:
+        if _state.serial is not None:
+            loop = asyncio.get_running_loop()
+            async with _state.serial.setdefault(loop, asyncio.Lock()):
+                await asyncio.sleep(delay or 0)
+        elif delay:
             await asyncio.sleep(delay)
 
         item, scripted = _next_item(agent)

@@ -39,3 +39,23 @@ async def test_auth_error_is_not_retried_and_explains_itself(ts_env, worker, off
     assert not row.ok
     assert "authentication failed" in row.error
     assert len(offline.calls("model_check")) == 1
+
+
+async def test_a_check_of_a_serial_model_gives_each_agent_its_own_turn(ts_env, worker, offline):
+    """`models --check` on a model that serves one call at a time (parallel=1): the checks run one after another,
+    so no check's time budget is spent waiting for the others (issue 29); every agent still answers."""
+    agents = ["interview_note_taker", "interview_researcher", "interview_orchestrator", "model_check"]
+    async with worker(ts_env.client) as queue:
+        handle = await ts_env.client.start_workflow(
+            ModelCheckWorkflow.run, ModelCheckRequest(agents=agents, parallel=1),
+            id=f"mc-{uuid.uuid4().hex[:6]}", task_queue=queue)
+        report = await handle.result()
+    assert [r.agent for r in report.rows] == agents and all(r.ok for r in report.rows)
+    in_flight = peak = 0
+    for event in (await handle.fetch_history()).events:
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            in_flight += 1
+            peak = max(peak, in_flight)
+        elif event.event_type in (EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED):
+            in_flight -= 1
+    assert peak == 1

@@ -124,3 +124,20 @@ def test_colloquy_worker_flags_and_bad_values(recorded, monkeypatch):
     assert seen["queues"] == ["tq", "tq-llm"]
     assert recorded[0]["max_cached_workflows"] == 42 and recorded[1]["max_concurrent_activities"] == 8
     assert recorded[0]["sticky_queue_schedule_to_start_timeout"] == timedelta(seconds=3)
+
+
+def test_the_llm_worker_takes_no_more_calls_than_its_models_serve(recorded, monkeypatch):
+    """On a serial model (the in-process `local` one) the LLM worker takes one call at a time; the workflow
+    worker's slots are not the model's business."""
+    from activities.llm.config import reset_config_cache
+    from workers.main import build_workers
+
+    monkeypatch.setenv("COLLOQUY_PROFILE", "local")
+    reset_config_cache()
+    build_workers(object(), "q", "all", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
+    wf, llm = recorded
+    assert wf["max_concurrent_activities"] == 50 and llm["max_concurrent_activities"] == 1
+    monkeypatch.setenv("COLLOQUY_PROVIDER_CONCURRENCY", "none")  # a server that serves many: the tuning decides
+    reset_config_cache()
+    build_workers(object(), "q", "llm", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
+    assert recorded[2]["max_concurrent_activities"] == 50
