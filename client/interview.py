@@ -546,7 +546,7 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client
         raise InterviewClientError(f"{handle.id} ended {status_text(result.colloquy_status, result.status)} without "
                                    f"an essay: {why}")
     text = await read_artifact(client, result.essay, desc.task_queue)
-    return result, text, ArtifactStore.local_path(result.essay)
+    return result, text, ArtifactStore.local_path(result.essay) if result.essay.uri.startswith("file:") else None
 
 
 # ================================================================================================ CLI
