@@ -5,13 +5,21 @@ path is on the worker's disk, which a client in another container or on another 
 
 Each chunk (ARTIFACT_CHUNK_BYTES) is one short ReadArtifactWorkflow on the run's task queue; a worker whose store
 holds the file reads it (`read_artifact_chunk`). The whole is checked against the ref's sha256.
+
+    text = await read_artifact_text(client, ref, task_queue)
+
+is what `colloquy serve` uses: this process's own artifact store when it holds the ref (the same object storage
+as the workers, or the same folder on this host), else a worker as above — so a `serve` with a data dir of its
+own, or several `serve` replicas, open every finished run's essay and report.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowFailureError
@@ -70,3 +78,20 @@ def _artifact_error(exc: WorkflowFailureError, ref: ArtifactRef) -> CliError:
         return CliError(cause.message, ExitCode.REFUSED)
     return CliError(f"cannot read artifact {ref.name}: {getattr(cause, 'message', None) or cause or exc}",
                     ExitCode.FAILED)
+
+
+async def read_artifact_text(client: Client, ref: ArtifactRef,
+                             task_queue: str | Callable[[], Awaitable[str]]) -> str:
+    """The artifact's text through this process's store (activities/artifact_store.py) when it holds the ref, else
+    through a worker on `task_queue` (or the queue the callable finds, asked only then). Store errors other than
+    "not here" are CliErrors (REFUSED)."""
+    from activities.artifact_store import store
+
+    try:
+        own = store()
+        if own.holds(ref):
+            return await asyncio.to_thread(own.get, ref)
+    except ApplicationError as exc:
+        if exc.type != "ArtifactNotFound":  # a file:// ref of another host's folder at the same path: ask a worker
+            raise CliError(exc.message, ExitCode.REFUSED) from None
+    return await read_artifact(client, ref, task_queue if isinstance(task_queue, str) else await task_queue())

@@ -67,6 +67,8 @@ def server_start(port: int | None = typer.Option(None, help="gRPC port (default:
         raise typer.Exit(1) from None
     verb = "reused" if status.reused else "started"
     console.print(f"Temporal server {verb}: {status.describe()}")
+    if status.notice:
+        err_console.print(f"[yellow]warning:[/yellow] {status.notice}", highlight=False)
     if server.codec_endpoint and not status.reused:
         console.print(f"Payload encryption is on: the Web UI decodes through {server.codec_endpoint} "
                       "(run `colloquy serve`; docs/platform.md, Encryption)", highlight=False)

@@ -103,7 +103,9 @@ def serve(
     The token (COLLOQUY_SERVE_TOKEN, at least 16 characters, or one is made and printed) protects everything but
     the interviewee room, whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in
     once at /login in a browser (a signed session cookie; sign out on /); pages act only for their own signed-in
-    browser (cross-site requests are refused: docs/platform.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
+    browser (cross-site requests are refused: docs/platform.md). Replicas behind a load balancer behave as one
+    when they share COLLOQUY_SERVE_TOKEN, COLLOQUY_ROOM_SECRET (room links), the artifact store settings and the
+    key file (docs/operations.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
     from client.common import console, err_console, settings
     from client.room import LazyClient, load_secret
