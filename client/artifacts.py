@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ApplicationError, FailureError
 
 from client.errors import CliError, ExitCode
@@ -30,10 +31,20 @@ from client.worker_check import require_worker
 from models.common import ArtifactRef
 from models.platform import (
     ARTIFACT_CHUNK_BYTES,
+    ARTIFACT_PIPELINE,
     READ_ARTIFACT_WORKFLOW_TYPE,
     ArtifactChunk,
     ArtifactChunkRequest,
 )
+
+
+def helper_attributes(pipeline: str) -> TypedSearchAttributes:
+    """`ColloquyPipeline=<pipeline>` from the start of a helper workflow (artifact reads, rehearsal answers), so the
+    Web UI's list can leave helpers out (`ColloquyPipeline != "artifact"`) before their first workflow task."""
+    from core import search_attributes as sa
+
+    return TypedSearchAttributes([SearchAttributePair(sa.PIPELINE, pipeline)])
+
 
 MAX_READ_BYTES = 50 * 1024 * 1024  # the artifact store's own limit (activities/artifacts.py)
 CHUNK_TIMEOUT = timedelta(seconds=60)
@@ -52,7 +63,8 @@ async def read_artifact_bytes(client: Client, ref: ArtifactRef, task_queue: str,
             chunk: ArtifactChunk = await client.execute_workflow(
                 READ_ARTIFACT_WORKFLOW_TYPE, request, id=f"artifact-read-{uuid.uuid4().hex[:12]}",
                 task_queue=task_queue, result_type=ArtifactChunk, execution_timeout=CHUNK_TIMEOUT,
-                static_summary=f"read {ref.name} from byte {len(data)}")
+                static_summary=f"read {ref.name} from byte {len(data)}", search_attributes=helper_attributes(
+                    ARTIFACT_PIPELINE))
         except WorkflowFailureError as exc:
             raise _artifact_error(exc, ref) from None
         piece = base64.b64decode(chunk.data_b64)

@@ -216,6 +216,8 @@ class PersonaAnswers:
 
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
+        from client.artifacts import helper_attributes
+        from models.rehearsal import PIPELINE as ANSWER_PIPELINE
         from models.rehearsal import WORKFLOW_TYPE as ANSWER_WORKFLOW_TYPE
         from models.rehearsal import answer_workflow_id
 
@@ -230,7 +232,8 @@ class PersonaAnswers:
                 ANSWER_WORKFLOW_TYPE, inp, id=wf_id, task_queue=self.task_queue, result_type=SimulatedAnswer,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                static_summary=f"{self.persona.name} answers question {turn}")
+                static_summary=f"{self.persona.name} answers question {turn}",
+                search_attributes=helper_attributes(ANSWER_PIPELINE))
         except WorkflowAlreadyStartedError:
             handle = self.client.get_workflow_handle(wf_id, result_type=SimulatedAnswer)
         result: SimulatedAnswer = await handle.result()

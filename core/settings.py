@@ -124,6 +124,16 @@ class ArtifactSettings:
         return f"object storage {where} ({self.endpoint or 'AWS'}, region {self.region})"
 
 
+SERVE_URL_ENV = "COLLOQUY_SERVE_URL"
+
+
+def serve_url() -> str | None:
+    """The address people open `colloquy serve` at (COLLOQUY_SERVE_URL, e.g. https://colloquy.example.org), or
+    None: results then link essays there (the console's essay URL) instead of the worker's file path."""
+    value = os.environ.get(SERVE_URL_ENV, "").strip().rstrip("/")
+    return value if value.startswith(("http://", "https://")) else None
+
+
 class TemporalProfileError(ValueError):
     """The Temporal client profile cannot be loaded (unknown profile, unreadable or invalid TOML)."""
 

@@ -32,6 +32,7 @@ from activities.rehearsal.interviewee import Persona
 from client.interview import PersonaAnswers, RehearsalOptions, TranscriptAnswers, rehearse, start_interview
 from models.interview import InterviewInput, InterviewResult
 from models.study import UPDATE_OPEN_LINK, OpenedLink, OpenLink, StudyResult
+from tests.conftest import replay
 from tests.e2e.interview.helpers import ANSWERS
 from tests.workflows.study.helpers import invite, start_study
 
@@ -95,6 +96,16 @@ def _sign_in(base: str) -> str:
     return cookie.split(";", 1)[0]
 
 
+async def _listed(client, *queries: str) -> dict[str, list]:  # noqa: ANN001
+    """Each visibility query's workflows, once every one lists some (visibility lags the runs by a moment)."""
+    deadline = time.monotonic() + 20
+    while True:
+        found = {q: [w async for w in client.list_workflows(q)] for q in queries}
+        if all(found.values()) or time.monotonic() > deadline:
+            return found
+        await asyncio.sleep(0.5)
+
+
 async def _rehearsed_interview(client, queue: str, iid: str) -> InterviewResult:  # noqa: ANN001
     handle = await start_interview(client, InterviewInput(topic="What on-call taught me", duration_seconds=600,
                                                           cycle_seconds=1.0), iid, queue)
@@ -120,15 +131,17 @@ async def _one_participant_study(client, queue: str, sid: str) -> StudyResult:  
 async def test_two_serves_with_data_dirs_of_their_own_open_essays_reports_and_each_others_links(
         dev_env, worker, offline, seaweed, tmp_path, monkeypatch):
     s3 = seaweed.env(bucket=f"e2e-{uuid.uuid4().hex[:8]}", prefix="colloquy")
-    for name, value in {**s3, "COLLOQUY_DATA_DIR": str(tmp_path / "worker")}.items():
-        monkeypatch.setenv(name, value)  # the in-process worker's store: object storage
-    offline.script("interview_writer", ESSAY)
-    client = dev_env.client
-    address = client.service_client.config.target_host
     dirs = {name: tmp_path / name for name in ("serve-a", "serve-b")}
     for d in dirs.values():
         d.mkdir()
     ports = {name: _free_port() for name in dirs}
+    worker_env = {**s3, "COLLOQUY_DATA_DIR": str(tmp_path / "worker"),
+                  "COLLOQUY_SERVE_URL": f"http://127.0.0.1:{ports['serve-a']}/"}  # where people open serve
+    for name, value in worker_env.items():
+        monkeypatch.setenv(name, value)  # the in-process worker: object storage, serve's address
+    offline.script("interview_writer", ESSAY)
+    client = dev_env.client
+    address = client.service_client.config.target_host
     serves = {}
     async with worker(client) as queue:
         serves["serve-a"] = _serve(ports["serve-a"], dirs["serve-a"], address, queue, s3)
@@ -154,6 +167,21 @@ async def test_two_serves_with_data_dirs_of_their_own_open_essays_reports_and_ea
                 code, text, headers = await asyncio.to_thread(_get, f"{base}/api/studies/{sid}/report", bearer)
                 assert code == 200 and text == report_html and headers["Content-Type"].startswith("text/html"), \
                     (base, code, text[:300])
+
+            # the result links the essay where a person opens it: serve's console URL, not the worker's path
+            assert interview.essay.url == f"{a}/api/interviews/{iid}/essay"
+            code, text, _ = await asyncio.to_thread(_get, interview.essay.url, bearer)
+            assert code == 200 and text == essay
+
+            # helpers carry ColloquyPipeline (the Web UI's list leaves them out): rehearsal answers, artifact reads
+            helpers = await _listed(client, 'ColloquyPipeline="artifact"', 'ColloquyPipeline="rehearsal"')
+            assert any(w.id.startswith("artifact-read-") for w in helpers['ColloquyPipeline="artifact"'])
+            assert f"rehearsal-{sid}--P001-turn-1" in {w.id for w in helpers['ColloquyPipeline="rehearsal"']}
+            main = [w.id async for w in client.list_workflows(
+                f'ColloquyPipeline != "artifact" AND ColloquyPipeline != "rehearsal" AND WorkflowId = "{iid}"')]
+            assert main == [iid]
+            read = next(w for w in helpers['ColloquyPipeline="artifact"'] if w.id.startswith("artifact-read-"))
+            await replay(client.get_workflow_handle(read.id))  # the patched upsert replays
 
             # one room link, one sign-in: both replicas honour what the other made
             code, text, _ = await asyncio.to_thread(_get, f"{a}/api/interviews/{iid}/room-link", bearer)

@@ -9,7 +9,6 @@ import subprocess
 
 import yaml
 
-from core.settings import ROOT
 from tests.seaweedfs import weed_binary
 from tests.unit.platform.test_deploy import K8S, _k8s_docs, _parse_colloquy_args, _pinned
 from tests.unit.platform.test_deploy_compose import _services
@@ -44,6 +43,7 @@ def test_compose_serve_is_the_real_cli_health_checked_stateless_and_wired_to_the
         assert serve["depends_on"][dep] == {"condition": "service_healthy"}
     # the Web UI decodes through this serve, and serve answers the UI's origin (CORS)
     assert ui["environment"]["TEMPORAL_CODEC_ENDPOINT"] == f"http://127.0.0.1:{params['port']}/codec"
+    assert services["colloquy-worker"]["environment"]["COLLOQUY_SERVE_URL"].endswith(f":{params['port']}}}")
     ui_origin = "http://" + ui["ports"][0].rsplit(":", 1)[0]
     assert ui_origin in params["origin"] and ui_origin in ui["environment"]["TEMPORAL_CORS_ORIGINS"]
     assert serve["image"] == services["colloquy-worker"]["image"]
@@ -97,6 +97,8 @@ def test_k8s_serve_deployment_service_ingress_and_secrets():
     [tls] = ingress["spec"]["tls"]
     assert tls["secretName"] and tls["hosts"] == [ingress["spec"]["rules"][0]["host"]]
     assert ingress["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-buffering"] == "off"  # SSE
+    config = next(iter(_by_name("ConfigMap").values()))["data"]
+    assert config["COLLOQUY_SERVE_URL"] == f"https://{tls['hosts'][0]}"  # results link essays at the Ingress
     assert "serve.yaml" in yaml.safe_load((K8S / "kustomization.yaml").read_text())["resources"]
 
 
