@@ -3,7 +3,10 @@ dev extra), on 127.0.0.1 free ports, in its own temp dir, with its own access ke
 and removed by the fixture that started it. A missing binary FAILS the tests, never skips them.
 
     with seaweedfs() as s3:
-        env = s3.env(bucket="colloquy")   # COLLOQUY_ARTIFACT_STORE=s3 + endpoint/bucket + AWS_* credentials
+        env = s3.env(prefix="run-1")   # COLLOQUY_ARTIFACT_STORE=s3 + endpoint/bucket + AWS_* credentials
+
+SeaweedFS grows several volumes per bucket (collection) at once: tests share one bucket ("colloquy") and keep
+apart by prefix, so a session never runs out of volumes.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ class SeaweedS3:
     secret_key: str = field(repr=False)
     region: str = "us-east-1"
 
-    def env(self, bucket: str, prefix: str = "") -> dict[str, str]:
+    def env(self, bucket: str = "colloquy", prefix: str = "") -> dict[str, str]:
         return {"COLLOQUY_ARTIFACT_STORE": "s3", "COLLOQUY_S3_ENDPOINT": self.endpoint, "COLLOQUY_S3_BUCKET": bucket,
                 "COLLOQUY_S3_REGION": self.region, "COLLOQUY_S3_PREFIX": prefix,
                 "AWS_ACCESS_KEY_ID": self.access_key, "AWS_SECRET_ACCESS_KEY": self.secret_key}
@@ -77,7 +80,7 @@ def seaweedfs() -> Iterator[SeaweedS3]:
            f"-volume.port.grpc={volume_grpc}", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
            "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", "-s3.port.iceberg=0", "-s3.port.lance=0",
            f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", "-master.volumeSizeLimitMB=64",
-           "-volume.max=8"]
+           "-volume.max=64"]
     log = (root / "weed.log").open("wb")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
     try:

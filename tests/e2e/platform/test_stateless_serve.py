@@ -130,7 +130,7 @@ async def _one_participant_study(client, queue: str, sid: str) -> StudyResult:  
 
 async def test_two_serves_with_data_dirs_of_their_own_open_essays_reports_and_each_others_links(
         dev_env, worker, offline, seaweed, tmp_path, monkeypatch):
-    s3 = seaweed.env(bucket=f"e2e-{uuid.uuid4().hex[:8]}", prefix="colloquy")
+    s3 = seaweed.env(prefix=f"e2e-{uuid.uuid4().hex[:8]}")
     dirs = {name: tmp_path / name for name in ("serve-a", "serve-b")}
     for d in dirs.values():
         d.mkdir()
@@ -151,8 +151,8 @@ async def test_two_serves_with_data_dirs_of_their_own_open_essays_reports_and_ea
             iid = f"interview-stateless-{uuid.uuid4().hex[:6]}"
             interview, result = await asyncio.gather(_rehearsed_interview(client, queue, iid),
                                                      _one_participant_study(client, queue, sid))
-            assert interview.essay is not None and interview.essay.uri.startswith("s3://e2e-")
-            assert result.outputs is not None and result.outputs.report_html.uri.startswith("s3://e2e-")
+            assert interview.essay is not None and interview.essay.uri.startswith(f"s3://colloquy/{s3['COLLOQUY_S3_PREFIX']}/")
+            assert result.outputs is not None and result.outputs.report_html.uri.startswith("s3://colloquy/e2e-")
             report_html = store().get(result.outputs.report_html)
             essay = store().get(interview.essay)
             assert ESSAY in essay  # the writer's (scripted) essay, under the offline double's label

@@ -23,7 +23,7 @@ def _backend(kind: str, tmp_path, seaweed, monkeypatch):
         return LocalBackend(tmp_path / "my artifacts ü")  # a space and non-ASCII in the root
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", seaweed.access_key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", seaweed.secret_key)
-    return S3Backend("contract", seaweed.endpoint, prefix=f"t-{uuid.uuid4().hex[:8]}/ä b")
+    return S3Backend("colloquy", seaweed.endpoint, prefix=f"t-{uuid.uuid4().hex[:8]}/ä b")
 
 
 @pytest.fixture(params=BACKENDS)
@@ -42,7 +42,7 @@ def keys(tmp_path, monkeypatch):
 def test_put_get_round_trip(backend):
     s = ArtifactStore(backend=backend)
     ref = s.put("wf-1", "essay.md", "# Essay\n\nhällo")
-    assert ref.uri.startswith("file://" if isinstance(backend, LocalBackend) else "s3://contract/")
+    assert ref.uri.startswith("file://" if isinstance(backend, LocalBackend) else "s3://colloquy/t-")
     assert "%20" in ref.uri  # percent-encoded
     assert s.get(ref) == "# Essay\n\nhällo" and s.get(ref.uri) == "# Essay\n\nhällo"
     assert ref.size_bytes == len("# Essay\n\nhällo".encode()) and s.holds(ref)
@@ -136,12 +136,13 @@ def test_encryption_at_rest(backend, keys, monkeypatch):
 def test_settings_choose_the_backend_and_encryption(tmp_path, seaweed, monkeypatch, keys):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "local"))
     assert isinstance(store().backend, LocalBackend) and not store().encrypt  # local default: plain files, 0600
-    for name, value in seaweed.env(bucket="from-env", prefix="p").items():
+    prefix = f"env-{uuid.uuid4().hex[:8]}"
+    for name, value in seaweed.env(prefix=prefix).items():
         monkeypatch.setenv(name, value)
     s = store()
     assert isinstance(s.backend, S3Backend) and s.encrypt  # object storage + payload keys: sealed by default
     ref = s.put("wf-s", "a.md", "über")
-    assert ref.uri == "s3://from-env/p/wf-s/a.md" and s.get(ref) == "über"
+    assert ref.uri == f"s3://colloquy/{prefix}/wf-s/a.md" and s.get(ref) == "über"
     monkeypatch.setenv("COLLOQUY_ARTIFACT_ENCRYPTION", "off")
     assert not store().encrypt
     old = ArtifactStore(tmp_path / "local").put("wf-s", "before.md", "written before the switch")
@@ -161,7 +162,7 @@ def test_settings_choose_the_backend_and_encryption(tmp_path, seaweed, monkeypat
 def test_wrong_credentials_are_refused_without_showing_them(seaweed, monkeypatch):
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", seaweed.access_key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret-Zq9")
-    s = ArtifactStore(backend=S3Backend("contract", seaweed.endpoint))
+    s = ArtifactStore(backend=S3Backend("colloquy", seaweed.endpoint))
     with pytest.raises(ApplicationError, match="access denied") as err:
         s.put("wf-x", "a.md", "x")
     assert err.value.non_retryable and "not-the-secret-Zq9" not in str(err.value)
