@@ -107,3 +107,17 @@ async def read_artifact_text(client: Client, ref: ArtifactRef,
         if exc.type != "ArtifactNotFound":  # a file:// ref of another host's folder at the same path: ask a worker
             raise CliError(exc.message, ExitCode.REFUSED) from None
     return await read_artifact(client, ref, task_queue if isinstance(task_queue, str) else await task_queue())
+
+
+def checked_store_settings() -> str:
+    """The artifact store the environment names, described (`colloquy worker` and `serve` print it at start);
+    unusable settings are a CliError (exit 2) before anything starts, not a failure in every activity."""
+    from core.codec import encryption_enabled
+    from core.settings import ArtifactSettings, ArtifactSettingsError
+
+    try:
+        settings = ArtifactSettings.from_env()
+        sealed = settings.encrypted(encryption_enabled())
+    except ArtifactSettingsError as exc:
+        raise CliError(f"artifact store: {exc}", ExitCode.USAGE) from None
+    return settings.describe() + (", encrypted with the payload keys" if sealed else "")

@@ -69,3 +69,22 @@ def test_a_session_cookie_carries_its_own_expiry_and_cannot_be_stretched():
 @pytest.mark.parametrize("cookie", ["", "a.b", "a.b.c.d", "x.1e9.sig", "x." + "9" * 13 + ".sig", "." * 2])
 def test_malformed_cookies_are_no_session(cookie):
     assert Sessions(TOKEN).session_id(cookie) is None
+
+
+@pytest.mark.parametrize("command", [["serve", "--port", "1"], ["worker"]])
+@pytest.mark.parametrize(("env", "words"), [
+    ({"COLLOQUY_ARTIFACT_STORE": "s3"}, "COLLOQUY_S3_BUCKET"),
+    ({"COLLOQUY_ARTIFACT_STORE": "s3", "COLLOQUY_S3_BUCKET": "b", "COLLOQUY_S3_ENDPOINT": "seaweedfs:8333"},
+     "http"),
+    ({"COLLOQUY_ARTIFACT_ENCRYPTION": "on"}, "COLLOQUY_CODEC_KEYS_FILE"),
+])
+def test_unusable_store_settings_stop_serve_and_the_worker_at_once(monkeypatch, command, env, words):
+    from typer.testing import CliRunner
+
+    from client.cli import app
+
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    result = CliRunner().invoke(app, command)
+    out = " ".join(result.output.split())
+    assert result.exit_code == 2 and "artifact store" in out and words in out and "Traceback" not in out, out
