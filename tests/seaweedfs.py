@@ -74,12 +74,16 @@ def seaweedfs() -> Iterator[SeaweedS3]:
                                   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
     (root / "s3.json").write_text(json.dumps(identities))
     (root / "data").mkdir()
-    master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc = _free_ports(8)
+    # read from the working directory: one volume per growth step (the default 7 makes a bucket's first write slow)
+    (root / "master.toml").write_text("[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 1\ncopy_3 = 1\ncopy_other = 1\n")
+    ports = _free_ports(8)
+    master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc = ports
     cmd = [weed_binary(), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={root / 'data'}",
            f"-master.port={master}", f"-master.port.grpc={master_grpc}", f"-volume.port={volume}",
            f"-volume.port.grpc={volume_grpc}", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
            "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", "-s3.port.iceberg=0", "-s3.port.lance=0",
-           f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", "-master.volumeSizeLimitMB=64",
+           f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", f"-filer.localSocket={root / 'filer.sock'}",
+           f"-s3.localSocket={root / 's3.sock'}", "-master.volumeSizeLimitMB=64",
            "-volume.max=64"]
     log = (root / "weed.log").open("wb")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
@@ -106,3 +110,6 @@ def seaweedfs() -> Iterator[SeaweedS3]:
         proc.wait(timeout=10)
         log.close()
         shutil.rmtree(root, ignore_errors=True)
+        for port in ports:  # the gRPC unix sockets weed puts in /tmp (named by our ports; no flag moves them)
+            for sock in Path(tempfile.gettempdir()).glob(f"seaweedfs-*-{port}.sock"):
+                sock.unlink(missing_ok=True)

@@ -8,10 +8,12 @@ import hashlib
 import uuid
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from temporalio.exceptions import ApplicationError
 
 from activities import artifact_store
-from activities.artifact_store import SEALED, ArtifactStore, LocalBackend, S3Backend, key_for, store
+from activities.artifact_store import SEALED, ArtifactStore, LocalBackend, S3Backend, Sealer, key_for, store
 from core.codec import Keyring
 from core.settings import ArtifactSettings, ArtifactSettingsError
 
@@ -167,3 +169,38 @@ def test_wrong_credentials_are_refused_without_showing_them(seaweed, monkeypatch
         s.put("wf-x", "a.md", "x")
     assert err.value.non_retryable and "not-the-secret-Zq9" not in str(err.value)
     assert seaweed.secret_key not in repr(seaweed)
+
+
+# ------------------------------------------------------------------------------------------ properties
+TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=3000)
+PART = st.text(min_size=1, max_size=40).filter(lambda p: artifact_store._SAFE.sub("_", p).strip("._"))
+
+
+@pytest.mark.parametrize("sealed", [False, True], ids=["plain", "sealed"])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=TEXT, scope=PART, name=PART, chunk=st.integers(1, 700))
+def test_any_text_round_trips_whole_and_in_chunks(backend, keys, sealed, text, scope, name, chunk):
+    """Whatever the text and names: get returns the text, the ref's sha256 and size are the text's, and chunks of
+    any size put it back together; sealed or not, on either backend."""
+    s = ArtifactStore(backend=backend, encrypt=sealed)
+    ref = s.put(scope, name, text)
+    data = text.encode()
+    assert s.get(ref) == text and ref.sha256 == hashlib.sha256(data).hexdigest() and ref.size_bytes == len(data)
+    pieces, offset = [], 0
+    while offset < len(data):
+        piece, size = s.read_chunk(ref, offset, chunk)
+        assert size == len(data) and piece
+        pieces.append(piece)
+        offset += len(piece)
+    assert b"".join(pieces) == data
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.binary(max_size=500), flip=st.integers(0, 10_000))
+def test_a_sealed_artifact_with_any_byte_changed_never_opens(keys, data, flip):
+    sealer = Sealer(Keyring.load(keys))
+    blob = sealer.seal(data)
+    assert sealer.open(blob, "x") == data
+    i = flip % len(blob)
+    with pytest.raises(ApplicationError):
+        sealer.open(blob[:i] + bytes([blob[i] ^ 0x41]) + blob[i + 1:], "x")

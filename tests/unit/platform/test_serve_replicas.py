@@ -5,6 +5,7 @@ Over real HTTP (aiohttp's test servers) with a scripted Temporal client."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import AsyncExitStack
 from typing import Any, cast
@@ -45,6 +46,14 @@ async def test_a_session_and_a_room_link_made_by_one_replica_work_on_the_other(m
         with_cookie = {"Cookie": f"{COOKIE}={cookie}"}
         link = (await (await one.get("/api/interviews/interview-a/room-link", headers=with_cookie)).json())["url"]
         assert (await two.get("/api/interviews/interview-a/room-link", headers=with_cookie)).status == 200
+        # the console's stream reconnects to the other replica with the same cookie
+        stream = await two.get("/api/interviews/interview-a/stream", headers=with_cookie)
+        assert stream.status == 200 and stream.content_type == "text/event-stream"
+        first = b""
+        while b"interview-a" not in first:  # after the retry hint: the session's state
+            first += await asyncio.wait_for(stream.content.readuntil(b"\n\n"), 10)
+        assert b"data:" in first
+        stream.close()
         path = link.split("://", 1)[1].split("/", 1)[1]
         r = await two.get(f"/{path}/state")
         assert r.status == 200 and (await r.json())["workflow_id"] == "interview-a"
