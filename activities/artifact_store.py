@@ -370,8 +370,9 @@ class ArtifactStore:
         return sealer.open(blob, what)
 
     @staticmethod
-    def local_path(ref: ArtifactRef) -> Path:
-        return _path_of(ref.uri)
+    def local_path(ref: ArtifactRef) -> Path | None:
+        """The file of a `file://` ref (on the disk of the worker that wrote it), None for object storage."""
+        return None if ref.uri.startswith("s3://") else _path_of(ref.uri)
 
 
 @functools.lru_cache(maxsize=4)

@@ -216,8 +216,6 @@ class PersonaAnswers:
 
     async def answer(self, turn: int, question: str, recent: list[TranscriptEntry]) -> str | None:
         from activities.rehearsal.interviewee import Exchange, IntervieweeInput, SimulatedAnswer
-        from client.artifacts import helper_attributes
-        from models.rehearsal import PIPELINE as ANSWER_PIPELINE
         from models.rehearsal import WORKFLOW_TYPE as ANSWER_WORKFLOW_TYPE
         from models.rehearsal import answer_workflow_id
 
@@ -232,8 +230,7 @@ class PersonaAnswers:
                 ANSWER_WORKFLOW_TYPE, inp, id=wf_id, task_queue=self.task_queue, result_type=SimulatedAnswer,
                 id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
-                static_summary=f"{self.persona.name} answers question {turn}",
-                search_attributes=helper_attributes(ANSWER_PIPELINE))
+                static_summary=f"{self.persona.name} answers question {turn}")
         except WorkflowAlreadyStartedError:
             handle = self.client.get_workflow_handle(wf_id, result_type=SimulatedAnswer)
         result: SimulatedAnswer = await handle.result()
@@ -549,7 +546,7 @@ async def fetch_essay(handle: WorkflowHandle, wait: bool = False, client: Client
         raise InterviewClientError(f"{handle.id} ended {status_text(result.colloquy_status, result.status)} without "
                                    f"an essay: {why}")
     text = await read_artifact(client, result.essay, desc.task_queue)
-    return result, text, ArtifactStore.local_path(result.essay) if result.essay.uri.startswith("file:") else None
+    return result, text, ArtifactStore.local_path(result.essay)
 
 
 # ================================================================================================ CLI
