@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local system-deps demo test test-fast test-crash lint up down clean-data
+.PHONY: install install-local system-deps demo test test-fast test-crash lint up down clean-data image image-push
 
 install: $(VENV)/.installed
 
@@ -74,6 +74,15 @@ up: install
 down:
 	@if [ -f .data/worker.pid ]; then kill $$(cat .data/worker.pid) 2>/dev/null || true; rm -f .data/worker.pid; echo "worker stopped"; fi
 	-$(COLLOQUY) server stop
+
+# The worker/serve image (deploy/Dockerfile) for compose and k8s: build it, then push it to your registry (the k8s
+# manifests name ghcr.io/colloquy/colloquy-worker:0.1.0: set yours there, docs/operations.md "The image").
+IMAGE ?= colloquy-worker:0.1.0
+image:
+	docker build -f deploy/Dockerfile -t $(IMAGE) .
+
+image-push: image
+	docker push $(IMAGE)
 
 clean-data: down
 	rm -rf .data

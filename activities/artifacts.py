@@ -1,11 +1,10 @@
-"""The artifact store: large texts (transcripts, essays, drafts, reports) live here; histories hold ArtifactRef.
+"""The artifact store's activities and `completed_once`. The store itself (one interface; a local folder or
+S3-compatible object storage, chosen by the environment) is activities/artifact_store.py; `ArtifactStore` and
+`store()` are re-exported here for the code that imported them from this module.
 
-Local directory by default (COLLOQUY_ARTIFACT_DIR, else .data/artifacts). Writes are atomic (temp file +
-rename) and content-addressed by sha256, so a retried activity writes the same ref twice harmlessly.
-
-`ArtifactStore` is synchronous (plain file I/O). Activities never call it on the worker's event loop: each storage
-activity (here, activities/interview/storage.py, activities/writing/storage.py, the discussion transcript and
-report) is an `async def` that runs its synchronous body with `asyncio.to_thread`, like the query pipeline's
+The store is synchronous (file I/O, blocking S3 calls). Activities never call it on the worker's event loop: each
+storage activity (here, activities/interview/storage.py, activities/writing/storage.py, the discussion transcript
+and report) is an `async def` that runs its synchronous body with `asyncio.to_thread`, like the query pipeline's
 storage. Agent code inside an async activity should do the same around `store().get/put`.
 """
 
@@ -15,119 +14,23 @@ import asyncio
 import functools
 import hashlib
 import json
-import os
-import re
-import tempfile
 import typing
 from collections.abc import Callable
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import unquote, urlparse
 
 import structlog
 from pydantic import TypeAdapter
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
-from core.settings import artifact_dir
+from activities.artifact_store import MAX_ARTIFACT_BYTES, ArtifactStore, store
 from models.common import ArtifactRef, PutArtifactInput
 from models.platform import ArtifactChunk, ArtifactChunkRequest
 
+__all__ = ["ACTIVITIES", "MAX_ARTIFACT_BYTES", "RESULTS_SCOPE", "ArtifactStore", "completed_once", "get_artifact",
+           "put_artifact", "read_artifact_chunk", "store"]
+
 F = TypeVar("F", bound=Callable[..., Any])
 log = structlog.get_logger("colloquy.artifacts")
-_SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
-MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
-
-
-def _safe(part: str) -> str:
-    cleaned = _SAFE.sub("_", part).strip("._")
-    if not cleaned:
-        raise ApplicationError(f"invalid artifact path component {part!r}", type="ArtifactError", non_retryable=True)
-    return cleaned
-
-
-class ArtifactStore:
-    def __init__(self, root: Path | None = None) -> None:
-        self.root = (root or artifact_dir()).resolve()
-
-    def path_for(self, scope: str, name: str) -> Path:
-        return self.root / _safe(scope) / _safe(name)
-
-    def put(self, scope: str, name: str, content: str, content_type: str = "text/plain") -> ArtifactRef:
-        data = content.encode("utf-8")
-        if len(data) > MAX_ARTIFACT_BYTES:
-            raise ApplicationError(f"artifact {name} is {len(data)} bytes, over the {MAX_ARTIFACT_BYTES} limit",
-                                   type="ArtifactError", non_retryable=True)
-        path = self.path_for(scope, name)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            os.replace(tmp, path)
-        except PermissionError as exc:
-            raise ApplicationError(f"cannot write artifact {path}: permission denied", type="ArtifactError",
-                                   non_retryable=True) from exc
-        except OSError as exc:
-            raise ApplicationError(f"cannot write artifact {path}: {exc.strerror}", type="ArtifactError") from exc
-        return ArtifactRef(uri=path.as_uri(), name=name, sha256=hashlib.sha256(data).hexdigest(),
-                           size_bytes=len(data), content_type=content_type, created_at=datetime.now(UTC))
-
-    def get(self, ref: ArtifactRef | str) -> str:
-        uri = ref.uri if isinstance(ref, ArtifactRef) else ref
-        path = _path_of(uri)
-        if not path.resolve().is_relative_to(self.root):
-            raise ApplicationError(f"artifact {uri} is outside the store {self.root}", type="ArtifactError",
-                                   non_retryable=True)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError as exc:
-            raise ApplicationError(f"artifact {uri} not found", type="ArtifactNotFound", non_retryable=True) from exc
-        if isinstance(ref, ArtifactRef) and hashlib.sha256(data).hexdigest() != ref.sha256:
-            raise ApplicationError(f"artifact {uri} changed since it was written (sha256 mismatch)",
-                                   type="ArtifactError", non_retryable=True)
-        return data.decode("utf-8")
-
-    def read_chunk(self, ref: ArtifactRef, offset: int, max_bytes: int) -> tuple[bytes, int]:
-        """(bytes offset..offset+max_bytes, the file's size) of an artifact in this store. The whole is checked
-        against `ref.sha256` by whoever puts the chunks together; a size that differs from the ref's is refused
-        here already."""
-        path = self._inside(ref.uri)
-        try:
-            with path.open("rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                fh.seek(offset)
-                data = fh.read(max_bytes)
-        except FileNotFoundError as exc:
-            raise ApplicationError(f"artifact {ref.name} not found in the worker's store {self.root}",
-                                   type="ArtifactNotFound", non_retryable=True) from exc
-        if size != ref.size_bytes:
-            raise ApplicationError(f"artifact {ref.name} changed since it was written ({size} bytes, not "
-                                   f"{ref.size_bytes})", type="ArtifactError", non_retryable=True)
-        return data, size
-
-    def _inside(self, uri: str) -> Path:
-        path = _path_of(uri)
-        if not path.resolve().is_relative_to(self.root):
-            raise ApplicationError(f"artifact {uri} is outside the store {self.root}", type="ArtifactError",
-                                   non_retryable=True)
-        return path
-
-    @staticmethod
-    def local_path(ref: ArtifactRef) -> Path:
-        return _path_of(ref.uri)
-
-
-def _path_of(uri: str) -> Path:
-    """file:// URIs are percent-encoded (`Path.as_uri`): a root with a space or non-ASCII name must round-trip."""
-    if uri.startswith("file://"):
-        return Path(unquote(urlparse(uri).path))
-    return Path(uri)
-
-
-def store() -> ArtifactStore:
-    return ArtifactStore()
 
 
 # ----------------------------------------------------------------------------------- completed once
@@ -156,13 +59,17 @@ def completed_once(fn: F) -> F:
                                                                                              sort_keys=True)
         digest = hashlib.sha256(f"{info.workflow_run_id}\n{info.activity_type}\n{payload}".encode()).hexdigest()[:40]
         scope, name = f"{RESULTS_SCOPE}-{info.workflow_id}", f"{info.activity_type}-{digest}.json"
-        path = store().path_for(scope, name)
-        try:
-            kept = await asyncio.to_thread(path.read_text, encoding="utf-8")
-            log.info("activity.result_reused", activity=info.activity_type, attempt=info.attempt, file=str(path))
-            return result_type.validate_json(kept)
-        except (FileNotFoundError, ValueError):
-            pass
+        artifacts = store()
+        kept = await asyncio.to_thread(artifacts.read_optional, scope, name)
+        if kept is not None:
+            try:
+                result = result_type.validate_json(kept)
+            except ValueError:
+                pass
+            else:
+                log.info("activity.result_reused", activity=info.activity_type, attempt=info.attempt,
+                         file=artifacts.location(scope, name))
+                return result
         result = await fn(inp)
         await asyncio.to_thread(store().put, scope, name, result_type.dump_json(result).decode(), "application/json")
         return result

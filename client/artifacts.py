@@ -5,16 +5,25 @@ path is on the worker's disk, which a client in another container or on another 
 
 Each chunk (ARTIFACT_CHUNK_BYTES) is one short ReadArtifactWorkflow on the run's task queue; a worker whose store
 holds the file reads it (`read_artifact_chunk`). The whole is checked against the ref's sha256.
+
+    text = await read_artifact_text(client, ref, task_queue)
+
+is what `colloquy serve` uses: this process's own artifact store when it holds the ref (the same object storage
+as the workers, or the same folder on this host), else a worker as above — so a `serve` with a data dir of its
+own, or several `serve` replicas, open every finished run's essay and report.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowFailureError
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ApplicationError, FailureError
 
 from client.errors import CliError, ExitCode
@@ -22,10 +31,20 @@ from client.worker_check import require_worker
 from models.common import ArtifactRef
 from models.platform import (
     ARTIFACT_CHUNK_BYTES,
+    ARTIFACT_PIPELINE,
     READ_ARTIFACT_WORKFLOW_TYPE,
     ArtifactChunk,
     ArtifactChunkRequest,
 )
+
+
+def helper_attributes(pipeline: str) -> TypedSearchAttributes:
+    """`ColloquyPipeline=<pipeline>` from the start of a helper workflow (artifact reads, rehearsal answers), so the
+    Web UI's list can leave helpers out (`ColloquyPipeline != "artifact"`) before their first workflow task."""
+    from core import search_attributes as sa
+
+    return TypedSearchAttributes([SearchAttributePair(sa.PIPELINE, pipeline)])
+
 
 MAX_READ_BYTES = 50 * 1024 * 1024  # the artifact store's own limit (activities/artifacts.py)
 CHUNK_TIMEOUT = timedelta(seconds=60)
@@ -44,7 +63,8 @@ async def read_artifact_bytes(client: Client, ref: ArtifactRef, task_queue: str,
             chunk: ArtifactChunk = await client.execute_workflow(
                 READ_ARTIFACT_WORKFLOW_TYPE, request, id=f"artifact-read-{uuid.uuid4().hex[:12]}",
                 task_queue=task_queue, result_type=ArtifactChunk, execution_timeout=CHUNK_TIMEOUT,
-                static_summary=f"read {ref.name} from byte {len(data)}")
+                static_summary=f"read {ref.name} from byte {len(data)}", search_attributes=helper_attributes(
+                    ARTIFACT_PIPELINE))
         except WorkflowFailureError as exc:
             raise _artifact_error(exc, ref) from None
         piece = base64.b64decode(chunk.data_b64)
@@ -70,3 +90,34 @@ def _artifact_error(exc: WorkflowFailureError, ref: ArtifactRef) -> CliError:
         return CliError(cause.message, ExitCode.REFUSED)
     return CliError(f"cannot read artifact {ref.name}: {getattr(cause, 'message', None) or cause or exc}",
                     ExitCode.FAILED)
+
+
+async def read_artifact_text(client: Client, ref: ArtifactRef,
+                             task_queue: str | Callable[[], Awaitable[str]]) -> str:
+    """The artifact's text through this process's store (activities/artifact_store.py) when it holds the ref, else
+    through a worker on `task_queue` (or the queue the callable finds, asked only then). Store errors other than
+    "not here" are CliErrors (REFUSED)."""
+    from activities.artifact_store import store
+
+    try:
+        own = store()
+        if own.holds(ref):
+            return await asyncio.to_thread(own.get, ref)
+    except ApplicationError as exc:
+        if exc.type != "ArtifactNotFound":  # a file:// ref of another host's folder at the same path: ask a worker
+            raise CliError(exc.message, ExitCode.REFUSED) from None
+    return await read_artifact(client, ref, task_queue if isinstance(task_queue, str) else await task_queue())
+
+
+def checked_store_settings() -> str:
+    """The artifact store the environment names, described (`colloquy worker` and `serve` print it at start);
+    unusable settings are a CliError (exit 2) before anything starts, not a failure in every activity."""
+    from core.codec import encryption_enabled
+    from core.settings import ArtifactSettings, ArtifactSettingsError
+
+    try:
+        settings = ArtifactSettings.from_env()
+        sealed = settings.encrypted(encryption_enabled())
+    except ArtifactSettingsError as exc:
+        raise CliError(f"artifact store: {exc}", ExitCode.USAGE) from None
+    return settings.describe() + (", encrypted with the payload keys" if sealed else "")

@@ -67,6 +67,8 @@ def server_start(port: int | None = typer.Option(None, help="gRPC port (default:
         raise typer.Exit(1) from None
     verb = "reused" if status.reused else "started"
     console.print(f"Temporal server {verb}: {status.describe()}")
+    if status.notice:
+        err_console.print(f"[yellow]warning:[/yellow] {status.notice}", highlight=False)
     if server.codec_endpoint and not status.reused:
         console.print(f"Payload encryption is on: the Web UI decodes through {server.codec_endpoint} "
                       "(run `colloquy serve`; docs/platform.md, Encryption)", highlight=False)
@@ -152,6 +154,14 @@ def worker(
     except ConfigError as exc:
         err_console.print(f"[red]configuration error:[/red] {exc}")
         raise typer.Exit(2) from None
+    from client.artifacts import checked_store_settings
+    from client.errors import CliError
+
+    try:
+        store_text = checked_store_settings()  # unusable store settings stop the worker at once, too
+    except CliError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
 
     async def _run() -> bool:
         client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
@@ -168,7 +178,7 @@ def worker(
         workers = build_workers(client, task_queue, role, tuning=tuning)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
-                      f" namespace {client.namespace}; {tuning.describe()}", highlight=False)
+                      f" namespace {client.namespace}; {tuning.describe()}; artifacts: {store_text}", highlight=False)
         if role in ("all", "llm"):
             from workers.main import llm_tuning
 

@@ -12,13 +12,15 @@
     GET  /api/interviews/{wid}/console     everything the console shows (state, transcript, notes, plan, essay)
     GET  /api/interviews/{wid}/stream      the session state, pushed (SSE)
     POST /api/interviews/{wid}/control     {"action": "pause"|"resume"|"end"|...}
-    GET  /api/interviews/{wid}/essay       the essay (markdown), read from the artifact store by this server
+    GET  /api/interviews/{wid}/essay       the essay (markdown): this server's artifact store when it holds it (shared
+                                           object storage), else read through a worker (client/artifacts.py)
     GET  /api/interviews/{wid}/room-link   the interviewee link
     GET  /static/{name}                    the pages' CSS/JS (package data: client/web/)
 
 Interviewee keys: HMAC-SHA256 of the workflow id with this server's secret (COLLOQUY_ROOM_SECRET, else the file
 .data/room-secret, made once with 0600), so links survive restarts, nothing is stored per session, and a key
-opens one session only. Rotate the secret to revoke every link.
+opens one session only; replicas given the same COLLOQUY_ROOM_SECRET accept each other's links. Rotate the secret
+to revoke every link.
 
 Pushing: one watcher per open session polls the `session_state` query (queries add nothing to the workflow's
 history) every `poll_s` and pushes to every page watching that session when what a page shows changed, plus a
@@ -497,9 +499,8 @@ async def console_control(request: web.Request) -> web.Response:
 
 
 async def console_essay(request: web.Request) -> web.Response:
-    from temporalio.exceptions import ApplicationError
-
-    from activities.artifacts import store
+    from client.artifacts import read_artifact_text
+    from client.errors import CliError
 
     wid, rooms = request.match_info["wid"], request.app[ROOMS]
     try:
@@ -512,14 +513,18 @@ async def console_essay(request: web.Request) -> web.Response:
         return _temporal_error(exc)
     if result.essay is None:
         return _error(404, f"{wid} ended without an essay: {result.error or result.exit_reason}")
-    try:
-        text = store().get(result.essay)
-    except (OSError, ApplicationError) as exc:
+    try:  # this server's artifact store when it holds the essay (shared object storage), else a worker
+        text = await read_artifact_text(await rooms.client(), result.essay, lambda: _queue_of(h))
+    except (CliError, RPCError, ConnectionError, OSError) as exc:
         return _error(404, f"the essay artifact {result.essay.name} is not readable by this server: {exc}")
     # Answers are the interviewee's words: whatever HTML they hold is shown as text, never run or rendered.
     return web.Response(text=escape_raw_html(text), content_type="text/plain", charset="utf-8", headers={
         "Content-Disposition": f'inline; filename="{_safe_name(wid)}-essay.md"', "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
+
+
+async def _queue_of(handle: WorkflowHandle) -> str:
+    return (await handle.describe()).task_queue
 
 
 def _safe_name(wid: str) -> str:

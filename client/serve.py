@@ -103,9 +103,13 @@ def serve(
     The token (COLLOQUY_SERVE_TOKEN, at least 16 characters, or one is made and printed) protects everything but
     the interviewee room, whose link carries a key of its own (`colloquy interview link ID` prints it). Sign in
     once at /login in a browser (a signed session cookie; sign out on /); pages act only for their own signed-in
-    browser (cross-site requests are refused: docs/platform.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
+    browser (cross-site requests are refused: docs/platform.md). Replicas behind a load balancer behave as one
+    when they share COLLOQUY_SERVE_TOKEN, COLLOQUY_ROOM_SECRET (room links), the artifact store settings and the
+    key file (docs/operations.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
+    from client.artifacts import checked_store_settings
     from client.common import console, err_console, settings
+    from client.errors import CliError
     from client.room import LazyClient, load_secret
     from client.web_guard import WeakTokenError, check_token
     from core.codec import load_codec
@@ -114,8 +118,12 @@ def serve(
     port = port or serve_port()
     try:
         codec = load_codec()
+        store_text = checked_store_settings()
     except KeyringError as exc:
         err_console.print(f"[red]error:[/red] payload encryption: {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    except CliError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
     token = os.environ.get(TOKEN_ENV, "").strip()
     generated = not token
@@ -136,6 +144,7 @@ def serve(
         console.print(f"Colloquy serving on {base}: interview console {base}/console/<workflow id>, interviewee "
                       f"links from `colloquy interview link <workflow id>`, notes API {base}/notes/input, codec "
                       f"endpoint {base}/codec", highlight=False)
+        console.print(f"artifacts: {store_text} (else read through a worker)", highlight=False)
         if codec is None:
             err_console.print(f"[yellow]payload encryption is off[/yellow] ({KEYS_FILE_ENV} not set): /codec "
                               "answers 503", highlight=False)

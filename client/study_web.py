@@ -202,11 +202,13 @@ async def study_data(request: web.Request) -> web.Response:
 
 
 async def study_output(request: web.Request) -> web.Response:
-    from activities.artifacts import store
+    from client.artifacts import read_artifact_text
+    from client.errors import CliError
 
     sid, name = request.match_info["sid"], request.match_info.get("name", "report")
     try:
-        progress = await (await request.app[STUDIES].handle(sid)).query(QUERY_PROGRESS, result_type=StudyProgress)
+        handle = await request.app[STUDIES].handle(sid)
+        progress = await handle.query(QUERY_PROGRESS, result_type=StudyProgress)
     except (RPCError, ConnectionError, OSError) as exc:
         return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
                                  status=404 if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND
@@ -216,12 +218,16 @@ async def study_output(request: web.Request) -> web.Response:
     ref, kind = {"report": (progress.outputs.report_html, "text/html"),
                  "findings.md": (progress.outputs.findings_md, "text/markdown"),
                  "findings.json": (progress.outputs.findings_json, "application/json")}[name]
-    try:
-        text = store().get(ref)
-    except Exception as exc:  # noqa: BLE001  (the store is on the worker's disk: say so)
+    try:  # this server's artifact store when it holds the ref (shared object storage), else a worker
+        text = await read_artifact_text(await request.app[STUDIES].client(), ref, lambda: _queue_of(handle))
+    except (CliError, RPCError, ConnectionError, OSError) as exc:
         return web.json_response({"error": f"{ref.name} is not readable by this server: {exc}"}, status=404)
     headers = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"} if kind == "text/html" else {}
     return web.Response(text=text, content_type=kind, charset="utf-8", headers=headers)
+
+
+async def _queue_of(handle: WorkflowHandle) -> str:
+    return (await handle.describe()).task_queue
 
 
 def _asset(name: str) -> str:

@@ -64,34 +64,40 @@ def check_token(token: str) -> str:
 # ------------------------------------------------------------------------------------------ sessions
 @dataclass
 class Sessions:
-    """Signed session cookies; the live ids are kept here so that logout (or a restart) ends them."""
+    """Signed session cookies, stateless: `<id>.<expiry>.<signature>` under a key derived from the serve token, so
+    any `colloquy serve` replica with the same token (COLLOQUY_SERVE_TOKEN) accepts a cookie another one issued
+    (behind a load balancer, on a restart). Logout ends the session on the replica that served it and deletes the
+    browser's cookie; changing the token ends every session everywhere."""
 
     token: str = field(repr=False)
     seconds: float = SESSION_SECONDS
-    live: dict[str, float] = field(default_factory=dict, repr=False)
+    ended: dict[str, float] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._key = hmac.new(self.token.encode(), b"colloquy-session-key", hashlib.sha256).digest()
 
-    def _sign(self, sid: str) -> str:
-        return hmac.new(self._key, b"session\x00" + sid.encode(), hashlib.sha256).hexdigest()[:32]
+    def _sign(self, sid: str, until: int) -> str:
+        return hmac.new(self._key, f"session\x00{sid}\x00{until}".encode(), hashlib.sha256).hexdigest()[:32]
 
     def new(self, now: float | None = None) -> str:
         now = time.time() if now is None else now
-        self.live = {s: t for s, t in self.live.items() if t > now}
-        sid = secrets.token_urlsafe(24)
-        self.live[sid] = now + self.seconds
-        return f"{sid}.{self._sign(sid)}"
+        self.ended = {s: t for s, t in self.ended.items() if t > now}
+        sid, until = secrets.token_urlsafe(24), int(now + self.seconds)
+        return f"{sid}.{until}.{self._sign(sid, until)}"
 
     def session_id(self, cookie: str | None, now: float | None = None) -> str | None:
-        """The session id of a valid, live cookie, else None."""
-        if not cookie or "." not in cookie or len(cookie) > 200:
+        """The session id of a valid, unexpired cookie not ended here, else None."""
+        if not cookie or len(cookie) > 200 or cookie.count(".") != 2:
             return None
-        sid, _, sig = cookie.partition(".")
-        if not hmac.compare_digest(sig.encode(), self._sign(sid).encode()):
+        sid, until_text, sig = cookie.split(".")
+        if not until_text.isdigit() or len(until_text) > 12:
             return None
-        until = self.live.get(sid)
-        return sid if until is not None and until > (time.time() if now is None else now) else None
+        until = int(until_text)
+        if not hmac.compare_digest(sig.encode(), self._sign(sid, until).encode()):
+            return None
+        if until <= (time.time() if now is None else now) or sid in self.ended:
+            return None
+        return sid
 
     def csrf(self, sid: str) -> str:
         return hmac.new(self._key, b"csrf\x00" + sid.encode(), hashlib.sha256).hexdigest()[:32]
@@ -99,7 +105,7 @@ class Sessions:
     def end(self, cookie: str | None) -> None:
         sid = self.session_id(cookie)
         if sid is not None:
-            self.live.pop(sid, None)
+            self.ended[sid] = float(cookie.split(".")[1]) if cookie else 0.0
 
 
 # ------------------------------------------------------------------------------------------ guessing

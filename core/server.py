@@ -84,6 +84,7 @@ class ServerStatus:
     db_file: Path
     reused: bool = False
     log_file: Path | None = None
+    notice: str | None = None  # a warning for whoever started it (a reused server we cannot check)
 
     def describe(self) -> str:
         if not self.running:
@@ -178,6 +179,7 @@ class DevServer:
     def _start_locked(self, timeout: float) -> ServerStatus:
         if self._port_open():
             status = self.status()
+            self._check_codec(status)
             status.reused = True
             if not status.healthy:
                 self._wait_healthy(timeout)
@@ -205,6 +207,26 @@ class DevServer:
             self.stop()
             raise
         return self.status()
+
+    def _check_codec(self, status: ServerStatus) -> None:
+        """A running server is reused only when its Web UI decodes through the codec endpoint this process wants
+        (payload encryption on: COLLOQUY_CODEC_KEYS_FILE): one started before encryption was turned on (or with
+        another `serve` port) would show ciphertext. Ours (by pid): refused with the restart to do; another
+        program's server cannot be checked: a warning in `status.notice`."""
+        if not self.codec_endpoint:
+            return
+        if status.pid is None:
+            status.notice = (f"payload encryption is on, but the Temporal server on {self.address} was not started "
+                             f"by `colloquy server start` from {self.dir}: make sure its Web UI uses the codec "
+                             f"endpoint {self.codec_endpoint} (--ui-codec-endpoint)")
+            return
+        running = _codec_endpoint_of(status.pid)
+        if running != self.codec_endpoint:
+            now = f"with the codec endpoint {running}" if running else "without a codec endpoint"
+            raise RuntimeError(
+                f"payload encryption is on ({self.codec_endpoint}), but the running Temporal server (pid "
+                f"{status.pid}, {self.address}) was started {now}: its Web UI could not decode payloads. Restart "
+                f"it with encryption on: `colloquy server stop` then `colloquy server start` (its state is kept).")
 
     def _wait_healthy(self, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
         deadline = time.monotonic() + timeout
@@ -251,6 +273,20 @@ class DevServer:
             return done == 0
         except ChildProcessError:
             return True
+
+
+def _codec_endpoint_of(pid: int) -> str | None:
+    """The `--ui-codec-endpoint` a running `temporal server start-dev` was given (Linux /proc), else None."""
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    for flag, value in zip(args, args[1:], strict=False):
+        if flag == b"--ui-codec-endpoint":
+            return value.decode(errors="replace")
+        if flag.startswith(b"--ui-codec-endpoint="):
+            return flag.split(b"=", 1)[1].decode(errors="replace")
+    return None
 
 
 def _is_temporal_server(pid: int) -> bool:

@@ -49,6 +49,91 @@ def artifact_dir() -> Path:
     return Path(os.environ.get("COLLOQUY_ARTIFACT_DIR", data_dir() / "artifacts")).resolve()
 
 
+ARTIFACT_STORE_ENV = "COLLOQUY_ARTIFACT_STORE"
+ARTIFACT_ENCRYPTION_ENV = "COLLOQUY_ARTIFACT_ENCRYPTION"
+S3_ENV = {"endpoint": "COLLOQUY_S3_ENDPOINT", "bucket": "COLLOQUY_S3_BUCKET", "region": "COLLOQUY_S3_REGION",
+          "prefix": "COLLOQUY_S3_PREFIX"}
+
+
+class ArtifactSettingsError(ValueError):
+    """The artifact store's settings are incomplete or contradictory."""
+
+
+@dataclass(frozen=True)
+class ArtifactSettings:
+    """Where artifacts live (activities/artifact_store.py). Configuration only, from the environment:
+
+    - COLLOQUY_ARTIFACT_STORE: `local` (default: the folder COLLOQUY_ARTIFACT_DIR, else <data dir>/artifacts) or
+      `s3` (any S3-compatible object store: AWS S3, SeaweedFS, MinIO, Ceph RGW, R2, ...).
+    - s3: COLLOQUY_S3_BUCKET (required), COLLOQUY_S3_ENDPOINT (omit for AWS), COLLOQUY_S3_REGION (default
+      us-east-1), COLLOQUY_S3_PREFIX (a folder in the bucket, optional). Credentials are the standard AWS
+      variables (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, or a web identity / instance role),
+      read by the S3 client from the process environment: never a setting here, never in a workflow payload.
+    - COLLOQUY_ARTIFACT_ENCRYPTION: `auto` (default: object storage is encrypted with the payload keys when
+      COLLOQUY_CODEC_KEYS_FILE is set; local files stay plain, 0600), `on` (both backends; needs the keys file),
+      `off`.
+    """
+
+    backend: str = "local"
+    root: Path | None = None
+    bucket: str | None = None
+    endpoint: str | None = None
+    region: str = "us-east-1"
+    prefix: str = ""
+    encryption: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.backend not in ("local", "s3"):
+            raise ArtifactSettingsError(f"{ARTIFACT_STORE_ENV}={self.backend!r}: expected 'local' or 's3'")
+        if self.encryption not in ("auto", "on", "off"):
+            raise ArtifactSettingsError(f"{ARTIFACT_ENCRYPTION_ENV}={self.encryption!r}: expected auto, on or off")
+        if self.backend == "s3" and not self.bucket:
+            raise ArtifactSettingsError(f"{ARTIFACT_STORE_ENV}=s3 needs {S3_ENV['bucket']}")
+        if self.endpoint and not self.endpoint.startswith(("http://", "https://")):
+            raise ArtifactSettingsError(f"{S3_ENV['endpoint']}={self.endpoint!r}: expected an http(s):// URL")
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> ArtifactSettings:
+        env = os.environ if environ is None else environ
+        backend = (env.get(ARTIFACT_STORE_ENV) or "local").strip().lower()
+        if backend == "local":
+            root = Path(env.get("COLLOQUY_ARTIFACT_DIR") or data_dir() / "artifacts").expanduser().resolve()
+        else:
+            root = None
+        return cls(backend=backend, root=root, bucket=(env.get(S3_ENV["bucket"]) or "").strip() or None,
+                   endpoint=(env.get(S3_ENV["endpoint"]) or "").strip().rstrip("/") or None,
+                   region=(env.get(S3_ENV["region"]) or "").strip() or "us-east-1",
+                   prefix=(env.get(S3_ENV["prefix"]) or "").strip().strip("/"),
+                   encryption=(env.get(ARTIFACT_ENCRYPTION_ENV) or "auto").strip().lower())
+
+    def encrypted(self, keys_file_set: bool) -> bool:
+        """Whether new artifacts are sealed with the payload keys."""
+        if self.encryption == "off":
+            return False
+        if self.encryption == "on":
+            if not keys_file_set:
+                raise ArtifactSettingsError(f"{ARTIFACT_ENCRYPTION_ENV}=on needs COLLOQUY_CODEC_KEYS_FILE (the keys "
+                                            "that seal the artifacts: `colloquy keys new`)")
+            return True
+        return self.backend == "s3" and keys_file_set
+
+    def describe(self) -> str:
+        if self.backend == "local":
+            return f"local folder {self.root}"
+        where = f"s3://{self.bucket}/{self.prefix + '/' if self.prefix else ''}"
+        return f"object storage {where} ({self.endpoint or 'AWS'}, region {self.region})"
+
+
+SERVE_URL_ENV = "COLLOQUY_SERVE_URL"
+
+
+def serve_url() -> str | None:
+    """The address people open `colloquy serve` at (COLLOQUY_SERVE_URL, e.g. https://colloquy.example.org), or
+    None: results then link essays there (the console's essay URL) instead of the worker's file path."""
+    value = os.environ.get(SERVE_URL_ENV, "").strip().rstrip("/")
+    return value if value.startswith(("http://", "https://")) else None
+
+
 class TemporalProfileError(ValueError):
     """The Temporal client profile cannot be loaded (unknown profile, unreadable or invalid TOML)."""
 

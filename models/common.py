@@ -117,6 +117,9 @@ class ArtifactRef(BaseModel):
     size_bytes: int
     content_type: IdStr = "text/plain"
     created_at: datetime | None = None
+    # Where a person opens it (e.g. `colloquy serve`'s essay URL when COLLOQUY_SERVE_URL is set), else None; the
+    # uri is the store's (a file:// path on the worker's disk, or s3://), which a browser cannot open.
+    url: LineStr | None = None
 
 
 class PutArtifactInput(BaseModel):

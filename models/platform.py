@@ -15,6 +15,7 @@ QUERY_MODEL_CHECK_ROWS = "rows"                            # -> list[ModelCheckR
 WORKER_MODELS_WORKFLOW_TYPE = "WorkerModelsWorkflow"       # WorkerModelsRequest -> ModelTable
 # Any client reads a run's artifacts through the worker that wrote them, one chunk per workflow.
 READ_ARTIFACT_WORKFLOW_TYPE = "ReadArtifactWorkflow"       # ArtifactChunkRequest -> ArtifactChunk
+ARTIFACT_PIPELINE = "artifact"                             # its ColloquyPipeline (a helper: the UI filters it out)
 
 ARTIFACT_CHUNK_BYTES = 128 * 1024        # what a client asks for per chunk (the history holds it twice)
 ARTIFACT_CHUNK_MAX_BYTES = 512 * 1024    # the most one chunk may carry (well under Temporal's 2 MB payload limit)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 # ------------------------------------------------------------------------------------------- public names
 WORKFLOW_TYPE = "SimulatedAnswerWorkflow"                  # IntervieweeInput -> SimulatedAnswer
+PIPELINE = "rehearsal"                                     # its ColloquyPipeline (a helper: the UI filters it out)
 
 
 def answer_workflow_id(interview_id: str, turn: int) -> str:

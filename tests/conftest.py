@@ -5,6 +5,7 @@
 - `worker(env)`: async context manager running every Colloquy workflow/activity on a fresh task queue.
 - `offline`: the offline provider module, reset around every test (script responses/faults with it).
 - `replay(...)`: replay a history (fetched or recorded JSON) against the current workflow code.
+- `seaweed`: a real S3-compatible object store (SeaweedFS), session-wide, on first use.
 """
 
 from __future__ import annotations
@@ -65,6 +66,15 @@ async def dev_env() -> AsyncIterator[WorkflowEnvironment]:
     env = await start_ephemeral_dev_server()
     yield env
     await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def seaweed() -> Iterator[object]:
+    """A real S3-compatible server (SeaweedFS, tests/seaweedfs.py), started on first use, stopped at the end."""
+    from tests.seaweedfs import seaweedfs
+
+    with seaweedfs() as s3:
+        yield s3
 
 
 @pytest.fixture(autouse=True)

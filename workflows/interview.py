@@ -459,7 +459,8 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
                                       kind="artifact", summary="export bundles")
         st.status = final
         sa.upsert(phase=PHASE_DONE, status=interview_status(final))
-        workflow.set_current_details(f"{final.lower()} ({st.exit_reason}); essay: {essay.name if essay else 'none'}")
+        shown = (f"[{essay.name}]({essay.url})" if essay.url else essay.name) if essay else "none"
+        workflow.set_current_details(f"{final.lower()} ({st.exit_reason}); essay: {shown}")  # markdown: a link
         return InterviewResult(
             workflow_id=self.wid, status=final, exit_reason=st.exit_reason or "unknown", title=title, essay=essay,  # type: ignore[arg-type]
             analysis=analysis_ref, notes=exports.notes, transcript=ref, event_log=exports.event_log,

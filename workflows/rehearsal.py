@@ -26,12 +26,11 @@ with workflow.unsafe.imports_passed_through():
         rehearsal_interviewee,
     )
     from core import search_attributes as sa
-    from models.rehearsal import WORKFLOW_TYPE
+    from models.rehearsal import PIPELINE, WORKFLOW_TYPE
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from workflows.calls import call_agent
     from workflows.inputs import start_input
 
-PIPELINE = "rehearsal"
 
 
 @workflow.defn(name=WORKFLOW_TYPE)

@@ -62,8 +62,8 @@ async def interview_save_transcript(inp: SaveTranscriptInput) -> TranscriptRefs:
 
 
 def _read_record(workflow_id: str) -> SessionRecord | None:
-    path = store().path_for(workflow_id, "session.json")
-    return SessionRecord.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
+    text = store().read_optional(workflow_id, "session.json")
+    return SessionRecord.model_validate_json(text) if text is not None else None
 
 
 def _interview_load_session(inp: LoadSessionInput) -> SessionRecord:
@@ -71,7 +71,7 @@ def _interview_load_session(inp: LoadSessionInput) -> SessionRecord:
     first, then each follow-up in order; each entry tagged with the session it was recorded in)."""
     record = _read_record(inp.workflow_id)
     if record is None:
-        path = store().path_for(inp.workflow_id, "session.json")
+        path = store().location(inp.workflow_id, "session.json")
         raise ApplicationError(f"no finished interview {inp.workflow_id!r} found (looked for {path}); "
                                f"previous_session_id must name a completed interview", type="ArtifactNotFound",
                                non_retryable=True)

@@ -5,10 +5,13 @@ in the text ("[unverified quote — ...]"), so it is never printed as a quote.""
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once, store
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
+from core.settings import serve_url
 from models.common import AgentResult
 from models.interview import WriterInput, WriterOutput
 from rules.grounding import flag_unverified
@@ -40,6 +43,9 @@ async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
     unverified = [c.quote for c in checks if not c.verified]
     title = essay_title(text.removeprefix(_LABEL), inp.analysis.suggested_title or inp.plan.topic)
     ref = store().put(inp.workflow_id, "essay.md", text, "text/markdown")
+    base = serve_url()
+    if base:  # where a person opens it: the console's essay URL on `colloquy serve`
+        ref = ref.model_copy(update={"url": f"{base}/api/interviews/{quote(inp.workflow_id, safe='')}/essay"})
     return AgentResult[WriterOutput](output=WriterOutput(essay=ref, title=title, words=len(text.split()),
                                                          quotes_verified=len(checks) - len(unverified),
                                                          quotes_unverified=unverified), usage=usage)

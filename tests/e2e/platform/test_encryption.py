@@ -104,6 +104,11 @@ async def test_encrypted_end_to_end_readme_recipe_history_database_and_codec_ser
         assert cmdline[cmdline.index(b"--ui-codec-endpoint") + 1] == endpoint.encode()
         with urllib.request.urlopen(f"http://127.0.0.1:{server.ui_port}/api/v1/settings", timeout=10) as r:
             assert json.loads(r.read())["Codec"]["Endpoint"] == endpoint  # what the Web UI is told
+        assert (await asyncio.to_thread(server.start, 10)).reused  # the same endpoint: reused
+        # a `server start` that wants another codec endpoint is never silently given this one (issue 25)
+        other = DevServer(data, port=server.port, ui_port=server.ui_port, codec_endpoint="http://127.0.0.1:1/codec")
+        with pytest.raises(RuntimeError, match=r"started with the codec endpoint .*colloquy server stop"):
+            await asyncio.to_thread(other.start, 10)
 
         serve_env = {**os.environ, "COLLOQUY_SERVE_TOKEN": TOKEN}
         serve = subprocess.Popen([str(BIN / "colloquy"), "serve", "--port", str(serve_port)], env=serve_env,

@@ -40,7 +40,8 @@ def _parse_colloquy_args(args: list[str]) -> dict:
 
 def test_compose_services_images_and_wiring():
     services = _compose()["services"]
-    assert {"postgresql", "temporal", "temporal-ui", "colloquy-worker", "ollama"} <= set(services)
+    assert {"postgresql", "temporal", "temporal-ui", "colloquy-worker", "colloquy-serve", "seaweedfs",
+            "ollama"} <= set(services)
     for name, svc in services.items():
         if "image" in svc:
             assert _pinned(svc["image"]), f"{name}: image {svc['image']} is not pinned"
@@ -62,7 +63,11 @@ def test_compose_services_images_and_wiring():
     assert ui["environment"]["TEMPORAL_ADDRESS"] == "temporal:7233"
     wenv = worker["environment"]
     assert wenv["TEMPORAL_ADDRESS"] == "temporal:7233" and "temporal" in worker["depends_on"]
-    assert wenv["COLLOQUY_ARTIFACT_DIR"].startswith("/data") and any(v.endswith(":/data") for v in worker["volumes"])
+    assert any(v.split("#")[0].strip().endswith(":/data") for v in worker["volumes"])  # notes, history
+    # artifacts in the object store service, its credentials passed from the host's environment (issue 25)
+    assert wenv["COLLOQUY_ARTIFACT_STORE"] == "s3" and wenv["COLLOQUY_S3_ENDPOINT"] == "http://seaweedfs:8333"
+    assert wenv["AWS_SECRET_ACCESS_KEY"].startswith("${COLLOQUY_S3_SECRET_KEY")
+    assert worker["depends_on"]["seaweedfs"] == {"condition": "service_healthy"}
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         assert wenv[key] == f"${{{key}:-}}"  # passed through from the host, never written here
     assert worker["build"]["dockerfile"] == "deploy/Dockerfile"
@@ -116,7 +121,8 @@ def test_k8s_manifests():
     config = next(d for d in docs if d["kind"] == "ConfigMap")
     assert config["data"]["TEMPORAL_ADDRESS"] and config["data"]["TEMPORAL_NAMESPACE"]
     yaml.safe_load(config["data"]["colloquy.yaml"])["llm"]  # an embedded, parseable config file
-    deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"}
+    deployments = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Deployment"
+                   and d["metadata"]["name"] != "colloquy-serve"}  # serve: tests/unit/platform/test_deploy_serve.py
     roles = {}
     for name, dep in deployments.items():
         spec = dep["spec"]["template"]["spec"]

