@@ -152,3 +152,69 @@ def test_report_prints_only_verified_quotes_and_escapes_html():
     assert "“a made up line”" not in md and "“a made up line”" not in html
     assert "<b>never</b>" not in html and "&lt;b&gt;never&lt;/b&gt;" in html and "On &lt;call&gt;" in html
     assert 'id="t-P1"' in html and "<script" not in html and "http" not in html.split("</style>")[1]
+
+
+def _completed(lg: Ledger, n: int) -> None:
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(i)) for i in range(n)]))
+    for i in range(n):
+        p = lg.check_open(OpenLink(token_sha256=sha(i)))
+        lg.start(NOW, p, "en")
+        lg.finished(NOW + timedelta(minutes=5), p, InterviewLookup(interview_id=p.interview_id or "", state="finished",
+                                                                    answers=3, transcript=REF, length_seconds=200))
+        lg.digested(p, DigestSummary(participant_id=p.participant_id, digest=REF, themes=["Origins"]))
+
+
+def test_member_checking_corrections_beside_the_original_and_withdrawal_leaves_the_findings():
+    from models.study import MemberCheck
+
+    lg = ledger(quota=10)
+    _completed(lg, 3)
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(0), action="checked"))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action="correct", entry_id="a1", text="What I meant."))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action="correct", entry_id="a1", text="Better still."))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(2), action="withdraw"))
+    p1 = lg.by_id["P002"]
+    assert [c.text for c in p1.corrections] == ["What I meant.", "Better still."] and p1.transcript == REF
+    draft = lg.draft(NOW)
+    assert draft.completed == 2 and draft.themes[0].participants == ["P001", "P002"]
+    assert (draft.member_checking.checked, draft.member_checking.corrected, draft.member_checking.withdrew) == (2, 1, 1)
+    exported = {p.participant_id: p for p in lg.export().participants}
+    assert exported["P003"].transcript is None and exported["P002"].corrections
+    with pytest.raises(StudyError, match="withdrawn"):
+        lg.member_check(NOW, MemberCheck(token_sha256=sha(2), action="checked"))
+    lg.close(NOW, "done")
+    with pytest.raises(StudyError, match="closed"):
+        lg.member_check(NOW, MemberCheck(token_sha256=sha(0), action="withdraw"))
+
+
+def test_running_answers_are_counted_and_an_abandoned_interview_lasts_until_it_ended():
+    """Defects: the researcher page showed "Answers 0" for running participants who had answered, and an
+    abandoned ~80 s interview as "6s" (the time of its last answer)."""
+    lg = ledger()
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(0))]))
+    p = lg.check_open(OpenLink(token_sha256=sha(0)))
+    lg.start(NOW, p, "en")
+    lg.seen_running(p, InterviewLookup(interview_id="i", state="running", answers=2))
+    assert lg.views()[0].answers == 2
+    lg.finished(NOW + timedelta(seconds=80), p, InterviewLookup(interview_id="i", state="finished", answers=1,
+                                                                 length_seconds=6.0))
+    assert p.status == "abandoned" and p.length_seconds == 80.0
+
+
+def test_plan_review_refuses_links_and_bad_edits():
+    from models.study import ReviewPlan
+
+    lg = ledger(review=True)
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(0))]))
+    assert lg.link(sha(0)).status == "not_open" and lg.phase(False, False) == "reviewing"
+    with pytest.raises(StudyError, match="still being reviewed"):
+        lg.check_open(OpenLink(token_sha256=sha(0)))
+    empty = PLAN.model_copy(deep=True)
+    for sec in empty.sections:
+        sec.questions = []
+    with pytest.raises(StudyError, match="at least one question"):
+        lg.review(ReviewPlan(action="edit", plan=empty))
+    lg.review(ReviewPlan(action="approve"))
+    assert lg.check_open(OpenLink(token_sha256=sha(0))).participant_id == "P001"
+    with pytest.raises(StudyError, match="not started for review"):
+        ledger().check_review(ReviewPlan(action="approve"))
