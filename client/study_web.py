@@ -5,7 +5,8 @@
                                          language, the interview room, member checking after the interview
     GET  /studies/{sid}                  the researcher page (signed in): progress, completions, the findings
                                          draft, refreshed every few seconds as interviews finish
-    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings)
+    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan)
+    POST /api/studies/{sid}/plan         {action: edit|approve, plan}: the plan review (signed in, CSRF header)
     GET  /api/studies/{sid}/report       the HTML report (also /findings.md, /findings.json) once analysed
     GET  /study-static/{name}            the researcher page's JS/CSS (package data: client/web/)
 
@@ -19,18 +20,23 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import LazyClient
 from client.study_pages import join_page, join_start, member_check
-from client.webapp import authorised, public
+from client.web_guard import as_model, json_object
+from client.webapp import authorised, public, with_csrf
 from models.study import (
     QUERY_FINDINGS_DRAFT,
     QUERY_PARTICIPANTS,
+    QUERY_PLAN_REVIEW,
     QUERY_PROGRESS,
+    UPDATE_REVIEW_PLAN,
     Findings,
     ParticipantView,
+    PlanReview,
+    ReviewPlan,
     StudyProgress,
     StudyResult,
 )
@@ -57,7 +63,7 @@ STUDIES = web.AppKey("colloquy_studies", Studies)
 async def researcher_page(request: web.Request) -> web.Response:
     if not authorised(request):
         raise web.HTTPSeeOther(f"/login?next=/studies/{request.match_info['sid']}")
-    return web.Response(text=_asset("study.html"), content_type="text/html", headers={
+    return web.Response(text=with_csrf(request, _asset("study.html")), content_type="text/html", headers={
         "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'"})
 
@@ -69,6 +75,7 @@ async def study_data(request: web.Request) -> web.Response:
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
         participants = await h.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView])
         findings = await h.query(QUERY_FINDINGS_DRAFT, result_type=Findings)
+        plan = await h.query(QUERY_PLAN_REVIEW, result_type=PlanReview)
     except RPCError as exc:
         if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return web.json_response({"error": f"no study {sid}"}, status=404)
@@ -80,7 +87,22 @@ async def study_data(request: web.Request) -> web.Response:
     return web.json_response({"progress": progress.model_dump(mode="json"),
                               "participants": [p.model_dump(mode="json") for p in participants],
                               "findings": findings.model_dump(mode="json"),
+                              "plan": plan.model_dump(mode="json") if plan.review else None,
                               "report": f"/api/studies/{sid}/report" if progress.outputs else None})
+
+
+async def plan_review(request: web.Request) -> web.Response:
+    """The researcher edits (question texts, validated by the study) or approves the plan."""
+    req = as_model(ReviewPlan, await json_object(request), "plan review")
+    try:
+        review = await (await request.app[STUDIES].handle(request.match_info["sid"])).execute_update(
+            UPDATE_REVIEW_PLAN, req, result_type=PlanReview)
+    except WorkflowUpdateFailedError as exc:
+        return web.json_response({"error": error_message(exc)}, status=409)
+    except (RPCError, ConnectionError, OSError) as exc:
+        return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
+                                 status=503)
+    return web.json_response(review.model_dump(mode="json"))
 
 
 async def study_output(request: web.Request) -> web.Response:
@@ -130,6 +152,7 @@ def study_extension(client: Connect | LazyClient, secret: bytes) -> Callable[[we
         r.add_post("/study/{sid}/check/{token}", member_check)
         r.add_get("/studies/{sid}", researcher_page)
         r.add_get("/api/studies/{sid}", study_data)
+        r.add_post("/api/studies/{sid}/plan", plan_review)
         r.add_get("/api/studies/{sid}/report", study_output)
         r.add_get("/api/studies/{sid}/{name:findings\\.md|findings\\.json}", study_output)
         r.add_get("/study-static/{name}", static_asset)

@@ -218,3 +218,20 @@ def test_plan_review_refuses_links_and_bad_edits():
     assert lg.check_open(OpenLink(token_sha256=sha(0))).participant_id == "P001"
     with pytest.raises(StudyError, match="not started for review"):
         ledger().check_review(ReviewPlan(action="approve"))
+
+
+def test_the_heat_map_never_colours_a_gap_like_coverage_and_the_report_has_landmarks():
+    """Defect: the coverage heat map coloured "none" (asked, not answered) like "asked", so gaps looked like
+    coverage; report.html had no landmarks."""
+    from models.study import QuestionCoverage
+
+    f = reduce_digests("s", "On-call", "g", "en", PLAN, [], {}, 0)
+    f.coverage = [QuestionCoverage(question_id="q1", text="How?", interviews=3, asked=3, answered=0,
+                                   depth={"none": 3, "shallow": 0, "adequate": 0, "deep": 0})]
+    html = to_html(f)
+    row = html.split('<th scope="row">q1: How?</th>')[1].split("</tr>")[0]
+    cells = row.split("<td")[1:]
+    asked, none = cells[0], cells[2]
+    assert "hsl(140" in asked and "hsl(140" not in none and "hsl(4," in none and "gap" in none
+    for landmark in ("<header>", "<main>", "<nav ", "</main>"):
+        assert landmark in html
