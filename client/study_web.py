@@ -7,6 +7,8 @@
                                          draft, refreshed every few seconds as interviews finish
     GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan)
     POST /api/studies/{sid}/plan         {action: edit|approve, plan}: the plan review (signed in, CSRF header)
+    POST /api/studies/{sid}/themes       rename / merge / split a final theme: the findings re-rendered without
+                                         the models (client/study_themes.py)
     GET  /api/studies/{sid}/report       the HTML report (also /findings.md, /findings.json) once analysed
     GET  /study-static/{name}            the researcher page's JS/CSS (package data: client/web/)
 
@@ -25,6 +27,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import LazyClient
 from client.study_pages import join_page, join_start, member_check
+from client.study_themes import current_findings, edit_theme, edited_text
 from client.web_guard import as_model, json_object
 from client.webapp import authorised, public, with_csrf
 from models.study import (
@@ -84,6 +87,11 @@ async def study_data(request: web.Request) -> web.Response:
         return web.json_response({"error": f"{sid} is not a study"}, status=404)
     except (ConnectionError, OSError) as exc:
         return web.json_response({"error": str(exc)}, status=503)
+    if progress.outputs is not None:
+        try:
+            findings = current_findings(sid, progress.outputs)
+        except Exception:  # noqa: BLE001  (the store is on the worker's disk: the workflow's copy then)
+            pass
     return web.json_response({"progress": progress.model_dump(mode="json"),
                               "participants": [p.model_dump(mode="json") for p in participants],
                               "findings": findings.model_dump(mode="json"),
@@ -105,6 +113,16 @@ async def plan_review(request: web.Request) -> web.Response:
     return web.json_response(review.model_dump(mode="json"))
 
 
+async def themes(request: web.Request) -> web.Response:
+    try:
+        h = await request.app[STUDIES].handle(request.match_info["sid"])
+        progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+    except (RPCError, ConnectionError, OSError) as exc:
+        return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
+                                 status=503)
+    return await edit_theme(request, progress.outputs)
+
+
 async def study_output(request: web.Request) -> web.Response:
     from activities.artifacts import store
 
@@ -121,7 +139,7 @@ async def study_output(request: web.Request) -> web.Response:
                  "findings.md": (progress.outputs.findings_md, "text/markdown"),
                  "findings.json": (progress.outputs.findings_json, "application/json")}[name]
     try:
-        text = store().get(ref)
+        text = edited_text(sid, name) or store().get(ref)      # the researcher's edited themes, if any
     except Exception as exc:  # noqa: BLE001  (the store is on the worker's disk: say so)
         return web.json_response({"error": f"{ref.name} is not readable by this server: {exc}"}, status=404)
     headers = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"} if kind == "text/html" else {}
@@ -153,6 +171,7 @@ def study_extension(client: Connect | LazyClient, secret: bytes) -> Callable[[we
         r.add_get("/studies/{sid}", researcher_page)
         r.add_get("/api/studies/{sid}", study_data)
         r.add_post("/api/studies/{sid}/plan", plan_review)
+        r.add_post("/api/studies/{sid}/themes", themes)
         r.add_get("/api/studies/{sid}/report", study_output)
         r.add_get("/api/studies/{sid}/{name:findings\\.md|findings\\.json}", study_output)
         r.add_get("/study-static/{name}", static_asset)

@@ -49,6 +49,7 @@
     $("findings-status").textContent = "(" + f.status + ", " + f.completed + " interviews)";
     $("summary").textContent = f.summary || "";
     rows($("themes").tBodies[0], f.themes, (t) => [td(t.title), td(String(t.count), "n")]);
+    themeChoices(p.phase === "done" ? f.themes : null);
     rows($("coverage").tBodies[0], f.coverage, (c) => [td(c.question_id + ": " + c.text),
       heat(td(c.asked + "/" + c.interviews, "n"), c.asked, c.interviews), heat(td(String(c.answered), "n"), c.answered, c.interviews),
       ...["none", "shallow", "adequate", "deep"].map((d) => heat(td(String(c.depth[d] || 0), "n"), c.depth[d] || 0, c.interviews, d === "none"))]);
@@ -100,6 +101,29 @@
     document.querySelectorAll("#plan-questions input").forEach((i) => { texts[i.dataset.qid] = i.value; });
     plan.sections.forEach((sec) => sec.questions.forEach((q) => { q.text = texts[q.id]; }));
     review({ action: "edit", plan: plan });
+  });
+  // theme editing (final findings): rename, merge, split → re-rendered without the models
+  let themesShown = "";
+  function themeChoices(themes) {
+    $("theme-edit").hidden = !themes;
+    if (!themes) return;
+    const key = JSON.stringify(themes.map((t) => t.title));
+    if (key === themesShown) return;
+    themesShown = key;
+    for (const id of ["edit-theme", "edit-others"]) {
+      $(id).replaceChildren(...themes.map((t) => { const o = document.createElement("option"); o.value = t.title; o.textContent = t.title + " (" + t.count + ")"; return o; }));
+    }
+  }
+  $("theme-edit").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const action = $("edit-action").value;
+    const body = { action: action, theme: $("edit-theme").value, title: $("edit-title").value,
+      others: action === "merge" ? [$("edit-others").value] : [],
+      participants: $("edit-participants").value.split(/[\s,]+/).filter(Boolean) };
+    const r = await fetch(api + "/themes", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const data = await r.json();
+    $("edit-error").textContent = r.ok ? "" : (data.error || r.statusText);
+    if (r.ok) { themesShown = ""; $("edit-title").value = ""; $("edit-participants").value = ""; load(); }
   });
   load();
   setInterval(load, 2000);

@@ -265,6 +265,13 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     await playwright_api.expect(researcher.locator("#n-withdrawn")).to_have_text("1")
                     await playwright_api.expect(researcher.locator("#p-P010")).to_have_attribute("data-status",
                                                                                                  "withdrawn")
+                    # theme editing: a rename re-renders the findings and the report (no model runs again)
+                    await researcher.locator("#edit-action").select_option("rename")
+                    await researcher.locator("#edit-theme").select_option("Getting into on-call")
+                    await researcher.locator("#edit-title").fill("How people came to on-call")
+                    await researcher.locator("#edit-apply").click()
+                    await playwright_api.expect(researcher.locator("#themes tbody")).to_contain_text(
+                        "How people came to on-call", timeout=10_000)
                     await _axe(researcher, "the researcher page (done)")
                     await researcher.screenshot(path=str(tmp_path / "researcher.png"), full_page=True)
                     href = await researcher.locator("#report-link").get_attribute("href")
@@ -272,6 +279,8 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     shown = await report_page.goto(base + str(href))
                     assert shown is not None and shown.status == 200
                     await playwright_api.expect(report_page.locator("#coverage")).to_be_visible()
+                    await playwright_api.expect(report_page.locator("#themes")).to_contain_text(
+                        "How people came to on-call")
                     await _axe(report_page, "report.html")
                 finally:
                     await browser.close()
