@@ -59,3 +59,9 @@ def consent_problem(inp: StudyInput, given: ConsentGiven | None) -> str | None:
     if sha256(all_texts[given.language]) != given.sha256:
         return "the consent text has changed since the page was shown: reload the page and read it again"
     return None
+
+
+def agreed(all_texts: dict[str, str], language: str | None, default_language: str = "en") -> ConsentGiven:
+    """The consent a participant gives by ticking the box under the text shown to them in `language`."""
+    lang, text = text_for_texts(all_texts, language, default_language)
+    return ConsentGiven(language=lang, sha256=sha256(text))

@@ -33,7 +33,8 @@ TOKEN = "researcher-token-for-tests"
 
 class FakeStudy:
     def __init__(self, link: LinkView, member: MemberCheckView | None = None) -> None:
-        self.link, self.member, self.updates = link, member, []
+        self.link, self.member = link, member
+        self.updates: list[tuple[str, Any]] = []
 
     async def query(self, name: str, arg: Any, result_type: Any = None) -> Any:
         return {QUERY_LINK: self.link, QUERY_MEMBER_CHECK: self.member}[name]
