@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field, field_validator, model_validator
 
@@ -48,6 +48,7 @@ Depth = Literal["none", "shallow", "adequate", "deep"]
 DEPTHS: tuple[str, ...] = ("none", "shallow", "adequate", "deep")
 _LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
+ConsentText = Annotated[str, Field(max_length=MAX_CONSENT_CHARS)]
 
 
 def interview_id(study_id: str, participant_id: str) -> str:
@@ -86,7 +87,7 @@ class StudyInput(BaseModel):
     check_seconds: float = Field(default=5.0, gt=0, description="How often running interviews are looked up")
     theme_batch: int = Field(default=25, ge=1, le=500, description="Digests per theme-merge call (the reduce step)")
     write_essays: bool = Field(default=False, description="Each interview also writes its essay")
-    consent: dict[IdStr, str] = Field(default_factory=dict, max_length=MAX_ITEMS, description="The consent text "
+    consent: dict[IdStr, ConsentText] = Field(default_factory=dict, max_length=MAX_ITEMS, description="The consent text "
                                       "per language (empty: the built-in text, rules/study/consent.py)")
     review: bool = Field(default=False, description="The researcher reviews (edits, approves) the plan before "
                          "any link opens")
@@ -120,9 +121,6 @@ class StudyInput(BaseModel):
             code = check_language(lang) or "en"
             if not text.strip():
                 raise ValueError(f"the consent text for {code!r} is empty")
-            if len(text) > MAX_CONSENT_CHARS:
-                raise ValueError(f"the consent text for {code!r} has {len(text)} characters (at most "
-                                 f"{MAX_CONSENT_CHARS})")
             out[code] = text.strip()
         return out
 
