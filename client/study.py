@@ -256,7 +256,8 @@ def _print_progress(p: StudyProgress) -> None:
     console.print(f"phase: {p.phase}" + (f" (closed: {p.closed_reason})" if p.closed_reason else "")
                   + (f", closes {p.close_at:%Y-%m-%d %H:%M} UTC" if p.close_at and p.open else ""), highlight=False)
     console.print(f"invited {p.invited} · started {p.started} · running {p.running} · completed {p.completed}{quota}"
-                  f" · abandoned {p.abandoned} · revoked {p.revoked}", highlight=False)
+                  f" · abandoned {p.abandoned} · revoked {p.revoked}"
+                  + (f" · withdrawn {p.withdrawn}" if p.withdrawn else ""), highlight=False)
     median = f"{p.median_length_seconds:.0f}s" if p.median_length_seconds is not None else "-"
     langs = ", ".join(f"{k} {v}" for k, v in p.languages.items()) or "-"
     console.print(f"median interview length {median} · languages {langs} · digests {p.digests}", highlight=False)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.common import ArtifactRef
 from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot, TranscriptEntry
@@ -235,3 +237,45 @@ def test_the_heat_map_never_colours_a_gap_like_coverage_and_the_report_has_landm
     assert "hsl(140" in asked and "hsl(140" not in none and "hsl(4," in none and "gap" in none
     for landmark in ("<header>", "<main>", "<nav ", "</main>"):
         assert landmark in html
+
+
+actions = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["checked", "correct", "withdraw", "close"]),
+                             st.text(min_size=1, max_size=30).filter(str.strip)), max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=actions)
+def test_member_checking_invariants(steps):
+    """Property: whatever participants do in whatever order — a correction never overwrites anything (each is
+    appended, the transcript ref unchanged), nothing changes after the study closes or after a withdrawal, a
+    withdrawn participant is in no draft theme and no export transcript, and the counts agree with the ledger."""
+    from models.study import MemberCheck
+
+    lg = ledger(quota=10)
+    _completed(lg, 5)
+    made: dict[str, list[str]] = {}
+    for who, action, text in steps:
+        if action == "close":
+            lg.close(NOW, "closed")
+            continue
+        req = MemberCheck(token_sha256=sha(who), action=action, entry_id="a1" if action == "correct" else None,
+                          text=text if action == "correct" else None)
+        p = lg.by_token[sha(who)]
+        before = p.model_copy(deep=True)
+        try:
+            lg.member_check(NOW, req)
+        except StudyError:
+            assert lg.state.closed or before.status == "withdrawn"
+            assert p == before
+            continue
+        assert p.transcript == REF
+        if action == "correct":
+            made.setdefault(p.participant_id, []).append(text.strip())
+    for p in lg.state.participants:
+        assert [c.text for c in p.corrections] == made.get(p.participant_id, [])
+    withdrawn = {p.participant_id for p in lg.state.participants if p.status == "withdrawn"}
+    draft = lg.draft(NOW)
+    assert not withdrawn & {pid for t in draft.themes for pid in t.participants}
+    assert draft.member_checking.withdrew == len(withdrawn) and draft.completed == 5 - len(withdrawn)
+    assert all(r.transcript is None and not r.corrections for r in lg.export().participants
+               if r.participant_id in withdrawn)
