@@ -10,6 +10,7 @@ read from the artifact store through Temporal, like `study report`.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,11 +30,13 @@ from client.common import (
 )
 from client.errors import CliError, ExitCode
 from client.study import _connect, _handle, app
+from models.common import ArtifactRef
 from models.interview import TranscriptEntry
 from models.study import QUERY_EXPORT, QUERY_PROGRESS, TASK_QUEUE, Findings, StudyExport, StudyProgress
 from rules.study import exports, qdpx
 
 FORMATS = ("csv", "xlsx", "qdpx", "transcripts")
+READ_CONCURRENCY = 8          # transcripts read at once (each a short artifact-read workflow)
 
 
 def write_export(fmt: str, out: Path, findings: Findings, ledger: StudyExport,
@@ -88,12 +91,17 @@ def export_cmd(
         findings = Findings.model_validate_json(await read_artifact(client, progress.outputs.findings_json,
                                                                     task_queue))
         ledger = await h.query(QUERY_EXPORT, result_type=StudyExport)
-        entries = {}
+        entries: dict[str, list[TranscriptEntry]] = {}
         if fmt in ("qdpx", "transcripts"):
-            for p in ledger.participants:
-                if p.transcript is not None and p.status == "completed":
-                    raw = json.loads(await read_artifact(client, p.transcript, task_queue))
-                    entries[p.participant_id] = [TranscriptEntry.model_validate(e) for e in raw]
+            gate = asyncio.Semaphore(READ_CONCURRENCY)
+
+            async def read(pid: str, ref: ArtifactRef) -> None:
+                async with gate:
+                    raw = json.loads(await read_artifact(client, ref, task_queue))
+                entries[pid] = [TranscriptEntry.model_validate(e) for e in raw]
+
+            await asyncio.gather(*(read(p.participant_id, p.transcript) for p in ledger.participants
+                                   if p.transcript is not None and p.status == "completed"))
         written = write_export(fmt, target, findings, ledger, entries)
         console.print(f"wrote {target} ({len(written)} file(s))", soft_wrap=True, highlight=False)
 

@@ -93,7 +93,7 @@ def message(request: web.Request, lang: str, title: str, detail: str = "", statu
 
 
 def refused(request: web.Request, link: LinkView, lang: str) -> web.Response:
-    status, title, detail = REFUSED[link.status]
+    status, title, detail = REFUSED.get(link.status, REFUSED["unknown"])
     return message(request, lang, title, detail, status)
 
 

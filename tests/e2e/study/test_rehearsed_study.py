@@ -170,6 +170,11 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
     client = dev_env.client
     conn = ["--address", client.service_client.config.target_host]
     wall = time.monotonic()
+    marks: dict[str, float] = {}
+
+    def mark(name: str) -> None:
+        marks[name] = round(time.monotonic() - wall, 1)
+
     async with worker(client) as queue:
         sid = f"study-e2e-{uuid.uuid4().hex[:6]}"
         study = await start_study(client, queue, sid, quota=100, interview_seconds=300, cycle_seconds=1,
@@ -203,6 +208,7 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     await _axe(researcher, "the researcher page (plan review)")
                     await researcher.locator("#plan-approve").click()
                     await playwright_api.expect(researcher.locator("#plan-state")).to_contain_text("approved")
+                    mark("approved")
 
                     rehearsals = asyncio.gather(*(
                         _rehearsed(client, queue, study, hashes[f"P{n:03d}"], langs[n], cast[weights[n]], gate)
@@ -237,6 +243,7 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     await _until(study, lambda ps: all(ps[f"P{n:03d}"].status == "completed" for n in (1, 2, 10))
                                  and ps["P009"].status == "abandoned")
 
+                    mark("interviews done")
                     # member checking: P001 corrects an answer, P002 confirms, P010 withdraws
                     await page.goto(f"{base}/study/{sid}/join/{links['P001']}")
                     await playwright_api.expect(page.locator("#transcript")).to_contain_text(GERMAN[0])
@@ -257,6 +264,7 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     await other.locator("#withdraw").click()
                     await playwright_api.expect(other.locator("#refused")).to_contain_text("retiré", timeout=15_000)
 
+                    mark("member checks")
                     await study.execute_update(UPDATE_CLOSE, CloseStudy(reason="enough interviews"))
                     await playwright_api.expect(researcher.locator("body")).to_have_attribute("data-phase", "done",
                                                                                                 timeout=120_000)
@@ -265,6 +273,7 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     await playwright_api.expect(researcher.locator("#n-withdrawn")).to_have_text("1")
                     await playwright_api.expect(researcher.locator("#p-P010")).to_have_attribute("data-status",
                                                                                                  "withdrawn")
+                    mark("analysed")
                     # theme editing: a rename re-renders the findings and the report (no model runs again)
                     await researcher.locator("#edit-action").select_option("rename")
                     await researcher.locator("#edit-theme").select_option("Getting into on-call")
@@ -292,12 +301,14 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
         progress = await study.query(QUERY_PROGRESS, result_type=StudyProgress)
         ledger = {p.participant_id: p for p in await study.query(QUERY_PARTICIPANTS,
                                                                   result_type=list[ParticipantView])}
+        mark("pages")
         exported = {}
         for fmt in ("csv", "xlsx", "qdpx", "transcripts"):
             out = tmp_path / f"export.{fmt}"
             code, said = await cli("export", sid, "--format", fmt, "--out", str(out), "--task-queue", queue, *conn)
             assert code == 0, said
             exported[fmt] = out
+        mark("exports")
         history = await study.fetch_history()
         await replay(study)
     wall = time.monotonic() - wall
@@ -347,6 +358,6 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
     ns = {"q": "urn:QDA-XML:project:1.0"}
     assert len(doc.findall(".//q:TextSource", ns)) == 8 and doc.findall(".//q:PlainTextSelection", ns)
     assert history is not None
-    print(f"\n10-participant study: {wall:.1f}s wall, {len(history.events)} events, analysis "
+    print(f"\n10-participant study: {wall:.1f}s wall ({marks}), {len(history.events)} events, analysis "
           f"{result.analysis_seconds:.1f}s, axe-core on {len(AXED)} pages" if AXED else
           ", axe-core skipped (npm install puts it in node_modules/)")
