@@ -23,8 +23,9 @@ from pathlib import Path
 
 import typer
 from pydantic import ValidationError
-from temporalio.client import Client, WorkflowHandle
+from temporalio.client import WorkflowHandle
 
+from client import study_export, study_review
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -35,9 +36,9 @@ from client.common import (
     TlsOpt,
     console,
     run,
-    settings,
 )
 from client.errors import EXIT_CODES_HELP, CliError, ExitCode
+from client.study_connect import connect, study_handle
 from models.interview import PlanSnapshot
 from models.study import (
     QUERY_PROGRESS,
@@ -53,7 +54,6 @@ from models.study import (
     RevokeParticipant,
     StudyInput,
     StudyProgress,
-    StudyResult,
 )
 
 app = typer.Typer(help="Studies: one interview plan, many participants (links), findings across all of them.",
@@ -85,14 +85,7 @@ def default_base() -> str:
     return f"http://127.0.0.1:{serve_port()}"
 
 
-async def _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env) -> Client:  # noqa: ANN001
-    from core.temporal import connect
-
-    return await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
-
-
-def _handle(client: Client, study_id: str) -> WorkflowHandle:
-    return client.get_workflow_handle(study_id, result_type=StudyResult)
+_connect, _handle = connect, study_handle
 
 
 async def invite_participants(handle: WorkflowHandle, count: int, language: str | None,
@@ -169,9 +162,7 @@ def create_cmd(
                       soft_wrap=True)
         await warn_if_no_worker(client, task_queue)
         if review:
-            from client.study_review import review_interactively
-
-            await review_interactively(_handle(client, wid))
+            await study_review.review_interactively(_handle(client, wid))
 
     run(_run())
 
@@ -343,4 +334,5 @@ def report_cmd(
     run(_run())
 
 
-from client import study_export, study_review  # noqa: E402,F401  (their commands join `app`)
+app.command("review")(study_review.review_cmd)
+app.command("export")(study_export.export_cmd)

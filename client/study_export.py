@@ -29,7 +29,8 @@ from client.common import (
     run,
 )
 from client.errors import CliError, ExitCode
-from client.study import _connect, _handle, app
+from client.study_connect import connect as _connect
+from client.study_connect import study_handle as _handle
 from models.common import ArtifactRef
 from models.interview import TranscriptEntry
 from models.study import QUERY_EXPORT, QUERY_PROGRESS, TASK_QUEUE, Findings, StudyExport, StudyProgress
@@ -62,7 +63,6 @@ def write_export(fmt: str, out: Path, findings: Findings, ledger: StudyExport,
     return written
 
 
-@app.command("export")
 def export_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     fmt: str = typer.Option(..., "--format", help="csv | xlsx | qdpx | transcripts."),

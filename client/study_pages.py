@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 import jinja2
 from aiohttp import web
 from pydantic import ValidationError
-from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
+from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import room_path
@@ -42,6 +43,7 @@ from models.study import (
     MemberCheckView,
     OpenedLink,
     OpenLink,
+    StudyResult,
     check_language,
 )
 from rules.errors import error_message
@@ -58,6 +60,21 @@ REFUSED = {"revoked": (403, "This link has been revoked.", "Ask the researcher f
            "not_open": (409, "This study has not opened yet.", "The researcher is still reviewing its questions: "
                         "please try again later.")}
 RTL = {"ar", "he", "fa", "ur"}
+
+
+Connect = Callable[[], Any]
+
+
+class Studies:
+    def __init__(self, client: Connect, secret: bytes) -> None:
+        self.client, self.secret = client, secret
+
+    async def handle(self, sid: str) -> WorkflowHandle:
+        c: Client = await self.client()
+        return c.get_workflow_handle(sid, result_type=StudyResult)
+
+
+STUDIES = web.AppKey("colloquy_studies", Studies)
 
 
 def token_sha256(token: str) -> str:
@@ -104,8 +121,6 @@ def unavailable(request: web.Request, lang: str, exc: Exception) -> web.Response
 
 
 async def _handle(request: web.Request) -> WorkflowHandle:
-    from client.study_web import STUDIES
-
     return await request.app[STUDIES].handle(request.match_info["sid"])
 
 
@@ -156,8 +171,6 @@ async def join_page(request: web.Request) -> web.Response:
 
 
 def _secret(request: web.Request) -> bytes:
-    from client.study_web import STUDIES
-
     return request.app[STUDIES].secret
 
 

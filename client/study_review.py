@@ -30,7 +30,8 @@ from client.common import (
     run,
 )
 from client.errors import CliError, ExitCode
-from client.study import _connect, _handle, app
+from client.study_connect import connect as _connect
+from client.study_connect import study_handle as _handle
 from models.interview import PlanSnapshot
 from models.study import QUERY_PLAN_REVIEW, UPDATE_REVIEW_PLAN, PlanReview, ReviewPlan
 from rules.errors import error_message
@@ -104,7 +105,6 @@ async def review_interactively(handle: WorkflowHandle) -> None:
         review = await send(handle, ReviewPlan(action="edit", plan=plan))
 
 
-@app.command("review")
 def review_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     approve: bool = typer.Option(False, "--approve", help="Approve the plan: the links open."),

@@ -22,11 +22,11 @@ from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
+from temporalio.client import WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.room import LazyClient
-from client.study_pages import join_page, join_start, member_check
+from client.study_pages import STUDIES, Studies, join_page, join_start, member_check
 from client.study_themes import current_findings, edit_theme, edited_text
 from client.web_guard import as_model, json_object
 from client.webapp import authorised, public, with_csrf
@@ -41,7 +41,6 @@ from models.study import (
     PlanReview,
     ReviewPlan,
     StudyProgress,
-    StudyResult,
 )
 from rules.errors import error_message
 
@@ -49,16 +48,7 @@ STATIC = {"study.js", "study.css", "study.html", "study_check.js"}
 Connect = Callable[[], Any]
 
 
-class Studies:
-    def __init__(self, client: Connect, secret: bytes) -> None:
-        self.client, self.secret = client, secret
 
-    async def handle(self, sid: str) -> WorkflowHandle:
-        c: Client = await self.client()
-        return c.get_workflow_handle(sid, result_type=StudyResult)
-
-
-STUDIES = web.AppKey("colloquy_studies", Studies)
 
 
 # ------------------------------------------------------------------------------------------- researcher
