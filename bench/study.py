@@ -92,6 +92,7 @@ async def _participant(client, queue: str, study, n: int, gate: asyncio.Semaphor
         OpenedLink,
         OpenLink,
     )
+    from rules.study import consent
 
     story, opinion = PERSONA_LINES[n % len(PERSONA_LINES)]
     persona = Persona(name=f"Participant {n}", stories=[story], opinions=[opinion])
@@ -99,8 +100,10 @@ async def _participant(client, queue: str, study, n: int, gate: asyncio.Semaphor
         token = hashlib.sha256(secrets.token_bytes(16)).hexdigest()
         await study.execute_update(UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(
             token_sha256=token)]))
-        opened = await study.execute_update(UPDATE_OPEN_LINK, OpenLink(
-            token_sha256=token, language=LANGUAGES[n % len(LANGUAGES)]), result_type=OpenedLink)
+        language = LANGUAGES[n % len(LANGUAGES)]
+        opened = await study.execute_update(UPDATE_OPEN_LINK, OpenLink(      # the built-in consent text, ticked
+            token_sha256=token, language=language, consent=consent.agreed(consent.BUILT_IN, language)),
+            result_type=OpenedLink)
         await rehearse(client, opened.interview_id, PersonaAnswers(client, opened.interview_id, "on-call", persona,
                                                                    task_queue=queue, max_turns=2),
                        RehearsalOptions(fresh_question_timeout=60, poll_seconds=0.2, start_timeout=120))

@@ -6,6 +6,8 @@
     colloquy study status STUDY_ID
     colloquy study close STUDY_ID
     colloquy study report STUDY_ID --format html --out report.html
+    colloquy study review STUDY_ID [--approve | --plan-file plan.json]   # a study created with --review
+    colloquy study export STUDY_ID --format csv|xlsx|qdpx|transcripts --out DIR_OR_FILE
 
 Links are `<serve base>/study/<study id>/join/<token>` (`colloquy serve` answers them). The token is made here and
 printed once; the study keeps only its SHA-256, so a lost link cannot be printed again: revoke it, invite anew.
@@ -20,8 +22,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import typer
-from temporalio.client import Client, WorkflowHandle
+from pydantic import ValidationError
+from temporalio.client import WorkflowHandle
 
+from client import study_export, study_review
 from client.common import (
     AddressOpt,
     ApiKeyEnvOpt,
@@ -32,9 +36,9 @@ from client.common import (
     TlsOpt,
     console,
     run,
-    settings,
 )
 from client.errors import EXIT_CODES_HELP, CliError, ExitCode
+from client.study_connect import connect, study_handle
 from models.interview import PlanSnapshot
 from models.study import (
     QUERY_PROGRESS,
@@ -50,7 +54,6 @@ from models.study import (
     RevokeParticipant,
     StudyInput,
     StudyProgress,
-    StudyResult,
 )
 
 app = typer.Typer(help="Studies: one interview plan, many participants (links), findings across all of them.",
@@ -82,14 +85,7 @@ def default_base() -> str:
     return f"http://127.0.0.1:{serve_port()}"
 
 
-async def _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env) -> Client:  # noqa: ANN001
-    from core.temporal import connect
-
-    return await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
-
-
-def _handle(client: Client, study_id: str) -> WorkflowHandle:
-    return client.get_workflow_handle(study_id, result_type=StudyResult)
+_connect, _handle = connect, study_handle
 
 
 async def invite_participants(handle: WorkflowHandle, count: int, language: str | None,
@@ -119,6 +115,10 @@ def create_cmd(
     analysis_language: str = typer.Option("en", help="The findings' language (translations beside quotes)."),
     abandon_after: float = typer.Option(600.0, help="Seconds a disconnected participant has before the interview "
                                         "is ended and counted abandoned."),
+    review: bool = typer.Option(False, "--review", help="Show the plan and let you edit or approve it first: "
+                                "links open only after approval (later: colloquy study review ID)."),
+    consent_files: list[str] = typer.Option([], "--consent", help="The consent text for a language, LANG=FILE "
+                                            "(repeat per language; default: the built-in texts)."),
     study_id: str | None = typer.Option(None, "--id", help="Workflow id (default study-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
@@ -143,10 +143,15 @@ def create_cmd(
             if not plan_file.is_file():
                 raise CliError(f"plan file {plan_file} not found", ExitCode.USAGE)
             plan = PlanSnapshot.model_validate_json(plan_file.read_text(encoding="utf-8"))
-        inp = StudyInput(topic=topic, research_goal=goal, plan=plan, quota=quota, close_at=closes,
-                         interview_seconds=round(minutes * 60), default_language=language,
-                         analysis_language=analysis_language, abandon_after_seconds=abandon_after,
-                         languages=[x.strip() for x in languages.split(",") if x.strip()])
+        try:
+            inp = StudyInput(topic=topic, research_goal=goal, plan=plan, quota=quota, close_at=closes,
+                             interview_seconds=round(minutes * 60), default_language=language,
+                             analysis_language=analysis_language, abandon_after_seconds=abandon_after,
+                             languages=[x.strip() for x in languages.split(",") if x.strip()], review=review,
+                             consent=read_consent(consent_files))
+        except ValidationError as exc:
+            raise CliError(f"cannot start the study: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
+                           ExitCode.USAGE) from None
         client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
         wid = study_id or default_workflow_id("study", topic, short_id())
         await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
@@ -156,8 +161,24 @@ def create_cmd(
         console.print(f"watch:      colloquy study status {wid}   (or the page /studies/{wid} of `colloquy serve`)",
                       soft_wrap=True)
         await warn_if_no_worker(client, task_queue)
+        if review:
+            await study_review.review_interactively(_handle(client, wid))
 
     run(_run())
+
+
+def read_consent(items: list[str]) -> dict[str, str]:
+    """--consent de=consent-de.txt ... → {language: text}."""
+    texts = {}
+    for item in items:
+        lang, sep, path = item.partition("=")
+        if not sep or not lang.strip() or not path.strip():
+            raise CliError(f"--consent takes LANG=FILE (e.g. de=consent-de.txt), not {item!r}", ExitCode.USAGE)
+        file = Path(path.strip())
+        if not file.is_file():
+            raise CliError(f"consent file {file} not found", ExitCode.USAGE)
+        texts[lang.strip()] = file.read_text(encoding="utf-8")
+    return texts
 
 
 
@@ -169,7 +190,8 @@ def invite_cmd(
     language: str | None = typer.Option(None, help="Their language (default: they choose on the link's page)."),
     base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_PUBLIC_URL",
                                         help="Where `colloquy serve` is reached (default http://127.0.0.1:8234)."),
-    out: Path | None = typer.Option(None, "--out", help="Also append 'participant,link' lines to this file."),
+    out: Path | None = typer.Option(None, "--out", help="Also write 'participant,link' rows to this CSV file (a "
+                                    "header row first when the file is new)."),
     address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
     tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
     api_key_env: str | None = ApiKeyEnvOpt,
@@ -181,10 +203,21 @@ def invite_cmd(
         for p, link in invited:
             console.print(f"{p.participant_id}  {link}", soft_wrap=True, highlight=False)
         if out is not None:
-            with out.open("a", encoding="utf-8") as f:
-                f.writelines(f"{p.participant_id},{link}\n" for p, link in invited)
+            write_links(out, [(p.participant_id, link) for p, link in invited])
 
     run(_run())
+
+
+def write_links(out: Path, rows: list[tuple[str, str]]) -> None:
+    """Append the links as CSV rows; a new (or empty) file gets the header row `participant,link` first."""
+    import csv
+
+    new = not out.exists() or out.stat().st_size == 0
+    with out.open("a", encoding="utf-8", newline="") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(["participant", "link"])
+        w.writerows(rows)
 
 
 @app.command("revoke")
@@ -214,7 +247,8 @@ def _print_progress(p: StudyProgress) -> None:
     console.print(f"phase: {p.phase}" + (f" (closed: {p.closed_reason})" if p.closed_reason else "")
                   + (f", closes {p.close_at:%Y-%m-%d %H:%M} UTC" if p.close_at and p.open else ""), highlight=False)
     console.print(f"invited {p.invited} · started {p.started} · running {p.running} · completed {p.completed}{quota}"
-                  f" · abandoned {p.abandoned} · revoked {p.revoked}", highlight=False)
+                  f" · abandoned {p.abandoned} · revoked {p.revoked}"
+                  + (f" · withdrawn {p.withdrawn}" if p.withdrawn else ""), highlight=False)
     median = f"{p.median_length_seconds:.0f}s" if p.median_length_seconds is not None else "-"
     langs = ", ".join(f"{k} {v}" for k, v in p.languages.items()) or "-"
     console.print(f"median interview length {median} · languages {langs} · digests {p.digests}", highlight=False)
@@ -298,3 +332,7 @@ def report_cmd(
             console.out(text, highlight=False)
 
     run(_run())
+
+
+app.command("review")(study_review.review_cmd)
+app.command("export")(study_export.export_cmd)

@@ -1,13 +1,14 @@
 """Study mode in `colloquy serve` (an extension of client/webapp.py, like the interview room):
 
-    GET  /study/{sid}/join/{token}       a participant's link (public: the token is the capability). Shows the
-                                         study's topic and a language choice; revoked, unknown, closed or ended
-                                         links are refused (403 / 404 / 410). Nothing starts on GET.
-    POST /study/{sid}/join/{token}       form `language`: the study's `open_link` update starts (or finds) the
-                                         participant's interview → 303 to its interview room (/room/ID/KEY)
+    GET/POST /study/{sid}/join/{token}, POST /study/{sid}/check/{token}
+                                         the participant's pages (client/study_pages.py): consent, their
+                                         language, the interview room, member checking after the interview
     GET  /studies/{sid}                  the researcher page (signed in): progress, completions, the findings
                                          draft, refreshed every few seconds as interviews finish
-    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings)
+    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan)
+    POST /api/studies/{sid}/plan         {action: edit|approve, plan}: the plan review (signed in, CSRF header)
+    POST /api/studies/{sid}/themes       rename / merge / split a final theme: the findings re-rendered without
+                                         the models (client/study_themes.py)
     GET  /api/studies/{sid}/report       the HTML report (also /findings.md, /findings.json) once analysed
     GET  /study-static/{name}            the researcher page's JS/CSS (package data: client/web/)
 
@@ -16,158 +17,38 @@ The study holds only the SHA-256 of each link's token, so the link cannot be reb
 
 from __future__ import annotations
 
-import hashlib
-import html
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
+from temporalio.client import WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from client.room import LazyClient, room_path
-from client.web_guard import form_route
-from client.webapp import authorised, public
+from client.room import LazyClient
+from client.study_pages import STUDIES, Studies, join_page, join_start, member_check
+from client.study_themes import current_findings, edit_theme, edited_text
+from client.web_guard import as_model, json_object
+from client.webapp import authorised, public, with_csrf
 from models.study import (
     QUERY_FINDINGS_DRAFT,
-    QUERY_LINK,
     QUERY_PARTICIPANTS,
+    QUERY_PLAN_REVIEW,
     QUERY_PROGRESS,
-    UPDATE_OPEN_LINK,
+    UPDATE_REVIEW_PLAN,
     Findings,
-    LinkView,
-    OpenedLink,
-    OpenLink,
     ParticipantView,
+    PlanReview,
+    ReviewPlan,
     StudyProgress,
-    StudyResult,
-    check_language,
 )
 from rules.errors import error_message
 
-STATIC = {"study.js", "study.css", "study.html"}
+STATIC = {"study.js", "study.css", "study.html", "study_check.js"}
 Connect = Callable[[], Any]
 
 
-class Studies:
-    def __init__(self, client: Connect, secret: bytes) -> None:
-        self.client, self.secret = client, secret
 
-    async def handle(self, sid: str) -> WorkflowHandle:
-        c: Client = await self.client()
-        return c.get_workflow_handle(sid, result_type=StudyResult)
-
-
-STUDIES = web.AppKey("colloquy_studies", Studies)
-
-
-def token_sha256(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-_SHELL = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>{title}</title>
-<link rel="stylesheet" href="/static/room.css"></head><body><header><h1>{title}</h1></header><main>{body}</main>
-</body></html>"""
-
-
-def _html(title: str, body: str, status: int = 200) -> web.Response:
-    return web.Response(status=status, content_type="text/html", text=_SHELL.format(title=html.escape(title), body=body),
-                        headers={"Cache-Control": "no-store", "Referrer-Policy": "same-origin",
-                                 "X-Content-Type-Options": "nosniff",
-                                 "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; "
-                                                            "form-action 'self'"})
-
-
-REFUSED = {"revoked": (403, "This link has been revoked.", "Ask the researcher for a new one if you still want to "
-                       "take part."),
-           "unknown": (404, "This study link is not valid.", "Check that you copied the whole link."),
-           "closed": (410, "This study is closed.", "It has all the participants it needs. Thank you!"),
-           "completed": (410, "You have already taken part.", "Thank you: your interview is complete."),
-           "abandoned": (410, "This interview has ended.", "Thank you for your time.")}
-
-
-async def _link(request: web.Request) -> tuple[str, str, LinkView]:
-    sid, token = request.match_info["sid"], request.match_info["token"]
-    h = await request.app[STUDIES].handle(sid)
-    try:
-        link = await h.query(QUERY_LINK, token_sha256(token), result_type=LinkView)
-    except RPCError as exc:
-        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
-            return sid, token, LinkView(status="unknown")
-        raise
-    except WorkflowQueryFailedError:        # not a study (an interview's id, say): no such link
-        return sid, token, LinkView(status="unknown")
-    return sid, token, link
-
-
-def _refused(link: LinkView) -> web.Response:
-    status, title, detail = REFUSED[link.status]
-    return _html(title, f'<p class="banner" id="refused">{html.escape(title)}</p><p>{html.escape(detail)}</p>', status)
-
-
-def _unavailable(exc: Exception) -> web.Response:
-    return _html("Please try again in a moment", f"<p>The study service is not answering: "
-                 f"{html.escape(error_message(exc) if isinstance(exc, RPCError) else str(exc))}</p>", 503)
-
-
-@public
-async def join_page(request: web.Request) -> web.Response:
-    try:
-        sid, token, link = await _link(request)
-    except (RPCError, ConnectionError, OSError) as exc:
-        return _unavailable(exc)
-    if link.status == "started" and link.interview_id:
-        raise web.HTTPSeeOther(room_path(request.app[STUDIES].secret, link.interview_id))
-    if link.status != "invited":
-        return _refused(link)
-    languages = link.languages or ([link.language] if link.language else [])
-    chosen = link.language or (languages[0] if languages else "en")
-    if languages:
-        options = "".join(f'<option value="{html.escape(lang)}"{" selected" if lang == chosen else ""}>'
-                          f"{html.escape(lang)}</option>" for lang in languages)
-        choice = f'<select id="language" name="language">{options}</select>'
-    else:
-        choice = (f'<input id="language" name="language" value="{html.escape(chosen)}" size="8" '
-                  'autocomplete="off" aria-describedby="lang-hint">'
-                  '<span class="hint" id="lang-hint"> a language code: en, de, fr, pt-BR …</span>')
-    body = (f'<p class="meta">You are invited to a research interview about</p><p id="topic"><b>'
-            f'{html.escape(link.topic)}</b></p><p>The interviewer asks questions on screen; you answer in writing, in '
-            f'the language you choose. Your answers are kept as you write them and analysed under a pseudonym '
-            f'({html.escape(link.participant_id or "")}).</p>'
-            f'<form method="post"><label for="language">Your language</label>{choice}'
-            f'<div class="row"><button id="start" type="submit">Start the interview</button></div></form>')
-    return _html("A research interview", body)
-
-
-@public
-@form_route
-async def join_start(request: web.Request) -> web.Response:
-    sid, token = request.match_info["sid"], request.match_info["token"]
-    form = await request.post()
-    try:
-        language = check_language(str(form.get("language", "")).strip() or None)
-    except ValueError as exc:
-        return _html("Choose a language", f"<p class=\"banner\">{html.escape(str(exc))}</p>", 400)
-    studies = request.app[STUDIES]
-    try:
-        opened: OpenedLink = await (await studies.handle(sid)).execute_update(
-            UPDATE_OPEN_LINK, OpenLink(token_sha256=token_sha256(token), language=language), result_type=OpenedLink)
-    except WorkflowUpdateFailedError as exc:
-        message = error_message(exc)
-        kind = "revoked" if "revoked" in message else "closed" if "closed" in message else \
-            "unknown" if "no such" in message else None
-        if kind:
-            return _refused(LinkView(status=kind))  # type: ignore[arg-type]
-        return _html("This link cannot be used", f'<p class="banner">{html.escape(message)}</p>', 409)
-    except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
-            return _refused(LinkView(status="unknown"))
-        return _unavailable(exc)
-    except (ConnectionError, OSError) as exc:
-        return _unavailable(exc)
-    raise web.HTTPSeeOther(room_path(studies.secret, opened.interview_id))
 
 
 # ------------------------------------------------------------------------------------------- researcher
@@ -175,7 +56,7 @@ async def join_start(request: web.Request) -> web.Response:
 async def researcher_page(request: web.Request) -> web.Response:
     if not authorised(request):
         raise web.HTTPSeeOther(f"/login?next=/studies/{request.match_info['sid']}")
-    return web.Response(text=_asset("study.html"), content_type="text/html", headers={
+    return web.Response(text=with_csrf(request, _asset("study.html")), content_type="text/html", headers={
         "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'"})
 
@@ -187,6 +68,7 @@ async def study_data(request: web.Request) -> web.Response:
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
         participants = await h.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView])
         findings = await h.query(QUERY_FINDINGS_DRAFT, result_type=Findings)
+        plan = await h.query(QUERY_PLAN_REVIEW, result_type=PlanReview)
     except RPCError as exc:
         if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
             return web.json_response({"error": f"no study {sid}"}, status=404)
@@ -195,10 +77,40 @@ async def study_data(request: web.Request) -> web.Response:
         return web.json_response({"error": f"{sid} is not a study"}, status=404)
     except (ConnectionError, OSError) as exc:
         return web.json_response({"error": str(exc)}, status=503)
+    if progress.outputs is not None:
+        try:
+            findings = current_findings(sid, progress.outputs)
+        except Exception:  # noqa: BLE001  (the store is on the worker's disk: the workflow's copy then)
+            pass
     return web.json_response({"progress": progress.model_dump(mode="json"),
                               "participants": [p.model_dump(mode="json") for p in participants],
                               "findings": findings.model_dump(mode="json"),
+                              "plan": plan.model_dump(mode="json") if plan.review else None,
                               "report": f"/api/studies/{sid}/report" if progress.outputs else None})
+
+
+async def plan_review(request: web.Request) -> web.Response:
+    """The researcher edits (question texts, validated by the study) or approves the plan."""
+    req = as_model(ReviewPlan, await json_object(request), "plan review")
+    try:
+        review = await (await request.app[STUDIES].handle(request.match_info["sid"])).execute_update(
+            UPDATE_REVIEW_PLAN, req, result_type=PlanReview)
+    except WorkflowUpdateFailedError as exc:
+        return web.json_response({"error": error_message(exc)}, status=409)
+    except (RPCError, ConnectionError, OSError) as exc:
+        return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
+                                 status=503)
+    return web.json_response(review.model_dump(mode="json"))
+
+
+async def themes(request: web.Request) -> web.Response:
+    try:
+        h = await request.app[STUDIES].handle(request.match_info["sid"])
+        progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+    except (RPCError, ConnectionError, OSError) as exc:
+        return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
+                                 status=503)
+    return await edit_theme(request, progress.outputs)
 
 
 async def study_output(request: web.Request) -> web.Response:
@@ -218,8 +130,10 @@ async def study_output(request: web.Request) -> web.Response:
     ref, kind = {"report": (progress.outputs.report_html, "text/html"),
                  "findings.md": (progress.outputs.findings_md, "text/markdown"),
                  "findings.json": (progress.outputs.findings_json, "application/json")}[name]
-    try:  # this server's artifact store when it holds the ref (shared object storage), else a worker
-        text = await read_artifact_text(await request.app[STUDIES].client(), ref, lambda: _queue_of(handle))
+    try:  # the researcher's edited themes if any; this server's artifact store when it holds the ref (shared
+        # object storage), else a worker
+        text = edited_text(sid, name) or await read_artifact_text(await request.app[STUDIES].client(), ref,
+                                                                  lambda: _queue_of(handle))
     except (CliError, RPCError, ConnectionError, OSError) as exc:
         return web.json_response({"error": f"{ref.name} is not readable by this server: {exc}"}, status=404)
     headers = {"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"} if kind == "text/html" else {}
@@ -251,8 +165,11 @@ def study_extension(client: Connect | LazyClient, secret: bytes) -> Callable[[we
         r = app.router
         r.add_get("/study/{sid}/join/{token}", join_page)
         r.add_post("/study/{sid}/join/{token}", join_start)
+        r.add_post("/study/{sid}/check/{token}", member_check)
         r.add_get("/studies/{sid}", researcher_page)
         r.add_get("/api/studies/{sid}", study_data)
+        r.add_post("/api/studies/{sid}/plan", plan_review)
+        r.add_post("/api/studies/{sid}/themes", themes)
         r.add_get("/api/studies/{sid}/report", study_output)
         r.add_get("/api/studies/{sid}/{name:findings\\.md|findings\\.json}", study_output)
         r.add_get("/study-static/{name}", static_asset)

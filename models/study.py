@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field, field_validator, model_validator
 
@@ -29,17 +29,26 @@ QUERY_PROGRESS = "progress"                       # -> StudyProgress
 QUERY_FINDINGS_DRAFT = "findings_draft"           # -> Findings (the draft while open, the final findings after)
 QUERY_PARTICIPANTS = "participants"               # -> list[ParticipantView]
 QUERY_LINK = "link"                               # (token_sha256: str) -> LinkView
+UPDATE_REVIEW_PLAN = "review_plan"                # ReviewPlan -> PlanReview (edit or approve the plan)
+UPDATE_MEMBER_CHECK = "member_check"              # MemberCheck -> MemberCheckView (a participant's read-back)
+QUERY_PLAN_REVIEW = "plan_review"                 # -> PlanReview
+QUERY_MEMBER_CHECK = "member_check_view"          # (token_sha256: str) -> MemberCheckView
+QUERY_EXPORT = "export"                           # -> StudyExport (the ledger as the exports need it)
 
 INTERVIEW_ID_SEPARATOR = "--"                     # a participant's interview: <study id>--<participant id>
 DEFAULT_INTERVIEW_SECONDS = 600
 MAX_INVITATIONS_PER_UPDATE = 1000
 
-ParticipantStatus = Literal["invited", "started", "completed", "abandoned", "revoked"]
-StudyPhase = Literal["planning", "recruiting", "closing", "analysing", "done"]
+ParticipantStatus = Literal["invited", "started", "completed", "abandoned", "revoked", "withdrawn"]
+StudyPhase = Literal["planning", "reviewing", "recruiting", "closing", "analysing", "done"]
+MAX_CONSENT_CHARS = 8000
+MAX_CORRECTIONS = 50
+MAX_CORRECTION_CHARS = 5000
 Depth = Literal["none", "shallow", "adequate", "deep"]
 DEPTHS: tuple[str, ...] = ("none", "shallow", "adequate", "deep")
 _LANG = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})?$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
+ConsentText = Annotated[str, Field(max_length=MAX_CONSENT_CHARS)]
 
 
 def interview_id(study_id: str, participant_id: str) -> str:
@@ -78,6 +87,10 @@ class StudyInput(BaseModel):
     check_seconds: float = Field(default=5.0, gt=0, description="How often running interviews are looked up")
     theme_batch: int = Field(default=25, ge=1, le=500, description="Digests per theme-merge call (the reduce step)")
     write_essays: bool = Field(default=False, description="Each interview also writes its essay")
+    consent: dict[IdStr, ConsentText] = Field(default_factory=dict, max_length=MAX_ITEMS, description="The consent text "
+                                      "per language (empty: the built-in text, rules/study/consent.py)")
+    review: bool = Field(default=False, description="The researcher reviews (edits, approves) the plan before "
+                         "any link opens")
     continue_as_new_after_events: int = Field(default=2000, ge=100, le=50_000)
     carried: StudyState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
@@ -99,6 +112,17 @@ class StudyInput(BaseModel):
     @classmethod
     def _langs(cls, v: list[str]) -> list[str]:
         return [x for x in (check_language(s) for s in v) if x]
+
+    @field_validator("consent")
+    @classmethod
+    def _consent(cls, v: dict[str, str]) -> dict[str, str]:
+        out = {}
+        for lang, text in v.items():
+            code = check_language(lang) or "en"
+            if not text.strip():
+                raise ValueError(f"the consent text for {code!r} is empty")
+            out[code] = text.strip()
+        return out
 
     @model_validator(mode="after")
     def _ends(self) -> StudyInput:
@@ -139,9 +163,22 @@ class CloseStudy(BaseModel):
     end_running: bool = Field(default=False, description="Also end the interviews still running (else they finish)")
 
 
+class ConsentGiven(BaseModel):
+    """What the participant agreed to: the consent text they were shown (its language and SHA-256)."""
+
+    language: IdStr
+    sha256: IdStr = Field(description="SHA-256 (hex) of the consent text shown")
+
+
+class ConsentRecord(ConsentGiven):
+    at: datetime
+
+
 class OpenLink(BaseModel):
     token_sha256: IdStr
     language: IdStr | None = None
+    consent: ConsentGiven | None = Field(default=None, description="Required: the participant ticked the consent "
+                                         "box under this text (a link without it is refused)")
 
     @field_validator("token_sha256")
     @classmethod
@@ -164,12 +201,19 @@ class OpenedLink(BaseModel):
 class LinkView(BaseModel):
     """What a link's page may say before anything starts (a query: no side effect)."""
 
-    status: Literal["unknown", "invited", "started", "completed", "abandoned", "revoked", "closed"]
+    status: Literal["unknown", "invited", "started", "completed", "abandoned", "revoked", "closed", "withdrawn",
+                    "not_open"]
     participant_id: str | None = None
     language: str | None = None
     interview_id: str | None = None
     topic: str = ""
     languages: list[str] = Field(default_factory=list)
+    default_language: str = "en"
+    interview_seconds: int = DEFAULT_INTERVIEW_SECONDS
+    consent: dict[str, str] = Field(default_factory=dict, description="language -> consent text (the study's, or "
+                                    "the built-in one)")
+    study_open: bool = True
+    close_at: datetime | None = None
 
 
 class Participant(BaseModel):
@@ -192,6 +236,61 @@ class Participant(BaseModel):
     digest: ArtifactRef | None = None
     themes: list[str] = Field(default_factory=list, description="Digest theme titles (for the draft and reduce)")
     digest_error: str | None = None
+    consent: ConsentRecord | None = None
+    corrections: list[Correction] = Field(default_factory=list, max_length=MAX_CORRECTIONS)
+    checked_at: datetime | None = None
+    withdrawn_at: datetime | None = None
+
+
+class Correction(BaseModel):
+    """A participant's correction of one of their answers, kept beside the original (never overwriting it)."""
+
+    entry_id: str = Field(min_length=1, max_length=80)
+    text: str = Field(min_length=1, max_length=MAX_CORRECTION_CHARS)
+    at: datetime | None = None
+
+
+class MemberCheck(BaseModel):
+    """A participant reads back their transcript: confirm it (checked), correct an answer, or withdraw."""
+
+    token_sha256: IdStr
+    action: Literal["checked", "correct", "withdraw"]
+    entry_id: str | None = Field(default=None, max_length=80)
+    text: str | None = Field(default=None, max_length=MAX_CORRECTION_CHARS)
+
+    @field_validator("token_sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        return Invitation._sha(v)
+
+    @model_validator(mode="after")
+    def _fields(self) -> MemberCheck:
+        if self.action == "correct" and not (self.entry_id and (self.text or "").strip()):
+            raise ValueError("a correction needs the answer's entry_id and the corrected text")
+        return self
+
+
+class MemberCheckView(BaseModel):
+    status: str
+    participant_id: str | None = None
+    language: str | None = None
+    transcript: ArtifactRef | None = None
+    corrections: list[Correction] = Field(default_factory=list)
+    checked_at: datetime | None = None
+    withdrawn_at: datetime | None = None
+    study_open: bool = True
+
+
+class ReviewPlan(BaseModel):
+    action: Literal["edit", "approve"]
+    plan: PlanSnapshot | None = Field(default=None, description="The edited plan (action edit)")
+
+
+class PlanReview(BaseModel):
+    review: bool = False
+    approved: bool = False
+    plan: PlanSnapshot | None = None
+    edits: int = 0
 
 
 class ParticipantView(BaseModel):
@@ -204,6 +303,31 @@ class ParticipantView(BaseModel):
     length_seconds: float | None = None
     answers: int = 0
     exit_reason: str | None = None
+    consented_at: datetime | None = None
+    corrections: int = 0
+    checked: bool = False
+
+
+class ParticipantRecord(BaseModel):
+    """One participant as the exports need them (withdrawn participants carry no transcript)."""
+
+    participant_id: str
+    language: str | None = None
+    status: ParticipantStatus
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    length_seconds: float | None = None
+    consent: ConsentRecord | None = None
+    transcript: ArtifactRef | None = None
+    corrections: list[Correction] = Field(default_factory=list)
+    checked_at: datetime | None = None
+
+
+class StudyExport(BaseModel):
+    study_id: str
+    topic: str
+    consent: dict[str, str] = Field(default_factory=dict, description="language -> consent text")
+    participants: list[ParticipantRecord] = Field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------------ findings
@@ -265,6 +389,18 @@ class Missed(BaseModel):
     count: int = 0
 
 
+class MemberChecking(BaseModel):
+    checked: int = Field(default=0, description="Participants who read back their transcript and confirmed it")
+    corrected: int = Field(default=0, description="Participants who corrected at least one answer")
+    withdrew: int = Field(default=0, description="Participants who withdrew after the interview (left out)")
+
+
+class ConsentVersion(BaseModel):
+    language: str
+    sha256: str
+    participants: int = 0
+
+
 class Findings(BaseModel):
     study_id: str
     topic: str
@@ -281,6 +417,8 @@ class Findings(BaseModel):
     coverage: list[QuestionCoverage] = Field(default_factory=list)
     plan_missed: list[Missed] = Field(default_factory=list)
     flagged_quotes: list[FindingQuote] = Field(default_factory=list)
+    member_checking: MemberChecking = Field(default_factory=lambda: MemberChecking())
+    consent: list[ConsentVersion] = Field(default_factory=list, description="The consent texts agreed to")
     notes: list[str] = Field(default_factory=list, description="Caveats: offline double, failed steps")
     as_of: datetime | None = None
 
@@ -296,6 +434,7 @@ class StudyProgress(BaseModel):
     completed: int = 0
     abandoned: int = 0
     revoked: int = 0
+    withdrawn: int = 0
     quota: int | None = None
     close_at: datetime | None = None
     closed_reason: str | None = None
@@ -332,6 +471,8 @@ class StudyResult(BaseModel):
 # ------------------------------------------------------------------------------------------ carried
 class StudyState(BaseModel):
     plan: PlanSnapshot | None = None
+    plan_approved: bool = False
+    plan_edits: int = 0
     created_at: datetime | None = None
     participants: list[Participant] = Field(default_factory=list)
     next_number: int = 1
@@ -472,5 +613,7 @@ class PublishInput(BaseModel):
     findings: Findings
 
 
+Participant.model_rebuild()
+Findings.model_rebuild()
 StudyInput.model_rebuild()
 StudyProgress.model_rebuild()

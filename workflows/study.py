@@ -13,7 +13,13 @@
                 verbatim) → synthesis agent → findings.json / findings.md / report.html in the artifact store
     continue-as-new when the history grows: the ledger (participants, translations, coverage so far) is carried
 
-Queries: progress, findings_draft (the draft while open, the final findings after), participants, link.
+    review (`review=True`): before any link opens the researcher edits (`review_plan` edit) or approves the plan
+    consent: `open_link` is refused without the participant's consent to the text shown (its language, SHA-256)
+    member checking (`member_check`): after their interview, until the study closes, a participant confirms,
+                corrects (kept beside the original) or withdraws (their data leaves the findings)
+
+Queries: progress, findings_draft (the draft while open, the final findings after), participants, link,
+member_check_view, plan_review, export.
 """
 
 from __future__ import annotations
@@ -48,13 +54,18 @@ with workflow.unsafe.imports_passed_through():
     from models.interview import WORKFLOW_TYPE as INTERVIEW_WORKFLOW_TYPE
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from models.study import (
+        QUERY_EXPORT,
         QUERY_FINDINGS_DRAFT,
         QUERY_LINK,
+        QUERY_MEMBER_CHECK,
         QUERY_PARTICIPANTS,
+        QUERY_PLAN_REVIEW,
         QUERY_PROGRESS,
         UPDATE_ADD_PARTICIPANTS,
         UPDATE_CLOSE,
+        UPDATE_MEMBER_CHECK,
         UPDATE_OPEN_LINK,
+        UPDATE_REVIEW_PLAN,
         UPDATE_REVOKE_PARTICIPANT,
         WORKFLOW_TYPE,
         AddParticipants,
@@ -63,14 +74,19 @@ with workflow.unsafe.imports_passed_through():
         Findings,
         LinkView,
         LookupInput,
+        MemberCheck,
+        MemberCheckView,
         Missed,
         OpenedLink,
         OpenLink,
         Participant,
         ParticipantView,
+        PlanReview,
         PublishInput,
         ReduceInput,
+        ReviewPlan,
         RevokeParticipant,
+        StudyExport,
         StudyInput,
         StudyOutputs,
         StudyProgress,
@@ -126,6 +142,11 @@ class StudyWorkflow:
             sa.upsert(pipeline=PIPELINE, topic=inp.topic, phase="planning", status=RUNNING)
             workflow.set_current_details(f"planning the study on {inp.topic!r}")
             st.plan = normalize_plan(st.plan or await self._write_plan(), "adaptive")
+            if inp.review:
+                # the researcher reads, edits and approves the plan before any link opens
+                sa.upsert(phase="reviewing")
+                workflow.set_current_details("reviewing: the plan waits for the researcher's approval")
+                await workflow.wait_condition(lambda: st.plan_approved or st.closed)
             sa.upsert(phase="recruiting")
         if inp.close_at is not None and not st.closed:
             self._close_timer()
@@ -257,7 +278,7 @@ class StudyWorkflow:
         self.starting.add(p.participant_id)
         try:
             plan = await self._plan_in(language)
-            iid = self.ledger.start(workflow.now(), p, language)
+            iid = self.ledger.start(workflow.now(), p, language, req.consent)
             try:
                 await workflow.start_child_workflow(
                     INTERVIEW_WORKFLOW_TYPE, self._interview_input(p, plan, language), id=iid,
@@ -273,7 +294,38 @@ class StudyWorkflow:
 
     @open_link.validator
     def _validate_open(self, raw: Any) -> None:
-        _checked(self.ledger.check_open, update_input(OpenLink, raw, UPDATE_OPEN_LINK))
+        req = update_input(OpenLink, raw, UPDATE_OPEN_LINK)
+        _checked(self.ledger.check_open, req)
+        _checked(self.ledger.check_consent, req)      # validator only: a recorded opening replays as it was
+
+    @workflow.update(name=UPDATE_REVIEW_PLAN)
+    def review_plan(self, raw: Any) -> PlanReview:
+        """The researcher edits the plan (validated, bounded by the plan model) or approves it: links open only
+        after the approval."""
+        req = update_input(ReviewPlan, raw, UPDATE_REVIEW_PLAN)
+        review = _checked(self.ledger.review, req)
+        if req.action == "edit" and self.st.plan is not None:
+            self.st.plan = normalize_plan(self.st.plan, "adaptive")
+            review.plan = self.st.plan
+        self.wake = True
+        return review
+
+    @review_plan.validator
+    def _validate_review(self, raw: Any) -> None:
+        _checked(self.ledger.check_review, update_input(ReviewPlan, raw, UPDATE_REVIEW_PLAN))
+
+    @workflow.update(name=UPDATE_MEMBER_CHECK)
+    def member_check(self, raw: Any) -> MemberCheckView:
+        """A participant read back their transcript: confirmed it, corrected an answer (kept beside the original)
+        or withdrew (their data leaves the findings) — until the study closes."""
+        req = update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK)
+        _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
+        self.wake = True
+        return self.ledger.member_view(req.token_sha256)
+
+    @member_check.validator
+    def _validate_member_check(self, raw: Any) -> None:
+        _checked(self.ledger.check_member, update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK))
 
     # =========================================================================================== queries
     @workflow.query(name=QUERY_PROGRESS)
@@ -293,6 +345,18 @@ class StudyWorkflow:
     @workflow.query(name=QUERY_LINK)
     def link(self, token_sha256: str) -> LinkView:
         return self.ledger.link(str(token_sha256))
+
+    @workflow.query(name=QUERY_MEMBER_CHECK)
+    def member_check_view(self, token_sha256: str) -> MemberCheckView:
+        return self.ledger.member_view(str(token_sha256))
+
+    @workflow.query(name=QUERY_PLAN_REVIEW)
+    def plan_review(self) -> PlanReview:
+        return self.ledger.plan_review()
+
+    @workflow.query(name=QUERY_EXPORT)
+    def export(self) -> StudyExport:
+        return self.ledger.export()
 
     # ========================================================================================= languages
     async def _plan_in(self, language: str) -> PlanSnapshot:
@@ -340,6 +404,7 @@ class StudyWorkflow:
             if p is None:
                 continue
             if f.state == "running":
+                self.ledger.seen_running(p, f)
                 if self.ledger.to_abandon(f, p):
                     await self._end_interview(p, f"abandoned: disconnected for {f.paused_seconds or 0:.0f}s")
                 continue
@@ -423,6 +488,7 @@ class StudyWorkflow:
         except ActivityError as err:
             errors.append(f"synthesis failed: {error_message(err)}")
         findings.notes += _notes(st.offline, st.translation_notes) + errors
+        findings.member_checking, findings.consent = self.ledger.member_checking(), self.ledger.consent_versions()
         findings.as_of = workflow.now()
         self.outputs = await call_activity(study_publish, PublishInput(study_id=self.wid, findings=findings),
                                            kind="artifact", summary="findings.json, findings.md, report.html")

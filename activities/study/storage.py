@@ -20,7 +20,14 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.artifacts import store
 from activities.interview.common import load_transcript
 from models.common import ArtifactRef
-from models.interview import QUERY_SESSION_STATE, InterviewResult, SessionState, TranscriptEntry
+from models.interview import (
+    QUERY_SESSION_STATE,
+    QUERY_TRANSCRIPT,
+    InterviewResult,
+    SessionState,
+    TranscriptEntry,
+    TranscriptView,
+)
 from models.study import (
     FindingQuote,
     Findings,
@@ -47,8 +54,10 @@ async def _lookup(interview_id: str) -> InterviewLookup:
             paused = None
             if s.status == "PAUSED" and s.paused_since is not None:
                 paused = (datetime.now(UTC) - s.paused_since).total_seconds()
+            view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
             return InterviewLookup(interview_id=interview_id, state="running", session_status=s.status,
-                                   paused_reason=s.paused_reason, paused_seconds=paused, answers=0)
+                                   paused_reason=s.paused_reason, paused_seconds=paused,
+                                   answers=len(answers_of(view.entries)))
         if desc.status != WorkflowExecutionStatus.COMPLETED:
             name = desc.status.name.lower() if desc.status else "unknown"
             return InterviewLookup(interview_id=interview_id, state="failed", error=f"the interview {name}")

@@ -10,26 +10,40 @@ import statistics
 from collections import Counter
 from datetime import datetime
 
+from models.interview import PlanSnapshot
 from models.study import (
     AddParticipants,
+    ConsentGiven,
+    ConsentRecord,
+    ConsentVersion,
+    Correction,
     DigestSummary,
     Findings,
     InterviewLookup,
     LinkView,
+    MemberCheck,
+    MemberChecking,
+    MemberCheckView,
     OpenLink,
     Participant,
+    ParticipantRecord,
     ParticipantView,
+    PlanReview,
     QuestionCoverage,
     QuestionDepth,
+    ReviewPlan,
     RevokeParticipant,
+    StudyExport,
     StudyInput,
     StudyProgress,
     StudyState,
     Theme,
     interview_id,
 )
+from rules.study import consent
 
 DRAFT_THEMES = 30
+MAX_CORRECTIONS_PER_PARTICIPANT = 50
 
 
 class StudyError(ValueError):
@@ -77,11 +91,62 @@ class Ledger:
             raise StudyError("this link has been revoked")
         if p.status == "invited" and self.state.closed:
             raise StudyError("this study is closed: it takes no new participants")
-        if p.status in ("completed", "abandoned"):
+        if p.status in ("completed", "abandoned", "withdrawn"):
             raise StudyError(f"this link's interview has ended ({p.status})")
+        if self.inp.review and not self.state.plan_approved:
+            raise StudyError("this study has not opened yet: its plan is still being reviewed")
         self._check_language(req.language)
         return p
 
+    def check_consent(self, req: OpenLink) -> None:
+        """A first opening needs the participant's consent to the text they were shown (a later opening of a
+        running interview finds it)."""
+        p = self.by_token.get(req.token_sha256)
+        if p is not None and p.status == "invited":
+            problem = consent.consent_problem(self.inp, req.consent)
+            if problem:
+                raise StudyError(problem)
+
+    def check_review(self, req: ReviewPlan) -> PlanSnapshot | None:
+        """An edit or the approval of the plan: only while it is being reviewed; an edit keeps the plan's shape
+        valid (the plan model's bounds, unique ids, at least one question)."""
+        if not self.inp.review:
+            raise StudyError(f"study {self.study_id} was not started for review (its links open without approval)")
+        if self.state.plan is None:
+            raise StudyError("the plan is still being written: try again in a moment")
+        if self.state.plan_approved:
+            raise StudyError("the plan is already approved: links are open, it can no longer change")
+        if req.action == "approve":
+            return None
+        if req.plan is None:
+            raise StudyError("an edit needs the edited plan")
+        return check_plan(req.plan)
+
+    def review(self, req: ReviewPlan) -> PlanReview:
+        edited = self.check_review(req)
+        if edited is not None:
+            self.state.plan, self.state.plan_edits = edited, self.state.plan_edits + 1
+        else:
+            self.state.plan_approved = True
+        return self.plan_review()
+
+    def plan_review(self) -> PlanReview:
+        return PlanReview(review=self.inp.review, approved=self.state.plan_approved or not self.inp.review,
+                          plan=self.state.plan, edits=self.state.plan_edits)
+
+    def check_member(self, req: MemberCheck) -> Participant:
+        p = self.by_token.get(req.token_sha256)
+        if p is None:
+            raise StudyError("no such study link (check the link you were sent)")
+        if p.status == "withdrawn":
+            raise StudyError("you have withdrawn from this study: your answers are no longer part of it")
+        if p.status != "completed":
+            raise StudyError(f"there is no finished interview to read back on this link ({p.status})")
+        if self.state.closed:
+            raise StudyError("the study has closed: answers can no longer be corrected or withdrawn")
+        if req.action == "correct" and len(p.corrections) >= MAX_CORRECTIONS_PER_PARTICIPANT:
+            raise StudyError(f"at most {MAX_CORRECTIONS_PER_PARTICIPANT} corrections per participant")
+        return p
     def _check_language(self, language: str | None) -> None:
         if language and self.inp.languages and language not in self.inp.languages:
             raise StudyError(f"language {language!r} is not offered by this study ({', '.join(self.inp.languages)})")
@@ -107,13 +172,32 @@ class Ledger:
     def language_for(self, p: Participant, req: OpenLink) -> str:
         return req.language or p.language or self.inp.default_language
 
-    def start(self, now: datetime, p: Participant, language: str) -> str:
+    def member_check(self, now: datetime, req: MemberCheck) -> Participant:
+        """Kept beside the original: a correction is appended (never overwriting the answer); a withdrawal takes
+        the participant's data out of the findings (as revoking does)."""
+        p = self.check_member(req)
+        if req.action == "checked":
+            p.checked_at = p.checked_at or now
+        elif req.action == "correct":
+            p.corrections.append(Correction(entry_id=str(req.entry_id), text=str(req.text).strip(), at=now))
+            p.checked_at = p.checked_at or now
+        else:
+            p.status, p.withdrawn_at = "withdrawn", now
+        return p
+
+    def start(self, now: datetime, p: Participant, language: str, given: ConsentGiven | None = None) -> str:
+        if given is not None:
+            p.consent = ConsentRecord(language=given.language, sha256=given.sha256, at=now)
         p.status, p.language, p.started_at = "started", language, now
         p.interview_id = interview_id(self.study_id, p.participant_id)
         return p.interview_id
 
     def running(self) -> list[Participant]:
         return [p for p in self.state.participants if p.status == "started"]
+
+    def seen_running(self, p: Participant, found: InterviewLookup) -> None:
+        """A running interview's answers so far (the researcher page shows them while it runs)."""
+        p.answers = max(p.answers, found.answers)
 
     def finished(self, now: datetime, p: Participant, found: InterviewLookup) -> None:
         """A running interview ended: completed, or abandoned (the study ended it for absence, it failed, or the
@@ -122,6 +206,9 @@ class Ledger:
         p.transcript, p.length_seconds = found.transcript, found.length_seconds
         done = found.state == "finished" and not p.abandon_requested and found.answers >= self.inp.min_answers
         p.status = "completed" if done else "abandoned"
+        if not done and p.started_at is not None:
+            # an abandoned interview lasted from its start until it ended, not until its last answer
+            p.length_seconds = max(p.length_seconds or 0.0, (now - p.started_at).total_seconds())
         if found.state != "finished":
             p.exit_reason = f"{found.state}: {found.error or 'no result'}"
         elif p.abandon_requested:
@@ -160,6 +247,8 @@ class Ledger:
             return "analysing"
         if self.state.plan is None:
             return "planning"
+        if self.inp.review and not self.state.plan_approved:
+            return "reviewing"
         return "closing" if self.state.closed else "recruiting"
 
     def progress(self, now: datetime, phase: str) -> StudyProgress:
@@ -171,7 +260,7 @@ class Ledger:
             study_id=self.study_id, topic=self.inp.topic, phase=phase, open=not self.state.closed,
             invited=len(ps), started=sum(1 for p in ps if p.started_at is not None), running=self.count("started"),
             completed=self.count("completed"), abandoned=self.count("abandoned"), revoked=self.count("revoked"),
-            quota=self.inp.quota, close_at=self.inp.close_at, closed_reason=self.state.closed_reason,
+            withdrawn=self.count("withdrawn"), quota=self.inp.quota, close_at=self.inp.close_at, closed_reason=self.state.closed_reason,
             median_length_seconds=statistics.median(lengths) if lengths else None, languages=dict(sorted(langs.items())),
             digests=sum(1 for p in ps if p.digest is not None), continued=self.state.continued, as_of=now)
 
@@ -183,9 +272,44 @@ class Ledger:
         topic = self.state.plan.topic if self.state.plan else self.inp.topic
         if p is None:
             return LinkView(status="unknown")
-        status = "closed" if p.status == "invited" and self.state.closed else p.status
+        status: str = "closed" if p.status == "invited" and self.state.closed else p.status
+        if status == "invited" and self.inp.review and not self.state.plan_approved:
+            status = "not_open"
         return LinkView(status=status, participant_id=p.participant_id, language=p.language,  # type: ignore[arg-type]
-                        interview_id=p.interview_id, topic=topic, languages=self.inp.languages)
+                        interview_id=p.interview_id, topic=topic, languages=self.inp.languages,
+                        default_language=self.inp.default_language, interview_seconds=self.inp.interview_seconds,
+                        consent=consent.texts(self.inp), study_open=not self.state.closed,
+                        close_at=self.inp.close_at)
+
+    def member_view(self, token_sha256: str) -> MemberCheckView:
+        p = self.by_token.get(token_sha256)
+        if p is None:
+            return MemberCheckView(status="unknown")
+        return MemberCheckView(status=p.status, participant_id=p.participant_id, language=p.language,
+                               transcript=p.transcript if p.status == "completed" else None,
+                               corrections=list(p.corrections), checked_at=p.checked_at, withdrawn_at=p.withdrawn_at,
+                               study_open=not self.state.closed)
+
+    def member_checking(self) -> MemberChecking:
+        ps = self.state.participants
+        return MemberChecking(checked=sum(1 for p in ps if p.status == "completed" and p.checked_at is not None),
+                              corrected=sum(1 for p in ps if p.status == "completed" and p.corrections),
+                              withdrew=self.count("withdrawn"))
+
+    def consent_versions(self) -> list[ConsentVersion]:
+        counts = Counter((p.consent.language, p.consent.sha256) for p in self.state.participants
+                         if p.consent is not None and p.status != "withdrawn")
+        return [ConsentVersion(language=lang, sha256=sha, participants=n) for (lang, sha), n in sorted(counts.items())]
+
+    def export(self) -> StudyExport:
+        """The ledger for the exports: a withdrawn participant's transcript and corrections are left out."""
+        return StudyExport(study_id=self.study_id, topic=self.inp.topic, consent=consent.texts(self.inp),
+                           participants=[ParticipantRecord(
+                               participant_id=p.participant_id, language=p.language, status=p.status,
+                               started_at=p.started_at, ended_at=p.ended_at, length_seconds=p.length_seconds,
+                               consent=p.consent, transcript=p.transcript if p.status == "completed" else None,
+                               corrections=list(p.corrections) if p.status == "completed" else [],
+                               checked_at=p.checked_at) for p in self.state.participants])
 
     def digested(self, p: Participant, summary: DigestSummary) -> None:
         """A completed interview's digest: its themes and coverage join the draft."""
@@ -215,14 +339,35 @@ class Ledger:
                         status="draft", analysis_language=self.inp.analysis_language, completed=len(done),
                         abandoned=self.count("abandoned"), languages=dict(sorted(langs.items())), themes=themes,
                         coverage=list(self.state.coverage.values()),
+                        member_checking=self.member_checking(), consent=self.consent_versions(),
                         notes=["draft: themes as each interview's digest names them; the final analysis merges "
                                "them, adds quotes, disagreements and minority views"], as_of=now)
+
+
+def check_plan(plan: PlanSnapshot) -> PlanSnapshot:
+    """A researcher's edited plan: unique section and question ids, no empty question, at least one question."""
+    sections, questions = set(), set()
+    for sec in plan.sections:
+        if sec.id in sections:
+            raise StudyError(f"section id {sec.id!r} is used twice")
+        sections.add(sec.id)
+        for q in sec.questions:
+            if q.id in questions:
+                raise StudyError(f"question id {q.id!r} is used twice")
+            if not q.text.strip():
+                raise StudyError(f"question {q.id!r} has no text")
+            questions.add(q.id)
+    if not questions:
+        raise StudyError("the plan needs at least one question")
+    return plan
 
 
 def view(p: Participant) -> ParticipantView:
     return ParticipantView(participant_id=p.participant_id, language=p.language, status=p.status,
                            interview_id=p.interview_id, started_at=p.started_at, ended_at=p.ended_at,
-                           length_seconds=p.length_seconds, answers=p.answers, exit_reason=p.exit_reason)
+                           length_seconds=p.length_seconds, answers=p.answers, exit_reason=p.exit_reason,
+                           consented_at=p.consent.at if p.consent else None, corrections=len(p.corrections),
+                           checked=p.checked_at is not None)
 
 
 def add_coverage(cov: QuestionCoverage, row: QuestionDepth) -> None:

@@ -1,4 +1,5 @@
-"""Findings → markdown and a self-contained HTML report (no external CSS, scripts, fonts or images).
+"""Findings → markdown and a self-contained HTML report (rules/study/templates/report.html, Jinja2 with
+autoescape; charts as inline SVG from rules/study/charts.py; no external CSS, scripts, fonts or images).
 
 Only verified quotes are printed as quotes (in quote marks, verbatim, the translation beside them, linked to the
 participant's transcript); a flagged quote is shown in the "Flagged quotes" section as plain text with why.
@@ -8,6 +9,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
 
 from models.interview import TranscriptEntry
 from models.study import DEPTHS, FindingQuote, Findings
@@ -76,15 +83,23 @@ def to_markdown(f: Findings) -> str:
     out += [f"- {m.topic} ({_raised(m.count, m.participants)})" for m in f.plan_missed] or ["Nothing found."]
     out += ["", "## Flagged quotes (not verified verbatim: not printed as quotes)", ""]
     out += [f"- {q.participant_id}: {q.text} — {q.flag}" for q in f.flagged_quotes] or ["None."]
+    mc = f.member_checking
+    out += ["", "## Member checking and consent", "",
+            f"{mc.checked} participants read back and confirmed or corrected their transcript, {mc.corrected} "
+            f"corrected an answer (kept beside the original), {mc.withdrew} withdrew (left out of these findings)."]
+    out += [f"- {c.participants} agreed to the {c.language} consent text, version sha256:{c.sha256}"
+            for c in f.consent] or ["- No consent recorded."]
     return "\n".join(out) + "\n"
 
 
-_CSS = """body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}
-td.n{text-align:right}blockquote{margin:.6em 0;padding:.4em 1em;border-left:4px solid #6a8;background:#f6faf7}
-.tr{color:#555;font-style:italic}.note{color:#a60}.flag{color:#a22}.heat td.h{text-align:center;min-width:3em}
-.bar{display:inline-block;height:.8em;background:#6a8}.small{font-size:.85em;color:#555}
-section.tx{border-top:1px solid #ddd;margin-top:1em}:target{background:#ffc}"""
+_CSS = """body{font-family:system-ui,sans-serif;max-width:70em;margin:2em auto;padding:0 1em;color:#1d1f23;
+background:#fff}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #8c919b;padding:.3em .6em;
+text-align:left}td.n{text-align:right}blockquote{margin:.6em 0;padding:.4em 1em;border-left:4px solid #1c6b35;
+background:#f3f8f4}.tr{color:#3f444d;font-style:italic}.note{color:#7a4200}.flag{color:#8f1d17}
+.heat td.h{text-align:center;min-width:3em;color:#1d1f23}.heat td.gap{color:#fff}.small{font-size:.9em;color:#3f444d}
+a{color:#1546a0}section.tx{border-top:1px solid #8c919b;margin-top:1em}:target{background:#fff3b0}
+nav ul{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:1em}figure.chart{margin:1em 0;max-width:48em}
+figure.chart svg{width:100%;height:auto}"""
 
 
 def _e(text: object) -> str:
@@ -95,7 +110,7 @@ def _anchor(pid: str, entry_id: str | None = None) -> str:
     return f"t-{pid}" + (f"-{entry_id}" if entry_id else "")
 
 
-def _quote_html(q: FindingQuote) -> str:
+def _quote_html(q: FindingQuote) -> Markup:
     link = f'<a href="#{_e(_anchor(q.participant_id, q.entry_id))}">{_e(q.participant_id)}</a>'
     beside = ""
     if q.translation:
@@ -104,73 +119,49 @@ def _quote_html(q: FindingQuote) -> str:
     elif q.translation_note:
         beside = f'<div class="tr note">{_e(q.translation_note)}</div>'
     lang = f' lang="{_e(q.language)}"' if q.language else ""
-    return f"<blockquote><span{lang}>“{_e(q.text)}”</span> — {link}{beside}</blockquote>"
+    return Markup(f"<blockquote><span{lang}>“{_e(q.text)}”</span> — {link}{beside}</blockquote>")
 
 
-def _heat(n: int, total: int) -> str:
+def heat_cell(n: int, total: int, gap: bool = False) -> dict[str, str]:
+    """One coverage cell. Coverage (asked, answered, a depth reached) is green, darker with a larger share; "none"
+    (asked but not answered: a gap) is red, darker with a larger share — a gap never looks like coverage. Zero is
+    plain white either way. Text stays dark on light backgrounds and white on dark ones (contrast ≥ 4.5:1)."""
     share = n / total if total else 0.0
-    light = 96 - int(share * 56)
-    return f'<td class="h" style="background:hsl(140,45%,{light}%)" title="{n} of {total}">{n}</td>'
+    title = f"{n} of {total}"
+    if n == 0:
+        return {"bg": "#ffffff", "cls": "", "title": title, "text": str(n)}
+    if gap:
+        light = 92 - int(share * 60)
+        return {"bg": f"hsl(4,70%,{light}%)", "cls": "gap" if light < 55 else "gap-light", "title": title + " (gap)",
+                "text": str(n)}
+    light = 92 - int(share * 32)
+    return {"bg": f"hsl(140,45%,{light}%)", "cls": "", "title": title, "text": str(n)}
+
+
+def coverage_rows(f: Findings) -> list[dict[str, Any]]:
+    rows = []
+    for c in f.coverage:
+        total = max(c.interviews, 1)
+        cells = [heat_cell(c.asked, total), heat_cell(c.answered, total)]
+        cells[0]["text"] = f"{c.asked}/{c.interviews}"
+        cells += [heat_cell(c.depth.get(d, 0), total, gap=d == "none") for d in DEPTHS]
+        rows.append({"label": f"{c.question_id}: {c.text}", "cells": cells})
+    return rows
+
+
+@lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(autoescape=True, loader=jinja2.FunctionLoader(
+        lambda name: resources.files("rules.study").joinpath(f"templates/{name}").read_text(encoding="utf-8")))
+    return env.get_template("report.html")
 
 
 def to_html(f: Findings, transcripts: Mapping[str, list[TranscriptEntry]] | None = None) -> str:
-    transcripts = transcripts or {}
-    h = [f"<!doctype html><html lang=\"{_e(f.analysis_language)}\"><head><meta charset=\"utf-8\">"
-         f"<title>Findings: {_e(f.topic)}</title><style>{_CSS}</style></head><body>",
-         f"<h1>Findings: {_e(f.topic)}</h1>"]
-    if f.research_goal:
-        h.append(f"<p>Research goal: {_e(f.research_goal)}</p>")
-    h.append(f'<p><b>{f.completed}</b> completed · <b>{f.abandoned}</b> abandoned · languages: '
-             + (", ".join(f"{_e(k)} ({v})" for k, v in f.languages.items()) or "none") + f" · {_e(f.status)}</p>")
-    h += [f'<p class="note">{_e(n)}</p>' for n in f.notes]
-    if f.summary:
-        h.append(f"<h2>Summary</h2><p>{_e(f.summary)}</p>")
-    h.append('<h2>Themes</h2><table id="themes"><tr><th>Theme</th><th>Participants</th><th>Share</th></tr>')
-    for t in f.themes:
-        share = t.count / f.completed if f.completed else 0.0
-        h.append(f'<tr><td><a href="#theme-{f.themes.index(t)}">{_e(t.title)}</a></td><td class="n">{t.count}</td>'
-                 f'<td><span class="bar" style="width:{share * 10:.1f}em"></span> {100 * share:.0f}%</td></tr>')
-    h.append("</table>")
-    for i, t in enumerate(f.themes):
-        h.append(f'<h3 id="theme-{i}">{_e(t.title)} <span class="small">({t.count})</span></h3>')
-        if t.description:
-            h.append(f"<p>{_e(t.description)}</p>")
-        h += [_quote_html(q) for q in t.quotes if q.verified]
-        if t.positions:
-            h.append("<ul>" + "".join(f"<li>{_e(p.position)} — {p.count}</li>" for p in t.positions) + "</ul>")
-    h.append("<h2>Disagreements</h2>")
-    h.append("<ul>" + "".join(f"<li><b>{_e(d.theme)}</b>: " + "; ".join(
-        f"{_e(p.position)} ({p.count})" for p in d.positions) + "</li>" for d in f.disagreements) + "</ul>"
-             if f.disagreements else "<p>None found.</p>")
-    h.append("<h2>Minority views</h2>")
-    if f.minority_views:
-        for m in f.minority_views:
-            h.append(f"<p><b>{_e(m.theme)}</b>: {_e(m.position)} ({m.count}: {_e(', '.join(m.participants[:8]))})</p>")
-            if m.quote is not None and m.quote.verified:
-                h.append(_quote_html(m.quote))
-    else:
-        h.append("<p>None found.</p>")
-    h.append('<h2>Coverage of the plan</h2><table class="heat" id="coverage"><tr><th>Question</th><th>Asked</th>'
-             "<th>Answered</th>" + "".join(f"<th>{d}</th>" for d in DEPTHS) + "</tr>")
-    for c in f.coverage:
-        total = max(c.interviews, 1)
-        h.append(f"<tr><td>{_e(c.question_id)}: {_e(c.text)}</td>{_heat(c.asked, total)}{_heat(c.answered, total)}"
-                 + "".join(_heat(c.depth.get(d, 0), total) for d in DEPTHS) + "</tr>")
-    h.append("</table><h2>What the plan missed</h2>")
-    h.append("<ul>" + "".join(f"<li>{_e(m.topic)} ({_e(_raised(m.count, m.participants))})</li>"
-                              for m in f.plan_missed) + "</ul>"
-             if f.plan_missed else "<p>Nothing found.</p>")
-    h.append("<h2>Flagged quotes</h2><p class=\"small\">Not verified verbatim against the transcript: never "
-             "printed as quotes.</p>")
-    h.append("<ul>" + "".join(f'<li class="flag">{_e(q.participant_id)}: {_e(q.text)} — {_e(q.flag)}</li>'
-                              for q in f.flagged_quotes) + "</ul>" if f.flagged_quotes else "<p>None.</p>")
-    if transcripts:
-        h.append("<h2>Transcripts of the quoted participants</h2>")
-        for pid, entries in sorted(transcripts.items()):
-            h.append(f'<section class="tx" id="{_e(_anchor(pid))}"><h3>{_e(pid)}</h3>')
-            for e in entries:
-                who = "Q" if e.speaker == "interviewer" else pid
-                h.append(f'<p id="{_e(_anchor(pid, e.entry_id))}"><b>{_e(who)}</b>: {_e(e.text)}</p>')
-            h.append("</section>")
-    h.append("</body></html>")
-    return "\n".join(h)
+    """The self-contained report (Jinja2, autoescaped): landmarks, charts as inline SVG, the coverage heat map."""
+    from rules.study.charts import languages_chart, themes_chart
+
+    return _template().render(
+        f=f, css=Markup(_CSS), depths=DEPTHS, coverage=coverage_rows(f), transcripts=sorted((transcripts or {}).items()),
+        themes_svg=Markup(themes_chart(f)), languages_svg=Markup(languages_chart(f)), quote=_quote_html,
+        anchor=_anchor, raised=lambda m: _raised(m.count, m.participants),
+        share=lambda n: f"{100 * n / f.completed:.0f}%" if f.completed else "-")

@@ -37,7 +37,8 @@ async def test_create_invite_revoke_status_close_report(dev_env, worker, offline
                               "https://study.example.org", "--out", str(tmp_path / "links.csv"), *conn)
         links = re.findall(rf"(P00\d)  (https://study\.example\.org/study/{sid}/join/[\w-]{{32}})", out)
         assert code == 0 and [p for p, _ in links] == ["P001", "P002"], out
-        assert (tmp_path / "links.csv").read_text().splitlines() == [f"{p},{link}" for p, link in links]
+        assert (tmp_path / "links.csv").read_text().splitlines() == ["participant,link",
+                                                                     *(f"{p},{link}" for p, link in links)]
 
         code, out = await cli("invite", sid, "--count", "1", "--language", "xx-not-a-language", *conn)
         assert code == 2 and "language" in out and "Traceback" not in out and len(out.strip().splitlines()) == 1, out
@@ -49,6 +50,10 @@ async def test_create_invite_revoke_status_close_report(dev_env, worker, offline
         assert code == 0 and "invited 2" in out and "revoked 1" in out and "completed 0 of 5" in out, out
         code, out = await cli("report", sid, *conn)
         assert code == 4 and "no report yet" in out and "--wait" in out, out
+        code, out = await cli("export", sid, "--format", "qdpx", *q, *conn)
+        assert code == 4 and "no findings to export yet" in out and len(out.strip().splitlines()) == 1, out
+        code, out = await cli("review", sid, "--approve", *conn)
+        assert code == 4 and "not started for review" in out, out
 
         code, out = await cli("close", sid, "--reason", "pilot over", *conn)
         assert code == 0 and "closed: pilot over" in out, out
@@ -57,6 +62,18 @@ async def test_create_invite_revoke_status_close_report(dev_env, worker, offline
         assert code == 0 and out.startswith("# Findings: How teams run on-call") and "0 completed" in out, out
         code, out = await cli("report", sid, "--format", "html", "--out", str(tmp_path / "r.html"), *q, *conn)
         assert code == 0 and (tmp_path / "r.html").read_text().startswith("<!doctype html>"), out
+        code, out = await cli("export", sid, "--format", "csv", "--out", str(tmp_path / "csv"), *q, *conn)
+        assert code == 0 and (tmp_path / "csv" / "participants.csv").read_text().count("\n") == 3, out
+
+        # --review: the plan is shown; links stay shut until `study review --approve`
+        rid = f"{sid}-review"
+        code, out = await cli("create", "How teams run on-call", "--quota", "2", "--review", "--id", rid, *q, *conn)
+        assert code == 0 and "Plan: How teams run on-call" in out and f"colloquy study review {rid} --approve" in out
+        code, out = await cli("status", rid, *conn)
+        assert code == 0 and "phase: reviewing" in out, out
+        code, out = await cli("review", rid, "--approve", *conn)
+        assert code == 0 and "approved: links open" in out, out
+        await dev_env.client.get_workflow_handle(rid).execute_update("close_study", {"reason": "test over"})
         ledger = await dev_env.client.get_workflow_handle(sid).query(QUERY_PARTICIPANTS,
                                                                       result_type=list[ParticipantView])
     code, out = await cli("status", "study-that-does-not-exist", *conn)

@@ -62,9 +62,12 @@ CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dic
         (study.WORKFLOW_TYPE, "StudyWorkflow"),
         {},
         {study.UPDATE_ADD_PARTICIPANTS: "add_participants", study.UPDATE_REVOKE_PARTICIPANT: "revoke_participant",
-         study.UPDATE_OPEN_LINK: "open_link", study.UPDATE_CLOSE: "close_study"},
+         study.UPDATE_OPEN_LINK: "open_link", study.UPDATE_CLOSE: "close_study",
+         study.UPDATE_REVIEW_PLAN: "review_plan", study.UPDATE_MEMBER_CHECK: "member_check"},
         {study.QUERY_PROGRESS: "progress", study.QUERY_FINDINGS_DRAFT: "findings_draft",
-         study.QUERY_PARTICIPANTS: "participants", study.QUERY_LINK: "link"},
+         study.QUERY_PARTICIPANTS: "participants", study.QUERY_LINK: "link",
+         study.QUERY_PLAN_REVIEW: "plan_review", study.QUERY_MEMBER_CHECK: "member_check_view",
+         study.QUERY_EXPORT: "export"},
     ),
 }
 

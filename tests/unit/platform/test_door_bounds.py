@@ -21,7 +21,8 @@ DOORS: list[type[BaseModel]] = [
     interview.InterviewInput, interview.TranscriptEntry, interview.SessionControl, interview.Heartbeat,
     interview.AssistantQuery, query.QueryRequest, query.ClarifyAnswer, query.ImportRequest, query.ContextRequest,
     query.ReparseRequest, study.StudyInput, study.AddParticipants, study.RevokeParticipant, study.CloseStudy,
-    study.OpenLink, IntervieweeInput, discussion.DiscussionInput, platform.ModelCheckRequest,
+    study.OpenLink, study.ReviewPlan, study.MemberCheck, IntervieweeInput, discussion.DiscussionInput,
+    platform.ModelCheckRequest,
 ]
 # The state a run carries into its next run (continue-as-new) is the workflow's own, bounded by its own tails and
 # budgets (rules/interview/budget.py) and as a whole by the input's MAX_BYTES; field maxima there could stop a

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from models.common import ArtifactRef
 from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot, TranscriptEntry
@@ -152,3 +154,128 @@ def test_report_prints_only_verified_quotes_and_escapes_html():
     assert "“a made up line”" not in md and "“a made up line”" not in html
     assert "<b>never</b>" not in html and "&lt;b&gt;never&lt;/b&gt;" in html and "On &lt;call&gt;" in html
     assert 'id="t-P1"' in html and "<script" not in html and "http" not in html.split("</style>")[1]
+
+
+def _completed(lg: Ledger, n: int) -> None:
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(i)) for i in range(n)]))
+    for i in range(n):
+        p = lg.check_open(OpenLink(token_sha256=sha(i)))
+        lg.start(NOW, p, "en")
+        lg.finished(NOW + timedelta(minutes=5), p, InterviewLookup(interview_id=p.interview_id or "", state="finished",
+                                                                    answers=3, transcript=REF, length_seconds=200))
+        lg.digested(p, DigestSummary(participant_id=p.participant_id, digest=REF, themes=["Origins"]))
+
+
+def test_member_checking_corrections_beside_the_original_and_withdrawal_leaves_the_findings():
+    from models.study import MemberCheck
+
+    lg = ledger(quota=10)
+    _completed(lg, 3)
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(0), action="checked"))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action="correct", entry_id="a1", text="What I meant."))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action="correct", entry_id="a1", text="Better still."))
+    lg.member_check(NOW, MemberCheck(token_sha256=sha(2), action="withdraw"))
+    p1 = lg.by_id["P002"]
+    assert [c.text for c in p1.corrections] == ["What I meant.", "Better still."] and p1.transcript == REF
+    draft = lg.draft(NOW)
+    assert draft.completed == 2 and draft.themes[0].participants == ["P001", "P002"]
+    assert (draft.member_checking.checked, draft.member_checking.corrected, draft.member_checking.withdrew) == (2, 1, 1)
+    exported = {p.participant_id: p for p in lg.export().participants}
+    assert exported["P003"].transcript is None and exported["P002"].corrections
+    with pytest.raises(StudyError, match="withdrawn"):
+        lg.member_check(NOW, MemberCheck(token_sha256=sha(2), action="checked"))
+    lg.close(NOW, "done")
+    with pytest.raises(StudyError, match="closed"):
+        lg.member_check(NOW, MemberCheck(token_sha256=sha(0), action="withdraw"))
+
+
+def test_running_answers_are_counted_and_an_abandoned_interview_lasts_until_it_ended():
+    """Defects: the researcher page showed "Answers 0" for running participants who had answered, and an
+    abandoned ~80 s interview as "6s" (the time of its last answer)."""
+    lg = ledger()
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(0))]))
+    p = lg.check_open(OpenLink(token_sha256=sha(0)))
+    lg.start(NOW, p, "en")
+    lg.seen_running(p, InterviewLookup(interview_id="i", state="running", answers=2))
+    assert lg.views()[0].answers == 2
+    lg.finished(NOW + timedelta(seconds=80), p, InterviewLookup(interview_id="i", state="finished", answers=1,
+                                                                 length_seconds=6.0))
+    assert p.status == "abandoned" and p.length_seconds == 80.0
+
+
+def test_plan_review_refuses_links_and_bad_edits():
+    from models.study import ReviewPlan
+
+    lg = ledger(review=True)
+    lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(0))]))
+    assert lg.link(sha(0)).status == "not_open" and lg.phase(False, False) == "reviewing"
+    with pytest.raises(StudyError, match="still being reviewed"):
+        lg.check_open(OpenLink(token_sha256=sha(0)))
+    empty = PLAN.model_copy(deep=True)
+    for sec in empty.sections:
+        sec.questions = []
+    with pytest.raises(StudyError, match="at least one question"):
+        lg.review(ReviewPlan(action="edit", plan=empty))
+    lg.review(ReviewPlan(action="approve"))
+    assert lg.check_open(OpenLink(token_sha256=sha(0))).participant_id == "P001"
+    with pytest.raises(StudyError, match="not started for review"):
+        ledger().check_review(ReviewPlan(action="approve"))
+
+
+def test_the_heat_map_never_colours_a_gap_like_coverage_and_the_report_has_landmarks():
+    """Defect: the coverage heat map coloured "none" (asked, not answered) like "asked", so gaps looked like
+    coverage; report.html had no landmarks."""
+    from models.study import QuestionCoverage
+
+    f = reduce_digests("s", "On-call", "g", "en", PLAN, [], {}, 0)
+    f.coverage = [QuestionCoverage(question_id="q1", text="How?", interviews=3, asked=3, answered=0,
+                                   depth={"none": 3, "shallow": 0, "adequate": 0, "deep": 0})]
+    html = to_html(f)
+    row = html.split('<th scope="row">q1: How?</th>')[1].split("</tr>")[0]
+    cells = row.split("<td")[1:]
+    asked, none = cells[0], cells[2]
+    assert "hsl(140" in asked and "hsl(140" not in none and "hsl(4," in none and "gap" in none
+    for landmark in ("<header>", "<main>", "<nav ", "</main>"):
+        assert landmark in html
+
+
+actions = st.lists(st.tuples(st.integers(0, 4), st.sampled_from(["checked", "correct", "withdraw", "close"]),
+                             st.text(min_size=1, max_size=30).filter(str.strip)), max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(steps=actions)
+def test_member_checking_invariants(steps):
+    """Property: whatever participants do in whatever order — a correction never overwrites anything (each is
+    appended, the transcript ref unchanged), nothing changes after the study closes or after a withdrawal, a
+    withdrawn participant is in no draft theme and no export transcript, and the counts agree with the ledger."""
+    from models.study import MemberCheck
+
+    lg = ledger(quota=10)
+    _completed(lg, 5)
+    made: dict[str, list[str]] = {}
+    for who, action, text in steps:
+        if action == "close":
+            lg.close(NOW, "closed")
+            continue
+        req = MemberCheck(token_sha256=sha(who), action=action, entry_id="a1" if action == "correct" else None,
+                          text=text if action == "correct" else None)
+        p = lg.by_token[sha(who)]
+        before = p.model_copy(deep=True)
+        try:
+            lg.member_check(NOW, req)
+        except StudyError:
+            assert lg.state.closed or before.status == "withdrawn"
+            assert p == before
+            continue
+        assert p.transcript == REF
+        if action == "correct":
+            made.setdefault(p.participant_id, []).append(text.strip())
+    for p in lg.state.participants:
+        assert [c.text for c in p.corrections] == made.get(p.participant_id, [])
+    withdrawn = {p.participant_id for p in lg.state.participants if p.status == "withdrawn"}
+    draft = lg.draft(NOW)
+    assert not withdrawn & {pid for t in draft.themes for pid in t.participants}
+    assert draft.member_checking.withdrew == len(withdrawn) and draft.completed == 5 - len(withdrawn)
+    assert all(r.transcript is None and not r.corrections for r in lg.export().participants
+               if r.participant_id in withdrawn)

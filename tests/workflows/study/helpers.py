@@ -11,11 +11,14 @@ from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 from models.study import (
     UPDATE_ADD_PARTICIPANTS,
     AddParticipants,
+    ConsentGiven,
     Invitation,
+    OpenLink,
     ParticipantView,
     StudyInput,
     StudyResult,
 )
+from rules.study import consent
 
 
 def short_plan() -> PlanSnapshot:
@@ -46,3 +49,16 @@ async def invite(handle: WorkflowHandle, n: int, language: str | None = None) ->
     added = await handle.execute_update(UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[
         Invitation(token_sha256=h, language=language) for _, h in tokens]), result_type=list[ParticipantView])
     return [(p.participant_id, t) for p, (t, _) in zip(added, tokens, strict=True)]
+
+
+def sha(t: str) -> str:
+    return hashlib.sha256(t.encode()).hexdigest()
+
+
+def opening(token_hash: str, language: str | None = None) -> OpenLink:
+    """Opening a link with the participant's consent to the built-in text in their language (as the page sends)."""
+    lang = language or "en"
+    text = consent.BUILT_IN.get(lang, consent.BUILT_IN["en"])
+    lang = lang if lang in consent.BUILT_IN else "en"
+    return OpenLink(token_sha256=token_hash, language=language,
+                    consent=ConsentGiven(language=lang, sha256=consent.sha256(text)))

@@ -14,10 +14,10 @@ import os
 import pytest
 
 from client.interview import RehearsalOptions, TranscriptAnswers, rehearse
-from models.study import UPDATE_OPEN_LINK, UPDATE_REVOKE_PARTICIPANT, OpenedLink, OpenLink, RevokeParticipant
+from models.study import UPDATE_OPEN_LINK, UPDATE_REVOKE_PARTICIPANT, OpenedLink, RevokeParticipant
 from tests.conftest import HISTORIES, replay
 from tests.e2e.interview.helpers import ANSWERS
-from tests.workflows.study.helpers import invite, start_study
+from tests.workflows.study.helpers import invite, opening, start_study
 
 RECORD = os.environ.get("COLLOQUY_RECORD_HISTORIES") == "1"
 NAME = "study_small"
@@ -35,8 +35,8 @@ async def test_a_small_study_replays(dev_env, worker, offline, tmp_path, monkeyp
         await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P003"))
 
         async def take_part(token: str, language: str, answers: list[str]) -> None:
-            opened = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
-                token_sha256=hashlib.sha256(token.encode()).hexdigest(), language=language), result_type=OpenedLink)
+            opened = await h.execute_update(UPDATE_OPEN_LINK, opening(hashlib.sha256(token.encode()).hexdigest(),
+                                                                      language), result_type=OpenedLink)
             await rehearse(client, opened.interview_id, TranscriptAnswers(answers),
                            RehearsalOptions(fresh_question_timeout=15, poll_seconds=0.1))
 

@@ -28,7 +28,7 @@ from models.study import (
     StudyProgress,
 )
 from tests.conftest import replay
-from tests.workflows.study.helpers import invite, start_study, token
+from tests.workflows.study.helpers import invite, opening, sha, start_study, token
 
 
 async def test_close_date_timer_revoked_and_unknown_links(ts_env, worker):
@@ -57,11 +57,14 @@ async def test_close_date_timer_revoked_and_unknown_links(ts_env, worker):
         assert link.status == "invited" and link.participant_id == "P001" and link.language == "de"
 
         # revoking a participant whose interview runs ends it (withdrawn: not analysed)
-        opened = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
-            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        with pytest.raises(WorkflowUpdateFailedError) as err:          # no consent: refused, nothing started
+            await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=sha(people[2][1])))
+        assert "consent is required" in str(err.value.cause)
+        assert (await h.query(QUERY_LINK, sha(people[2][1]), result_type=LinkView)).status == "invited"
+        opened = await h.execute_update(UPDATE_OPEN_LINK, opening(sha(people[2][1]), "de"), result_type=OpenedLink)
         assert opened.interview_id == "study-close-date--P003" and opened.language == "de" and opened.new
-        again = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(
-            token_sha256=hashlib.sha256(people[2][1].encode()).hexdigest()), result_type=OpenedLink)
+        again = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=sha(people[2][1])),
+                                       result_type=OpenedLink)
         assert again.interview_id == opened.interview_id and not again.new
         child = client.get_workflow_handle(opened.interview_id, result_type=InterviewResult)
         plan = await child.query(QUERY_PLAN, result_type=PlanSnapshot)
@@ -106,3 +109,65 @@ async def _now(env):
     from datetime import UTC, datetime
 
     return datetime.now(UTC)
+
+
+async def test_plan_review_consent_recorded_and_the_export_ledger(ts_env, worker):
+    """`review=True`: the links stay shut (the page says so) until the researcher approves; an edit is validated
+    and kept; the consent (language, SHA-256 of the text shown, when) is in the ledger and the export."""
+    from models.study import (
+        QUERY_EXPORT,
+        QUERY_PLAN_REVIEW,
+        UPDATE_REVIEW_PLAN,
+        ConsentGiven,
+        PlanReview,
+        ReviewPlan,
+        StudyExport,
+    )
+    from rules.study import consent
+    from tests.workflows.study.helpers import short_plan
+
+    client = ts_env.client
+    async with worker(client) as queue:
+        h = await start_study(client, queue, "study-review", quota=3, review=True,
+                              consent={"en": "I agree (en v1).", "de": "Ich stimme zu (de v1)."})
+        people = await invite(h, 2)
+        review = await h.query(QUERY_PLAN_REVIEW, result_type=PlanReview)
+        assert review.review and not review.approved and review.plan is not None
+        assert (await h.query(QUERY_PROGRESS, result_type=StudyProgress)).phase == "reviewing"
+        assert (await h.query(QUERY_LINK, sha(people[0][1]), result_type=LinkView)).status == "not_open"
+        given = ConsentGiven(language="de", sha256=consent.sha256("Ich stimme zu (de v1)."))
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=sha(people[0][1]), language="de",
+                                                              consent=given))
+        assert "still being reviewed" in str(err.value.cause)
+        bad = short_plan()
+        bad.sections[1].questions[0].id = bad.sections[0].questions[0].id
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_REVIEW_PLAN, ReviewPlan(action="edit", plan=bad))
+        assert "used twice" in str(err.value.cause)
+        edited = short_plan()
+        edited.sections[0].questions[0].text = "How did you first come to carry the pager?"
+        review = await h.execute_update(UPDATE_REVIEW_PLAN, ReviewPlan(action="edit", plan=edited),
+                                        result_type=PlanReview)
+        assert review.edits == 1 and review.plan is not None
+        assert review.plan.sections[0].questions[0].text == "How did you first come to carry the pager?"
+        await h.execute_update(UPDATE_REVIEW_PLAN, ReviewPlan(action="approve"), result_type=PlanReview)
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_REVIEW_PLAN, ReviewPlan(action="edit", plan=edited))
+        assert "already approved" in str(err.value.cause)
+        stale = ConsentGiven(language="de", sha256=consent.sha256("an older text"))
+        with pytest.raises(WorkflowUpdateFailedError) as err:
+            await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=sha(people[0][1]), language="de",
+                                                              consent=stale))
+        assert "consent text has changed" in str(err.value.cause)
+        opened = await h.execute_update(UPDATE_OPEN_LINK, OpenLink(token_sha256=sha(people[0][1]), language="de",
+                                                                   consent=given), result_type=OpenedLink)
+        child = client.get_workflow_handle(opened.interview_id, result_type=InterviewResult)
+        plan = await child.query(QUERY_PLAN, result_type=PlanSnapshot)
+        exported = await h.query(QUERY_EXPORT, result_type=StudyExport)
+        await h.execute_update(UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id="P001"))
+        await replay(h)
+    assert any("How did you first come to carry the pager?" in q.text for s in plan.sections for q in s.questions)
+    record = exported.participants[0].consent
+    assert record is not None and record.language == "de" and record.sha256 == given.sha256 and record.at
+    assert exported.consent["de"] == "Ich stimme zu (de v1)."
