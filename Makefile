@@ -40,6 +40,12 @@ system-deps:
 	  echo "installing Chromium (Debian package chromium) for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	else echo "warning: chromium not found; install the chromium package for the browser tests"; fi
+	@if ! command -v npm >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing npm (Debian package npm) for the accessibility checks (axe-core)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; fi
+	@if [ -f node_modules/axe-core/axe.min.js ]; then :; \
+	elif command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent; \
+	else echo "warning: npm not found; the axe-core accessibility checks will be skipped"; fi
 
 demo: install
 	$(COLLOQUY) demo

@@ -27,7 +27,7 @@ pytest.importorskip("llama_cpp.server.app", reason="the `local` extra (llama-cpp
 
 from activities.llm.llama_server import LlamaServer  # noqa: E402
 
-pytestmark = [pytest.mark.local_model]
+pytestmark = [pytest.mark.local_model, pytest.mark.dev_server]
 
 #: A call SmolLM2 must answer at length (the grammar forces 6000 characters, ~2000 tokens, ~30 s here): the calls
 #: that are cut short.
@@ -61,11 +61,12 @@ def _cfg(**env: str):
     return load_config(env={**base, **env})
 
 
-async def test_agent_schemas_pass_the_model_check_through_the_server(ts_env, worker, http):
-    # a handful (the server answers one request at a time; the model check asks in parallel); the bench runs all
+async def test_agent_schemas_pass_the_model_check_through_the_server(dev_env, worker, http):
+    # a handful, one at a time as `models --check` asks a worker whose server serves one call at a time (the
+    # bench runs all); real time: a time-skipping server would skip past a real model's start-to-close
     agents = ["interview_note_taker", "route_input", "writing_final_analysis", "interview_writer"]
-    async with worker(ts_env.client) as queue:
-        _, report = await run_model_check(ts_env.client, queue, ModelCheckRequest(agents=agents))
+    async with worker(dev_env.client) as queue:
+        _, report = await run_model_check(dev_env.client, queue, ModelCheckRequest(agents=agents, parallel=1))
     for row in report.rows:
         assert row.ok, (row.agent, row.error)
         assert row.profile == "config" and row.provider == "openai_compatible"

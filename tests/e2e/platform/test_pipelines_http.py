@@ -2,7 +2,8 @@
 llama-cpp-python's server (the `local` extra's `server` part) serving SmolLM2 on a free 127.0.0.1 port, one
 server for this module, and COLLOQUY_PROFILE=config COLLOQUY_PROVIDER=openai_compatible COLLOQUY_API_BASE=<it>
 (nothing else configured). No invalid output and no fallback anywhere, read from each run's own records
-(tests/e2e/platform/real_pipelines.py)."""
+(tests/e2e/platform/real_pipelines.py). The interview runs in `make test`; notes, writing and discussion (the same
+provider path, longer) under `slow` (`make test-slow`)."""
 
 from __future__ import annotations
 
@@ -48,17 +49,20 @@ async def test_rehearsed_interview_through_the_server(dev_env, worker, http):
         rp.expect_interview(await rp.run_interview(dev_env.client, queue))
 
 
+@pytest.mark.slow
 async def test_notes_import_and_ask_with_a_clarification_through_the_server(dev_env, worker, http):
     async with worker(dev_env.client) as queue:
         rp.expect_notes(await rp.run_notes(dev_env.client, queue, http))
 
 
+@pytest.mark.slow
 async def test_writing_with_three_models_through_the_server(dev_env, worker, http):
     # three model ids, one server: llama-cpp-python's server answers any model name with the model it serves
     async with worker(dev_env.client) as queue:
         rp.expect_writing(await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"]))
 
 
+@pytest.mark.slow
 async def test_standard_discussion_through_the_server(dev_env, worker, http):
     async with worker(dev_env.client) as queue:
         rp.expect_discussion(await rp.run_discussion(dev_env.client, queue))

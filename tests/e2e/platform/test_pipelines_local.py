@@ -1,11 +1,15 @@
 """The four pipelines complete on the `local` profile (SmolLM2-135M in-process through llama.cpp) with no invalid
-output and no fallback anywhere, read from each run's own records (tests/e2e/platform/real_pipelines.py): a
-rehearsed interview, a notes import then a question (answered with the real model throughout, then again with a
+output, no fallback and no timed-out attempt anywhere, read from each run's own records
+(tests/e2e/platform/real_pipelines.py): two rehearsed interviews at once (their agents share the one model: the
+LLM worker takes one call at a time and the rest wait in the task queue, issue 29), and — under `slow`, with
+`make test-slow` — a notes import then a question (answered with the real model throughout, then again with a
 clarification the user answers), a writing run with three model ids, a standard discussion.
 
 A weak answer passes; an invalid one (or a fallback plan, an agent skipped, an unscored idea) fails the test."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -30,21 +34,26 @@ def local(monkeypatch, tmp_path):
     reset_config_cache()
 
 
-async def test_rehearsed_interview_on_the_local_model(dev_env, worker, local):
+async def test_two_rehearsed_interviews_at_once_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
-        rp.expect_interview(await rp.run_interview(dev_env.client, queue))
+        runs = await asyncio.gather(rp.run_interview(dev_env.client, queue), rp.run_interview(dev_env.client, queue))
+    for run in runs:
+        rp.expect_interview(run)
 
 
+@pytest.mark.slow
 async def test_notes_import_and_ask_with_a_clarification_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
         rp.expect_notes(await rp.run_notes(dev_env.client, queue, local))
 
 
+@pytest.mark.slow
 async def test_writing_with_three_models_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
         rp.expect_writing(await rp.run_writing(dev_env.client, queue, ["m-a", "m-b", "m-c"]))
 
 
+@pytest.mark.slow
 async def test_standard_discussion_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
         rp.expect_discussion(await rp.run_discussion(dev_env.client, queue))
