@@ -102,6 +102,19 @@ async def test_strict_json_schema_without_downgrade_is_a_clear_permanent_error(h
     assert "llm.providers.openai_compatible.structured_output" in err.message
 
 
+def _requests_seen(server: LlamaServer) -> int:
+    return server.tail(200_000).count("POST /v1/chat/completions")
+
+
+async def until_generating(server: LlamaServer, seen: int, limit_s: float = 60.0) -> None:
+    """Wait until the server has started answering one more request than `seen` (uvicorn logs a streamed
+    request when its response starts, at the first token): what the fault tests need, not a fixed delay."""
+    deadline = time.monotonic() + limit_s
+    while _requests_seen(server) <= seen:
+        assert time.monotonic() < deadline, f"the server started no answer within {limit_s:.0f} s"
+        await asyncio.sleep(0.1)
+
+
 async def _quick_answer_s(server: LlamaServer) -> float:
     cfg = _cfg(COLLOQUY_API_BASE=server.base_url)
     started = time.monotonic()
@@ -113,8 +126,9 @@ async def _quick_answer_s(server: LlamaServer) -> float:
 
 async def test_a_cancelled_call_closes_its_request_and_the_server_stops_generating(http):
     cfg = _cfg(COLLOQUY_API_BASE=http.base_url)
+    seen = _requests_seen(http)
     call = asyncio.ensure_future(gateway.complete("interview_writer", LONG, Long, max_tokens=2500, config=cfg))
-    await asyncio.sleep(2.0)  # generating by now (SmolLM2 does ~60 tokens/s: 2000 tokens take ~30 s)
+    await until_generating(http, seen)  # SmolLM2 does ~60 tokens/s here: 2000 tokens take ~30 s
     call.cancel()
     with pytest.raises(asyncio.CancelledError):
         await call
@@ -147,8 +161,9 @@ async def test_a_server_killed_mid_call_is_retried_as_an_outage(ts_env, worker, 
         monkeypatch.setenv("COLLOQUY_FALLBACK_PROVIDER", "")
         reset_config_cache()
         cfg = _cfg(COLLOQUY_API_BASE=doomed.base_url)
+        seen = _requests_seen(doomed)
         call = asyncio.ensure_future(gateway.complete("interview_writer", LONG, Long, max_tokens=2500, config=cfg))
-        await asyncio.sleep(2.0)
+        await until_generating(doomed, seen)
         doomed.kill()
         with pytest.raises(ApplicationError) as info:
             await asyncio.wait_for(call, 15)
