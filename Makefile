@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local system-deps demo test test-fast test-crash lint up down clean-data image image-push
+.PHONY: install install-local system-deps demo test test-slow test-fast test-crash lint up down clean-data image image-push
 
 install: $(VENV)/.installed
 
@@ -51,10 +51,15 @@ demo: install
 	$(COLLOQUY) demo
 
 test: install install-local system-deps lint
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -m "not slow"
+
+# The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server); make test runs
+# the interview on both paths.
+test-slow: install install-local
+	$(VENV)/bin/pytest -q -m slow
 
 test-fast: install
-	$(VENV)/bin/pytest -q -m "not local_model and not slow"
+	$(VENV)/bin/pytest -q -m "not local_model and not slow and not drill"
 
 # Crash drills and floods (docs/platform.md "Timeouts, heartbeats and the recovery bound"); part of `make test` too.
 test-crash: install

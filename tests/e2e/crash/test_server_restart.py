@@ -28,7 +28,7 @@ from tests.e2e.crash.helpers import RECOVERY_BOUND_S, completed_activities, star
 from tests.e2e.interview.helpers import worker_env, worker_process
 from tests.workflows.writing.conftest import STORY
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 DOWN_S = float(os.environ.get("COLLOQUY_CRASH_DOWN_S", "60"))
 MODEL_LATENCY_MS = 6000

@@ -42,7 +42,7 @@ from tests.e2e.interview.helpers import ANSWERS
 from tests.workflows.interview.helpers import adaptive_plan
 from tests.workflows.writing.conftest import STORY
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 
 def queue() -> str:

@@ -23,7 +23,7 @@ from models.interview import (
 from tests.workflows.interview.helpers import adaptive_plan
 from workflows.interview import InterviewWorkflow
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 
 def cjk(i: int) -> str:

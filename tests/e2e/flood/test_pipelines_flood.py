@@ -22,7 +22,7 @@ from models.query import WORKFLOW_TYPE as QUERY
 from models.writing import MAX_STORY_CHARS, WritingInput, WritingResult
 from models.writing import WORKFLOW_TYPE as WRITING
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 
 def cjk(n: int, seed: int = 0) -> str:

@@ -29,7 +29,7 @@ from models.interview import (
 )
 from tests.e2e.interview.helpers import worker_env, worker_process
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 
 async def test_no_worker_is_said_within_seconds_and_a_given_up_entry_never_lands_out_of_order(dev_env, tmp_path):

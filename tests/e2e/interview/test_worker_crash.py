@@ -24,7 +24,7 @@ from models.interview import (
 )
 from tests.e2e.interview.helpers import ANSWERS, ESSAY, worker_env, worker_process
 
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 
 
 async def test_worker_killed_mid_session_then_restarted_loses_and_duplicates_nothing(dev_env, tmp_path, monkeypatch):

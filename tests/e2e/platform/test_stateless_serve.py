@@ -31,10 +31,10 @@ from activities.artifact_store import store
 from activities.rehearsal.interviewee import Persona
 from client.interview import PersonaAnswers, RehearsalOptions, TranscriptAnswers, rehearse, start_interview
 from models.interview import InterviewInput, InterviewResult
-from models.study import UPDATE_OPEN_LINK, OpenedLink, OpenLink, StudyResult
+from models.study import UPDATE_OPEN_LINK, OpenedLink, StudyResult
 from tests.conftest import replay
 from tests.e2e.interview.helpers import ANSWERS
-from tests.workflows.study.helpers import invite, start_study
+from tests.workflows.study.helpers import invite, opening, start_study
 
 pytestmark = pytest.mark.dev_server
 ROOT = Path(__file__).resolve().parents[3]
@@ -117,8 +117,8 @@ async def _rehearsed_interview(client, queue: str, iid: str) -> InterviewResult:
 async def _one_participant_study(client, queue: str, sid: str) -> StudyResult:  # noqa: ANN001
     study = await start_study(client, queue, sid, quota=1, interview_seconds=300, cycle_seconds=1, languages=["en"])
     [(_, link_token)] = await invite(study, 1)
-    opened = await study.execute_update(UPDATE_OPEN_LINK, OpenLink(
-        token_sha256=hashlib.sha256(link_token.encode()).hexdigest(), language="en"), result_type=OpenedLink)
+    opened = await study.execute_update(UPDATE_OPEN_LINK, opening(  # with consent, as the page sends it
+        hashlib.sha256(link_token.encode()).hexdigest(), "en"), result_type=OpenedLink)
     persona = Persona(name="Ana", role="SRE", stories=["Nobody else would take the pager, so I did."],
                       opinions=["Paging people for noise is a management failure."])
     report = await rehearse(client, opened.interview_id, PersonaAnswers(

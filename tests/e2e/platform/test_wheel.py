@@ -27,7 +27,7 @@ import pytest
 
 from core.server import dev_server_args, temporal_binary
 
-pytestmark = [pytest.mark.slow, pytest.mark.dev_server]
+pytestmark = [pytest.mark.drill, pytest.mark.dev_server]
 
 ROOT = Path(__file__).resolve().parents[3]
 # Not copied into the build tree: the wheel is built from sources only.
