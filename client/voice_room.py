@@ -11,8 +11,10 @@
                                            when the transcription takes longer than WAIT_S: post it again.
                                            403 without `consent=yes` (the participant's toggle), 409 once the
                                            interview has ended (nothing more is recorded).
-    GET  /room/{wid}/{key}/question-audio?lang=en   the question in force, spoken (audio/*), made once per
-                                           question and voice by SpeakQuestionWorkflow and cached.
+    GET  /room/{wid}/{key}/question-audio?lang=en&q=ID   the question in force, spoken (audio/*), made once per
+                                           question and voice by SpeakQuestionWorkflow and cached; `q` (the
+                                           page's question_id) makes the answer cacheable, 409 once another
+                                           question is in force.
 
 The CSRF header, the key in the path and the cross-site checks are the room's own (client/webapp.py)."""
 
@@ -58,7 +60,14 @@ async def _read_clip(request: web.Request) -> bytes:
         raise web.HTTPRequestEntityTooLarge(max_size=MAX_CLIP_BYTES, actual_size=request.content_length,
                                             text=f'{{"error": "the recording is over {MAX_CLIP_BYTES:,} bytes"}}',
                                             content_type="application/json")
-    data = await request.content.read(MAX_CLIP_BYTES + 1)
+    chunks, size = [], 0
+    while size <= MAX_CLIP_BYTES:           # read() returns what has arrived: read to the end (or past the limit)
+        chunk = await request.content.read(min(1 << 20, MAX_CLIP_BYTES + 1 - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    data = b"".join(chunks)
     if len(data) > MAX_CLIP_BYTES:
         raise web.HTTPRequestEntityTooLarge(max_size=MAX_CLIP_BYTES, actual_size=len(data),
                                             text=f'{{"error": "the recording is over {MAX_CLIP_BYTES:,} bytes"}}',
@@ -145,6 +154,9 @@ async def question_audio(request: web.Request) -> web.StreamResponse:
     except (RPCError, ConnectionError, OSError) as exc:
         return _temporal_error(exc)
     qid = str(s.question_event_id)
+    asked = request.query.get("q")
+    if asked is not None and asked != qid:
+        return _error(409, "that question is no longer in force: ask for the current one")
     cache_key = f"{wid}/{qid}/{language}"
     ref = voice.spoken.get(cache_key)
     if ref is None:
@@ -173,7 +185,8 @@ async def question_audio(request: web.Request) -> web.StreamResponse:
         voice.spoken.pop(cache_key, None)
         return _error(404, f"the question's audio is not readable here: {error_message(exc)}")
     return web.Response(body=audio, content_type=ref.content_type, headers={
-        "Cache-Control": "private, max-age=3600", "X-Content-Type-Options": "nosniff",
+        # ?q=<question id> names one question: cacheable; without it, the question of the moment: never cached
+        "Cache-Control": "private, max-age=3600" if asked else "no-store", "X-Content-Type-Options": "nosniff",
         "X-Colloquy-Question-Id": qid})
 
 

@@ -6,6 +6,7 @@
 //   sent as 16 kHz WAV to POST .../audio and transcribed at once, so little is left to do when the turn ends.
 // - The transcript appears in the answer box, editable; it is sent AUTOSEND_S after the last chunk unless the
 //   person edits it (then it waits for "Send answer"). Entry id `voice-<first clip>`: a clip re-sent is one entry.
+// - While the question is being spoken (and no answer is under way) the microphone's input is ignored.
 // - When the interview ends (or the page closes), capture stops at once: the tracks are stopped, nothing sent.
 "use strict";
 (function () {
@@ -58,7 +59,8 @@
   async function startCapture() {
     if (ended || !consent.checked || stream) return;
     try {
-      stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
+      stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false,
+                                                                autoGainControl: false } });   // Whisper copes
     } catch (e) { say("The microphone is not available: " + e.message); stream = null; return; }
     lastStream = stream;
     if (ended || !consent.checked) { stopCapture(); return; }
@@ -84,6 +86,7 @@
 
   function onBlock(samples, rate) {
     if (ended || !stream) return;
+    if (speaking && !spoke) return;  // half-duplex: the question being spoken is not recorded as an answer
     let sum = 0;
     for (let i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
     const level = Math.sqrt(sum / samples.length), secs = samples.length / rate;
@@ -135,8 +138,10 @@
     if (!blocks.length) return;
     const body = wav(blocks);
     resetChunk();
-    if (!turn) turn = { clips: [], texts: [], pending: 0, done: false, prefix: answer.value.trim(), id: null,
-                        edited: false };
+    if (!turn) {
+      if (finished.some((x) => !x.sent && x.shown && !x.edited)) $("send").click();   // spoke again: that one is final
+      turn = { clips: [], texts: [], pending: 0, done: false, prefix: null, id: null, edited: false };
+    }
     const t = turn, n = t.texts.length;
     t.texts.push(""); t.clips.push(null); t.pending++;
     post(body, t, n);
@@ -167,6 +172,9 @@
 
   function show(t) {
     if (t.edited || t.sent) return;
+    if (answer.readOnly) { clearTimeout(t.showTimer); t.showTimer = setTimeout(() => show(t), 200); return; }
+    if (t.prefix === null) t.prefix = answer.value.trim();       // what was typed before speaking stays
+    t.shown = true;
     const spoken = t.texts.filter(Boolean).join(" ");
     answer.value = t.prefix ? t.prefix + " " + spoken : spoken;
     answer.dispatchEvent(new Event("input"));
@@ -180,7 +188,12 @@
     finished.push(t);
     if (t.edited) { say("Your words are in the box: correct them if needed, then send."); return; }
     say("Your words are in the box: edit them if needed (sending in " + AUTOSEND_S + " s).");
-    t.timer = setTimeout(() => { if (!t.edited && !t.sent && !ended) $("send").click(); }, AUTOSEND_S * 1000);
+    const autosend = () => {
+      if (t.edited || t.sent || ended) return;
+      if (!t.shown || answer.readOnly) { t.timer = setTimeout(autosend, 300); return; }
+      $("send").click();
+    };
+    t.timer = setTimeout(autosend, AUTOSEND_S * 1000);
   }
   answer.addEventListener("keydown", () => {
     for (const t of finished) if (!t.sent) { t.edited = true; clearTimeout(t.timer); }
@@ -189,7 +202,7 @@
 
   // room.js asks, when it sends the box: is this a spoken answer? ({id, clips} once, then it is spent)
   function claim() {
-    const t = finished.find((x) => !x.sent);
+    const t = finished.find((x) => !x.sent && x.shown);
     if (!t) return null;
     t.sent = true; clearTimeout(t.timer);
     finished = finished.filter((x) => !x.sent);
@@ -216,7 +229,10 @@
   mic.addEventListener("pointerleave", release);
 
   // ------------------------------------------------------------------------------------ spoken questions
-  let fetching = null;
+  let speaking = false, played = 0;
+  player.addEventListener("playing", () => { speaking = true; });
+  player.addEventListener("ended", () => { played++; });
+  for (const ev of ["ended", "pause", "error", "emptied"]) player.addEventListener(ev, () => { speaking = false; });
   async function playQuestion(force) {
     if (muted() || ended) return;
     const v = window.ColloquyRoomView;
@@ -224,15 +240,8 @@
     if (!force && lastQuestion === v.question_id) return;
     lastQuestion = v.question_id;
     const qid = v.question_id;
-    fetching = qid;
-    try {
-      const r = await fetch(base + "/question-audio?lang=" + encodeURIComponent(lang));
-      if (!r.ok || fetching !== qid) return;
-      const url = URL.createObjectURL(await r.blob());
-      if (player.src) URL.revokeObjectURL(player.src);
-      player.src = url;
-      if (!muted()) await player.play().catch(() => say("Press play to hear the question."));
-    } catch (e) { /* the text is on the page anyway */ }
+    player.src = base + "/question-audio?lang=" + encodeURIComponent(lang) + "&q=" + encodeURIComponent(qid);
+    if (!muted()) await player.play().catch(() => say("Press play to hear the question."));
   }
 
   window.addEventListener("colloquy:state", (ev) => {
@@ -250,6 +259,7 @@
   window.ColloquyVoice = {
     claim,
     capturing: () => !!stream && stream.getTracks().some((t) => t.readyState === "live"),
+    questionsPlayed: () => played,
     tracks: () => (lastStream ? lastStream.getTracks().map((t) => t.readyState) : []),   // "live" | "ended"
   };
   syncButtons();

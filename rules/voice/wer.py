@@ -1,5 +1,5 @@
 """Word error rate: (substitutions + deletions + insertions) / words of the reference, after the same
-normalisation on both sides (case, punctuation, apostrophes, hyphens, whitespace). A plain edit distance over
+normalisation on both sides (case, punctuation, apostrophes, hyphens, whitespace, small English numbers). A plain edit distance over
 words; no dependency."""
 
 from __future__ import annotations
@@ -8,14 +8,22 @@ import re
 import unicodedata
 
 _DROP = re.compile(r"[^\w\s']", re.UNICODE)
+#: English number words as digits on both sides (Whisper writes "4 hours" for "four hours"; neither is wrong)
+NUMBERS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())} | {"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60",
+                                                     "seventy": "70", "eighty": "80", "ninety": "90",
+                                                     "hundred": "100"}
 
 
 def words(text: str) -> list[str]:
     """The words compared: NFKC, case-folded, punctuation and hyphens to spaces, apostrophes kept inside
-    words ("don't"), dropped at their edges."""
+    words ("don't"), dropped at their edges; English number words up to twenty, the tens and "hundred" as
+    digits."""
     text = unicodedata.normalize("NFKC", text).casefold().replace("’", "'").replace("-", " ")
     text = _DROP.sub(" ", text)
-    return [w.strip("'") for w in text.split() if w.strip("'")]
+    found = [w.strip("'") for w in text.split() if w.strip("'")]
+    return [NUMBERS.get(w, w) for w in found]
 
 
 def edit_distance(ref: list[str], hyp: list[str]) -> int:

@@ -6,6 +6,7 @@ is recorded (409)."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import aiohttp
@@ -28,7 +29,7 @@ async def test_spoken_answers_over_http(dev_env, worker, offline, tmp_path, monk
     offline.script("interview_orchestrator", *[decision(Q1, qid="q-origin")] * 40)
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
     monkeypatch.setenv("COLLOQUY_SPEECH_PROFILE", "offline")
-    clip, unknown = tone_wav(440), tone_wav(523)
+    clip, unknown = tone_wav(440, seconds=8.0), tone_wav(523)   # 256 kB: arrives in several pieces
     monkeypatch.setenv("COLLOQUY_SPEECH_SCRIPT", str(script_clips(tmp_path / "speech.json", {clip: {"text": SAID}})))
     client = dev_env.client
     async with worker(client) as queue:
@@ -57,7 +58,13 @@ async def test_spoken_answers_over_http(dev_env, worker, offline, tmp_path, monk
                 assert status == 403
                 assert not list((tmp_path / "artifacts").glob("audio-*/*"))
 
-                status, first = await post(clip)
+                async def pieces():  # noqa: ANN202 - the body arrives in pieces, as a browser's does
+                    for i in range(0, len(clip), 16384):
+                        yield clip[i:i + 16384]
+                        await asyncio.sleep(0.01)
+
+                async with http.post(room + "/audio?consent=yes", data=pieces(), headers=wav) as r:
+                    status, first = r.status, await r.json()
                 assert status == 200, first
                 assert first["text"] == SAID and first["profile"] == "offline"
                 assert first["engine"] == "offline speech double"          # labelled, never pretends
@@ -91,6 +98,10 @@ async def test_spoken_answers_over_http(dev_env, worker, offline, tmp_path, monk
                     assert audio[:4] == b"RIFF" and b"offline speech double" in audio
                 async with http.get(room + "/question-audio") as r:
                     assert await r.read() == audio and r.headers["X-Colloquy-Question-Id"] == qid
+                async with http.get(room + f"/question-audio?q={qid}") as r:             # one question: cacheable
+                    assert await r.read() == audio and "max-age" in r.headers["Cache-Control"]
+                async with http.get(room + "/question-audio?q=999999") as r:           # not the one in force
+                    assert r.status == 409
                 async with http.get(room + "/question-audio?lang=not a language") as r:
                     assert r.status == 400
 
