@@ -53,6 +53,7 @@ from aiohttp import web
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from client.voice_clips import audio_clips
 from client.web_guard import as_model, json_object
 from client.webapp import authorised, public, with_csrf
 from models.interview import (
@@ -410,8 +411,6 @@ async def room_entry(request: web.Request) -> web.Response:
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
     as_model(RoomEntryBody, data, "entry")
     section = data.get("reply_to_section_id")
-    from client.voice_room import audio_clips
-
     try:
         audio = await asyncio.to_thread(audio_clips, data.get("audio_clips"), wid)   # a spoken answer's clips
     except ValueError as exc:

@@ -21,7 +21,6 @@ The CSRF header, the key in the path and the cross-site checks are the room's ow
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -43,8 +42,6 @@ from rules.voice.voices import LanguageError, primary
 
 WAIT_S = 60.0              # an answer waits this long for its transcription (then 202: post again)
 SPEECH_WAIT_S = 60.0
-CLIP_NAME = re.compile(r"^clip-[0-9a-f]{32}\.(wav|webm|ogg)$")
-MAX_CLIPS_PER_ENTRY = 60
 _CACHE = 256
 
 
@@ -190,21 +187,6 @@ async def question_audio(request: web.Request) -> web.StreamResponse:
         "X-Colloquy-Question-Id": qid})
 
 
-def audio_clips(value: object, wid: str) -> list[str] | None:
-    """The `audio_clips` of an entry body: names of clips of this interview that are in the store (ValueError
-    for anything else)."""
-    if value is None:
-        return None
-    if not isinstance(value, list) or len(value) > MAX_CLIPS_PER_ENTRY or \
-            not all(isinstance(v, str) and CLIP_NAME.match(v) for v in value):
-        raise ValueError(f"audio_clips: a list of at most {MAX_CLIPS_PER_ENTRY} clip names this room returned")
-    store = AudioStore()
-    missing = [v for v in value if not store.exists(audio_scope(wid), v)]
-    if missing:
-        raise ValueError(f"audio_clips: no such recording in this interview: {missing[0]}")
-    return [f"{audio_scope(wid)}/{v}" for v in value] or None
-
-
 def voice_extension() -> Callable[[web.Application], None]:
     def extend(app: web.Application) -> None:
         app[VOICE] = VoiceRooms()
@@ -214,4 +196,4 @@ def voice_extension() -> Callable[[web.Application], None]:
     return extend
 
 
-__all__ = ["audio_clips", "voice_extension"]
+__all__ = ["voice_extension"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -94,10 +95,12 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
     if role in ("all", "audio"):
         from models.voice import audio_queue
 
+        # transcription is CPU-bound: COLLOQUY_AUDIO_CONCURRENCY clips at a time (default 2), not the LLM slots
+        audio_slots = int(os.environ.get("COLLOQUY_AUDIO_CONCURRENCY", "2") or 2)
         workers.append(Worker(
             client, task_queue=audio_queue(task_queue), activities=registry.audio_activities(),
             interceptors=interceptors, graceful_shutdown_timeout=graceful_shutdown_timeout,
-            **_tuned(tuning, polls_workflows=False),  # type: ignore[arg-type]
+            **{**_tuned(tuning, polls_workflows=False), "max_concurrent_activities": max(1, audio_slots)},  # type: ignore[arg-type]
         ))
     return workers
 

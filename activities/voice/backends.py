@@ -22,41 +22,19 @@ import os
 import struct
 import time
 import wave
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from activities.voice.speech_types import Heard, Progress, SpeechConfigError, SpeechError, Spoken
 from rules.voice.voices import primary
+
+__all__ = ["OFFLINE_LABEL", "PROFILES", "ConfigSpeech", "Heard", "OfflineSpeech", "Progress", "SpeechBackend",
+           "SpeechConfigError", "SpeechError", "Spoken", "backend", "silent_wav", "speech_profile"]
 
 PROFILE_ENV = "COLLOQUY_SPEECH_PROFILE"
 SCRIPT_ENV = "COLLOQUY_SPEECH_SCRIPT"
 PROFILES = ("offline", "local", "config")
 OFFLINE_LABEL = "offline speech double"
-Progress = Callable[[float], None]      # called with the seconds of audio done so far (heartbeats)
-
-
-class SpeechError(RuntimeError):
-    """A clip or a text the backend cannot handle (not worth retrying)."""
-
-
-class SpeechConfigError(SpeechError):
-    """The speech profile is not usable here (unknown, not installed, not configured)."""
-
-
-@dataclass(frozen=True)
-class Heard:
-    text: str
-    language: str
-    audio_seconds: float
-    engine: str
-
-
-@dataclass(frozen=True)
-class Spoken:
-    audio: bytes
-    content_type: str
-    engine: str
 
 
 class SpeechBackend(Protocol):

@@ -17,7 +17,7 @@ import wave
 from pathlib import Path
 from typing import Any
 
-from activities.voice.backends import Heard, Progress, SpeechConfigError, SpeechError, Spoken
+from activities.voice.speech_types import Heard, Progress, SpeechConfigError, SpeechError, Spoken
 from rules.voice.voices import primary, voice_for
 
 WHISPER_DIR_ENV = "COLLOQUY_WHISPER_DIR"

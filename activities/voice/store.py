@@ -7,7 +7,7 @@ file is the audio encrypted with the keyring's newest key (AES-256-GCM, the code
 header MAGIC; reading decrypts with whichever key of the ring made it. With it off, the plain audio.
 
 Retention: COLLOQUY_AUDIO_RETENTION_DAYS (rules/voice/retention.py). `sweep()` deletes audio files older than
-that; the audio worker runs it at most once an hour, and `colloquy voice purge` on demand.
+that; the audio worker runs it at most once an hour (after a transcription).
 """
 
 from __future__ import annotations
