@@ -21,6 +21,7 @@ import html
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 from aiohttp import web
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
@@ -119,7 +120,7 @@ async def join_page(request: web.Request) -> web.Response:
     except (RPCError, ConnectionError, OSError) as exc:
         return _unavailable(exc)
     if link.status == "started" and link.interview_id:
-        raise web.HTTPSeeOther(room_path(request.app[STUDIES].secret, link.interview_id))
+        raise web.HTTPSeeOther(room_path(request.app[STUDIES].secret, link.interview_id) + _lang(link.language))
     if link.status != "invited":
         return _refused(link)
     languages = link.languages or ([link.language] if link.language else [])
@@ -167,7 +168,12 @@ async def join_start(request: web.Request) -> web.Response:
         return _unavailable(exc)
     except (ConnectionError, OSError) as exc:
         return _unavailable(exc)
-    raise web.HTTPSeeOther(room_path(studies.secret, opened.interview_id))
+    raise web.HTTPSeeOther(room_path(studies.secret, opened.interview_id) + _lang(opened.language))
+
+
+def _lang(language: str | None) -> str:
+    """The room hears and speaks the participant's language (docs/voice.md): `?lang=` on the room link."""
+    return f"?lang={quote(language, safe='-')}" if language else ""
 
 
 # ------------------------------------------------------------------------------------------- researcher
