@@ -97,7 +97,8 @@ def server_status(port: int | None = typer.Option(None, help="gRPC port (default
 
 @app.command("worker")
 def worker(
-    role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
+    role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities) | "
+                                         "audio (transcription and speech, on <queue>-audio)."),
     task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
     max_concurrent_activities: int | None = typer.Option(
@@ -130,8 +131,8 @@ def worker(
     from core.logging import configure_logging
 
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "INFO"))
-    if role not in ("all", "workflows", "llm"):
-        err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
+    if role not in ("all", "workflows", "llm", "audio"):
+        err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows, llm or audio")
         raise typer.Exit(2)
     from activities.llm.config import ConfigError
     from core.settings import WorkerTuning

@@ -55,9 +55,10 @@ def build_serve_app(token: str, codec: EncryptionCodec | None, origins: list[str
     from client.notes import build_api
     from client.room import room_extension
     from client.study_web import study_extension
+    from client.voice_room import voice_extension
     from client.webapp import build_app
 
-    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret),
+    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret), voice_extension(),
                                                        study_extension(temporal, secret)])
     app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
     return app
