@@ -22,7 +22,7 @@ from pathlib import Path
 from temporalio.api.common.v1 import Payload
 from temporalio.exceptions import ApplicationError
 
-from activities.artifacts import ArtifactStore, _path_of
+from activities.artifact_store import ArtifactStore, _path_of
 from core.codec import CodecError, load_codec
 from models.common import ArtifactRef
 from rules.voice.retention import expired, parse_days

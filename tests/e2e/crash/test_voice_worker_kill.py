@@ -27,7 +27,7 @@ from tests.e2e.interview.helpers import COLLOQUY, ROOT, worker_env
 from tests.e2e.voice.helpers import PAGE, SECRET, script_clips, serve, tone_wav
 from tests.workflows.interview.helpers import adaptive_plan, decision
 
-pytestmark = [pytest.mark.dev_server]
+pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 SAID = "The pager went off at three and I fixed the queue before breakfast"
 
 
