@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
-from client.notes import (
+from client.notes_library import (
     pending_clarification,
     query_handle,
     read_global_context,
