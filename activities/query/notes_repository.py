@@ -345,9 +345,6 @@ class StorageRepository:
             data = {}
         return data if isinstance(data, dict) and isinstance(data.get("sources"), dict) else {"sources": {}}
 
-    def import_hash(self, source: str) -> str | None:
-        return (self.read_manifest()["sources"].get(source) or {}).get("hash")
-
     def save_import(self, source: str, content_hash: str, entries: list[Entry], at: datetime) -> str:
         """Store one source file's entries: "new" (first import), "unchanged" (same content hash: nothing
         written) or "updated" (edited: its earlier entries are replaced in place — same ids where the day
