@@ -3,15 +3,14 @@ importing temporalio (rules/ is the pure layer), so these pin what it said befor
 
 from __future__ import annotations
 
-from temporalio.api.enums.v1 import RetryState
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError, TimeoutType
+from temporalio.exceptions import ActivityError, ApplicationError, RetryState, TimeoutError, TimeoutType
 
 from rules.errors import error_message
 
 
 def _activity_error(cause: BaseException) -> ActivityError:
     err = ActivityError("Activity task failed", scheduled_event_id=1, started_event_id=2, identity="w",
-                        activity_type="a", activity_id="1", retry_state=RetryState.RETRY_STATE_NON_RETRYABLE_FAILURE)
+                        activity_type="a", activity_id="1", retry_state=RetryState.NON_RETRYABLE_FAILURE)
     err.__cause__ = cause
     return err
 
