@@ -19,18 +19,11 @@ from typing import Any
 import typer
 
 from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     console,
     run,
-    settings,
     status_text,
 )
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.interview_calls import (
     CLIENT_ID,
@@ -125,12 +118,6 @@ app = typer.Typer(
 )
 
 
-def _client(address, namespace, tls, tls_cert, tls_key, tls_ca=None, api_key_env=None):
-    from core.temporal import connect
-
-    return connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
-
-
 def _fail(exc: Exception) -> None:
     from client.common import fail
 
@@ -146,6 +133,7 @@ def _read_context(context: str, context_file: Path | None) -> str:
 
 
 @app.command("start")
+@connects
 def start_cmd(
     topic: str = typer.Argument(..., help="What the interview is about (becomes the plan's topic)."),
     context: str = typer.Option("", help="Background for the planner: who the interviewee is, the angle, ..."),
@@ -157,20 +145,18 @@ def start_cmd(
     interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Start an interview; prints its workflow id, Web UI link and how to take part."""
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
                              duration_seconds=parse_duration(duration), mode=mode, style=style,  # type: ignore[arg-type]
                              cycle_seconds=cycle_seconds, interviewee_name=interviewee)
         handle = await start_interview(client, inp, workflow_id, task_queue)
-        _print_started(handle.id, settings(address, namespace))
+        _print_started(handle.id, conn.settings())
         await warn_if_no_worker(client, task_queue)  # started: it waits in Temporal until a worker polls
 
     _guard(_run)
@@ -194,6 +180,7 @@ def _guard(fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 @app.command("join")
+@connects
 def join_cmd(
     workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
     entry_prefix: str = typer.Option("", help="Prefix for this client's entry ids (default: a random one)."),
@@ -201,9 +188,7 @@ def join_cmd(
                                         "answer before reading the next line."),
     poll: float = typer.Option(0.5, help="Seconds between looks at the session (the screen follows it)."),
     heartbeat: float = typer.Option(5.0, help="Seconds between presence heartbeats."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Take part in an interview from the terminal (you are the interviewee), live.
 
@@ -216,7 +201,7 @@ def join_cmd(
     async def _run() -> None:
         from client.live_join import join_session
 
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         handle = await interview_handle(client, workflow_id, check_worker=True)
         await join_session(handle, entry_prefix or f"join-{short_id()}", wait_question, poll_seconds=poll,
                            heartbeat_seconds=heartbeat)
@@ -225,21 +210,20 @@ def join_cmd(
 
 
 @app.command("watch")
+@connects
 def watch_cmd(
     workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
     after: int = typer.Option(0, help="Show events after this event id."),
     follow: bool = typer.Option(True, help="Keep streaming until the interview ends (--no-follow: print and exit)."),
     interval: float = typer.Option(0.5, help="Poll interval in seconds."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Stream an interview's event log live.
 
     Polls the `event_log` query for events after the last one seen (003 §3.2: sections, prompts, messages, AI
     requests/responses, warnings, completion) until the interview ends."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         handle = await interview_handle(client, workflow_id, check_worker=True)
         last = await watch_events(handle, lambda ev: console.print(format_event(ev), markup=False, highlight=False,
                                                                    soft_wrap=True),
@@ -252,6 +236,7 @@ def watch_cmd(
 
 
 @app.command("rehearse")
+@connects
 def rehearse_cmd(
     topic: str | None = typer.Argument(None, help="Topic of a new interview (omit with --id)."),
     workflow_id: str | None = typer.Option(None, "--id", help="Rehearse an interview that is already running."),
@@ -268,9 +253,7 @@ def rehearse_cmd(
     max_turns: int | None = typer.Option(None, help="Persona mode: stop after this many answers (then close)."),
     wait_essay: bool = typer.Option(True, help="Wait for the essay and say how to print it."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Rehearse an interview with a simulated interviewee (transcript file or persona).
 
@@ -285,7 +268,7 @@ def rehearse_cmd(
         _fail(InterviewClientError("give a TOPIC for a new interview, or --id of a running one", ExitCode.USAGE))
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         try:
             script = data.load_transcript(transcript, interviewer) if transcript is not None else None
             who = data.load_persona(persona) if persona is not None else None
@@ -297,7 +280,7 @@ def rehearse_cmd(
                                  cycle_seconds=cycle_seconds, style=style, interviewee_name=name)  # type: ignore[arg-type]
             await require_worker(client, task_queue)  # a rehearsal waits on the worker at once
             handle = await start_interview(client, inp, None, task_queue)
-            _print_started(handle.id, settings(address, namespace))
+            _print_started(handle.id, conn.settings())
         else:
             handle = await interview_handle(client, workflow_id, check_worker=True)
         state = await session_state(handle)
@@ -318,23 +301,22 @@ def rehearse_cmd(
             name = result.essay.name if result.essay else "essay"
             console.print(f"essay: {name} ({result.title or 'untitled'}, {len(text)} characters) — print it: "
                           f"colloquy interview essay {handle.id} (--out FILE saves it)", soft_wrap=True)
-            console.print(f"Web UI: {settings(address, namespace).workflow_url(handle.id)}", soft_wrap=True)
+            console.print(f"Web UI: {conn.settings().workflow_url(handle.id)}", soft_wrap=True)
 
     _guard(_run)
 
 
 @app.command("essay")
+@connects
 def essay_cmd(
     workflow_id: str = typer.Argument(..., help="The interview's workflow id."),
     out: Path | None = typer.Option(None, help="Save the essay to this file instead of printing it."),
     wait: bool = typer.Option(False, help="Wait for a running session to finish."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Print (or save with --out) the essay of a finished interview."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         handle = await interview_handle(client, workflow_id, check_worker=True)
         result, text, _path = await fetch_essay(handle, wait)
         if out is not None:
@@ -355,6 +337,7 @@ def essay_cmd(
 
 
 @app.command("continue")
+@connects
 def continue_cmd(
     previous_id: str = typer.Argument(..., help="Workflow id of the finished interview to continue."),
     topic: str | None = typer.Option(None, help="What to explore (default: the Follow-Up agent's first suggestion)."),
@@ -362,9 +345,7 @@ def continue_cmd(
     cycle_seconds: float = typer.Option(10.0, help="No effect on new interviews (they wake on entries, not on a cadence); accepted for old scripts."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id of the follow-up session."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Start a follow-up session of a finished interview (6 minutes by default).
 
@@ -373,11 +354,11 @@ def continue_cmd(
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         handle, chosen = await start_follow_up(client, previous_id, topic, parse_duration(duration), workflow_id,
                                                task_queue, cycle_seconds=cycle_seconds)
         console.print(f"follow-up of {previous_id}" + (f" on: {chosen}" if chosen else ""), soft_wrap=True)
-        _print_started(handle.id, settings(address, namespace))
+        _print_started(handle.id, conn.settings())
         await warn_if_no_worker(client, task_queue)
 
     _guard(_run)

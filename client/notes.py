@@ -22,15 +22,11 @@ import typer
 from typer.core import TyperGroup
 
 from client.common import (
-    AddressOpt,
-    NamespaceOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     console,
     err_console,
     run,
 )
+from client.connection import NO_FLAGS, Connection, connects
 from client.notes_api import API_MAX_BODY, build_api, wait_for_outcome
 from client.notes_library import (
     Asker,
@@ -48,7 +44,7 @@ from client.notes_library import (
     terminal_ask,
     workflow_id_for,
 )
-from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _report_failure
 
 
 class _NotesGroup(TyperGroup):
@@ -107,11 +103,12 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
 
 
 @app.command("ask")
+@connects
 def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a correction."),
             app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
             today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
-            address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
-            tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
@@ -119,7 +116,7 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
     _check_today(today)
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             await _ask_once(client, text, app_id, notes_dir, task_queue, today, tz=tz, max_entries=max_entries)
         except Exception as exc:  # noqa: BLE001
@@ -129,10 +126,11 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
 
 
 @app.command("repl")
+@connects
 def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
              today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
-             address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
-             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
     from rich.prompt import Prompt
 
@@ -143,7 +141,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
     _check_today(today)
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         history: list[str] = []
         console.print(f"[bold]colloquy notes[/bold] ({app_id}) — log, ask, or correct. `exit` or Ctrl-D quits.")
         while True:
@@ -172,12 +170,11 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
 
 
 @app.command("answer")
-def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workflow id waiting for you."),
-               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+@connects
+def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workflow id waiting for you."), conn: Connection = NO_FLAGS) -> None:
     """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             result, finished = await answer_workflow(client, workflow_id, terminal_ask)
         except Exception as exc:  # noqa: BLE001
@@ -192,11 +189,12 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
 
 
 @app.command("serve")
+@connects
 def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id: str = AppOpt,
               notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
               wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
-              address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-              tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes.
 
     The same API is served by `colloquy serve` under /notes (behind its token, beside the interview pages); this
@@ -204,7 +202,7 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
     from aiohttp import web
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         runner = web.AppRunner(build_api(client, task_queue, app_id, notes_dir, wait))
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
@@ -221,11 +219,12 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
 
 
 @app.command("reparse")
+@connects
 def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                 limit: int | None = typer.Option(None, "--limit", min=1, max=1000,
                                                  help="Most notes parsed in this run (default 50)."),
-                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Parse the notes a Router failure kept as written (tagged needs-parsing), in the worker's notes store.
 
     Each `ask`/log and each import already parses a few of them; this parses up to --limit now and reports
@@ -235,7 +234,7 @@ def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_
     from rules.query.summaries import reparse_summary
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             wf_id, result = await run_reparse(client, task_queue, app_id, notes_dir, limit)
         except Exception as exc:  # noqa: BLE001
@@ -254,12 +253,11 @@ def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_
 
 
 @app.command("context")
-def context_cmd(notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt, address: str | None = AddressOpt,
-                namespace: str | None = NamespaceOpt, tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt,
-                tls_key: str | None = TlsKeyOpt) -> None:
+@connects
+def context_cmd(notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt, conn: Connection = NO_FLAGS) -> None:
     """Print the global context (the Observer's markdown), read by the worker from its notes store."""
     async def _run() -> str:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             return await read_global_context(client, task_queue, notes_dir)
         except Exception as exc:  # noqa: BLE001
