@@ -10,6 +10,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.query.storage import notes_read_global_context
     from core import search_attributes as sa
+    from models.patches import query as query_patches
     from models.query import (
         CONTEXT_WORKFLOW_TYPE,
         ContextRequest,
@@ -30,7 +31,7 @@ class NotesContextWorkflow:
     async def run(self, raw: Any = None) -> str:
         req = start_input(ContextRequest, raw, pipeline=PIPELINE, workflow_type=CONTEXT_WORKFLOW_TYPE)
         workflow.set_current_details("reading the global context")
-        tagged = workflow.patched("context-search-attributes")
+        tagged = workflow.patched(query_patches.CONTEXT_SEARCH_ATTRIBUTES)
         if tagged:
             sa.upsert(pipeline=PIPELINE, phase="context", status=RUNNING)
         text = await call_activity(notes_read_global_context, NotesLocation(notes_dir=req.notes_dir),

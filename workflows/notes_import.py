@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
         notes_store_batch,
     )
     from core import search_attributes as sa
+    from models.patches import query as query_patches
     from models.query import (
         IMPORT_WORKFLOW_TYPE,
         QUERY_IMPORT_PROGRESS,
@@ -110,7 +111,7 @@ class ImportNotesWorkflow:
                 "files": remaining, "done": self.progress.done, "failed": self.progress.failed, "usage": usage,
                 "warnings": warnings, **counts}))
         finished = FinishImportResult()
-        if workflow.patched("import-content-identity"):  # the journal's entries no file has any more: reported
+        if workflow.patched(query_patches.IMPORT_IDENTITY):  # the journal's entries no file has any more: reported
             workflow.set_current_details("checking for entries whose source vanished")
             finished = await call_activity(
                 notes_finish_import, FinishImportInput(notes_dir=req.notes_dir, directory=req.directory,
@@ -118,7 +119,7 @@ class ImportNotesWorkflow:
                 summary="entries whose source vanished" + (" (pruned)" if req.prune else ""),
                 result_type=FinishImportResult)
         reparsed = None
-        if workflow.patched("import-reparses-flagged-notes"):  # notes a Router failure kept unparsed: a few now
+        if workflow.patched(query_patches.IMPORT_REPARSES):  # notes a Router failure kept unparsed: a few now
             workflow.set_current_details("parsing notes kept unparsed earlier (needs-parsing)")
             reparsed = await reparse_on_the_side(catalog, req.notes_dir, on_usage=usage.add)
             warnings += reparsed.warnings

@@ -24,6 +24,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
+    from models.patches import query as query_patches
     from models.query import (
         MAX_INPUT_CHARS,
         QUERY_PENDING_CLARIFICATION,
@@ -136,7 +137,7 @@ class QueryWorkflow(QueryLogSteps, QueryAnswerSteps, QueryClarifySteps):
         message = error_message(err)
         storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
         if (state == State.ROUTE and self.st.catalog is not None and not storage
-                and workflow.patched("router-failure-keeps-note")):
+                and workflow.patched(query_patches.ROUTER_FAILURE_KEEPS_NOTE)):
             # Never lose the user's text: keep it as a note exactly as written, flagged for parsing later.
             assert self.st.req is not None
             self.st.input_type = InputType.LOG

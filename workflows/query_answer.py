@@ -18,6 +18,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from activities.query.synthesizer import synthesize_answer
     from models.common import AgentResult
+    from models.patches import query as query_patches
     from models.query import (
         AnalyzeInput,
         AnalyzerOutput,
@@ -101,7 +102,7 @@ class QueryAnswerSteps(QueryStepsBase):
         self.st.planner_questions = list(plan.clarify_questions or [])
         searched = True
         if plan.next_action == "clarify" and not self.st.retrieval_history:
-            searched = not workflow.patched("search-before-clarify")  # always search before asking
+            searched = not workflow.patched(query_patches.SEARCH_BEFORE_CLARIFY)  # always search before asking
         nxt = decide_after_plan(plan, counters=self.st.counters, limits=self.st.limits,
                                 expandable=self.st.pending_expansion, gaps=self.st.gaps,
                                 has_analysis=self.st.analysis is not None, searched=searched)
@@ -149,7 +150,7 @@ class QueryAnswerSteps(QueryStepsBase):
                     self.st.scope_notes.append(note)
         self.st.gaps = mark_searched(self.st.gaps, self.st.gaps_status)
         periods = asked_periods([i for sub in subs for i in instructions_for(self.st.plan, sub.id)])
-        if round_no == 1 and found == 0 and periods and workflow.patched("empty-period-stated"):
+        if round_no == 1 and found == 0 and periods and workflow.patched(query_patches.EMPTY_PERIOD):
             # The asked period holds no notes: that is the answer — never the nearest notes outside it.
             self.st.empty_period = True
             self.st.response = empty_period_answer(periods)

@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.query.storage import notes_store_entry
     from core import search_attributes as sa
     from models.common import AgentResult
+    from models.patches import query as query_patches
     from models.query import (
         ClarifierOutput,
         ClarifyAnswer,
@@ -116,7 +117,7 @@ class QueryClarifySteps(QueryStepsBase):
             for qid, text in answer.answers.items():
                 self.st.user_responses[by_id[qid]] = text.strip()
             await self._store_answers(pending, answer)
-            replan = workflow.patched("clarify-answer-replans")
+            replan = workflow.patched(query_patches.CLARIFY_REPLANS)
             self.st.reanalyze = replan
             return decide_after_wait(answered, replan=replan)
         self.st.declined += [q.question for q in pending.questions]

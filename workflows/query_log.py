@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from core import search_attributes as sa
     from models.common import AgentResult
+    from models.patches import query as query_patches
     from models.query import (
         Entry,
         Gap,
@@ -47,7 +48,7 @@ class QueryLogSteps(QueryStepsBase):
         workflow.set_current_details("routing the input")
         self.st.catalog = await call_activity(notes_load_domains, LoadDomainsInput(app_id=self.st.req.app_id),
                                            summary=f"load domains of app {self.st.req.app_id}")
-        if workflow.patched("reparse-flagged-notes"):
+        if workflow.patched(query_patches.REPARSE_FLAGGED):
             # Notes an earlier Router failure kept unparsed: a few are parsed now, beside this run (joined before
             # the first retrieval, so this question sees them, and before the end).
             self.backlog = asyncio.create_task(reparse_on_the_side(
@@ -121,7 +122,7 @@ class QueryLogSteps(QueryStepsBase):
         elif correction:
             check = check_target(self.st.log_text, self.st.parsed.target_entry_id, self.st.recent)
             if (check.ambiguous and check.candidates and self.st.counters.left("clarification", self.st.limits) > 0
-                    and workflow.patched("confirm-ambiguous-correction")):
+                    and workflow.patched(query_patches.CONFIRM_CORRECTION)):
                 self.st.correction_options = check.candidates
                 self.st.gaps = [Gap(description=f"which entry the correction is for: {check.reason}",
                                  gap_type=GapType.CLARIFICATION, searched=True)]

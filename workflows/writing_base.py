@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa
     from models.common import ArtifactRef
+    from models.patches import writing as writing_patches
     from models.status import writing_status
     from models.writing import (
         AgentOutput,
@@ -54,15 +55,11 @@ BUDGET_GRACE_MS = 50
 DEFAULT_APPROVAL_PROMPT = ("approve to complete | reject --feedback TEXT to send the post back to synthesis | "
                            "abort to stop the run")
 
-# workflow.patched ids: runs started before these changes replay on the old paths.
-P_HUMAN = "writing-human-decision-is-final"        # approval loops counted apart; no forced rejected post
-P_REJECT = "writing-reject-needs-feedback"          # reject without text is refused, not an abort
-P_BUDGET = "writing-budget-checked-per-call"        # hard cost/token limits after every fan-out call
-P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; retry edges never make a cycle
-P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
-P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
-P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
-P_DUPES = "writing-duplicate-models-refused"        # the same model id twice fails the start, not folded
+# workflow.patched ids (registered in models/patches/writing.py): runs started before these changes replay on
+# the old paths.
+P_HUMAN, P_REJECT, P_BUDGET = writing_patches.HUMAN, writing_patches.REJECT, writing_patches.BUDGET
+P_RETRY, P_RULES, P_STATUS = writing_patches.RETRY, writing_patches.RULES, writing_patches.STATUS
+P_SCORE, P_DUPES = writing_patches.SCORE, writing_patches.DUPES
 
 
 class _Stop(Exception):

@@ -28,39 +28,13 @@ pause/resume, clock, sections, exits) → `session_intake` (planning, start, ent
 
 from __future__ import annotations
 
-from .session_base import (
-    LIVE_STATUSES,
-    MAX_ASSISTANT_QUERY_CHARS,
-    PATCH_CLOCK_CATCH_UP,
-    PATCH_CLOSING,
-    PATCH_END_BEFORE_START,
-    PATCH_ENDS_AT,
-    PATCH_KEEP_QUESTION,
-    PATCH_LATE_GRACE,
-    PATCH_LATE_SUMMARY,
-    PATCH_LISTEN,
-    PATCH_NO_REPEAT,
-    PATCH_PLANNER_FITS,
-    PATCH_POOL_EXHAUSTED,
-    Outcome,
-)
+from .session_base import LIVE_STATUSES, MAX_ASSISTANT_QUERY_CHARS, Outcome
 from .session_views import SessionViews
 
 __all__ = [
     "LIVE_STATUSES",
     "MAX_ASSISTANT_QUERY_CHARS",
     "Outcome",
-    "PATCH_LATE_GRACE",
-    "PATCH_CLOSING",
-    "PATCH_LISTEN",
-    "PATCH_ENDS_AT",
-    "PATCH_KEEP_QUESTION",
-    "PATCH_NO_REPEAT",
-    "PATCH_POOL_EXHAUSTED",
-    "PATCH_LATE_SUMMARY",
-    "PATCH_CLOCK_CATCH_UP",
-    "PATCH_END_BEFORE_START",
-    "PATCH_PLANNER_FITS",
     "Session",
 ]
 

@@ -20,6 +20,7 @@ from models.interview import (
     SectionSnapshot,
     SectionSummaryInput,
 )
+from models.patches import interview as patches
 
 from . import coverage, timing
 from .events import EventLog
@@ -27,19 +28,8 @@ from .instructions import interviewer_instructions, status_instructions
 
 LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
 
-# Behaviour changes that change the workflow's commands, each behind `Session.patched(<id>)` (the workflow passes
-# `workflow.patched`: histories recorded before the change replay the old way; new runs take the new way).
-PATCH_LATE_GRACE = "interview-late-grace-only-for-the-previous-question"
-PATCH_CLOSING = "interview-closing-needs-a-person-and-no-topic-turn"
-PATCH_LISTEN = "interview-listeners-only-on-interviewee-content"
-PATCH_ENDS_AT = "interview-ends-at-follows-early-sections"
-PATCH_KEEP_QUESTION = "interview-question-kept-until-answered"      # not swapped at a phase change or a new run
-PATCH_NO_REPEAT = "interview-no-repeated-question"                  # an answered question is never asked again
-PATCH_POOL_EXHAUSTED = "interview-section-ends-when-followups-run-out"
-PATCH_LATE_SUMMARY = "interview-summary-after-late-grace"           # late answers reach the section summary
-PATCH_CLOCK_CATCH_UP = "interview-clock-catches-up"                 # a late timer settles everything due
-PATCH_END_BEFORE_START = "interview-end-before-start-stays-ended"   # an `end` delivered with the start
-PATCH_PLANNER_FITS = "interview-planner-times-fit-the-duration"     # a model's section times fill the duration
+# Behaviour changes that change the workflow's commands are each behind `Session.patched(<id>)` (the workflow
+# passes `workflow.patched`); the ids are registered in models/patches/interview.py.
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 
@@ -190,7 +180,7 @@ class SessionBase:
         continue-as-new) does not swap it — only its answer, the section's end, a skip or the end do."""
         d = self.state.decision
         return (d is not None and d.section_id is not None and d.section_id == self.current_section_id()
-                and self.patched(PATCH_KEEP_QUESTION))
+                and self.patched(patches.KEEP_QUESTION))
 
     def _present(self, question: NextQuestion, *, brief: str, method: str, event_type: str,
                  extra: dict[str, Any] | None = None) -> None:

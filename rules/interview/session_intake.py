@@ -13,6 +13,7 @@ from models.interview import (
     SubmitEntryResult,
     TranscriptEntry,
 )
+from models.patches import interview as patches
 
 from . import coverage, timing
 from .entries import (
@@ -25,14 +26,7 @@ from .entries import (
 )
 from .plan import default_plan, follow_up_plan, normalize_plan
 from .questions import record_answer
-from .session_base import (
-    LIVE_STATUSES,
-    PATCH_CLOSING,
-    PATCH_END_BEFORE_START,
-    PATCH_LATE_GRACE,
-    PATCH_PLANNER_FITS,
-    Outcome,
-)
+from .session_base import LIVE_STATUSES, Outcome
 from .session_schedule import SessionSchedule
 from .similarity import jaccard
 
@@ -43,7 +37,7 @@ class SessionIntake(SessionSchedule):
         """INTERVIEW_CREATED, status PLANNING — unless an `end` delivered with the start (handled before the run
         began) already ended it: then it was logged as created first, and it stays ended."""
         out = self._begin(now)
-        if self.ended and self.patched(PATCH_END_BEFORE_START):
+        if self.ended and self.patched(patches.END_BEFORE_START):
             return out
         self._created()
         self._set_status("PLANNING")
@@ -108,7 +102,7 @@ class SessionIntake(SessionSchedule):
         durations = timing.allocate_durations(s.plan.sections, self.inp.duration_seconds)
         total = sum(durations) if all(x.duration_seconds for x in s.plan.sections) else self.inp.duration_seconds
         if (self.inp.plan is None and not self.inp.sections and total != self.inp.duration_seconds
-                and self.patched(PATCH_PLANNER_FITS)):
+                and self.patched(patches.PLANNER_FITS)):
             # a model's plan: its section times are shares of the duration the person asked for (a small model
             # gave 10 s + 5 s for a 15-minute interview, which then ended before the first answer)
             durations = timing.fit_durations(durations, self.inp.duration_seconds)
@@ -236,7 +230,7 @@ class SessionIntake(SessionSchedule):
         if not old:
             return False
         new = is_closing_remark(text) and (self.state.phase == "wrap_up" or not self.echoes_decision(text))
-        return new if new == old or self.patched(PATCH_CLOSING) else old
+        return new if new == old or self.patched(patches.CLOSING) else old
 
     def submit_result(self, entry: TranscriptEntry, duplicate: bool) -> SubmitEntryResult:
         s = self.state
@@ -258,7 +252,7 @@ class SessionIntake(SessionSchedule):
                 prev = sections[current - 1]
                 if prev.exit_reason == "time_expired" and timing.in_grace(now, prev.ended_at, grace):
                     if entry is None or self._answers_previous(prev, sections[current], entry) \
-                            or not self.patched(PATCH_LATE_GRACE):
+                            or not self.patched(patches.LATE_GRACE):
                         return prev.id, True
             return sections[current].id, False
         if sections and current >= len(sections):

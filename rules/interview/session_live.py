@@ -14,18 +14,14 @@ from models.interview import (
     SectionRuntime,
     TranscriptEntry,
 )
+from models.patches import interview as patches
 
 from . import cadence, coverage, decisions, timing
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import progress_percent
 from .questions import is_repeat
-from .session_base import (
-    PATCH_LISTEN,
-    PATCH_NO_REPEAT,
-    PATCH_POOL_EXHAUSTED,
-    Outcome,
-)
+from .session_base import Outcome
 from .session_controls import SessionControls
 
 
@@ -39,7 +35,7 @@ class SessionLive(SessionControls):
         new: an interviewer-only entry gives them nothing to note or look up)."""
         out = self._begin(now)
         said = [e for e in new if e.speaker == "interviewee"]
-        if not cadence.should_run_listeners(len(said)) and (not new or self.patched(PATCH_LISTEN)):
+        if not cadence.should_run_listeners(len(said)) and (not new or self.patched(patches.LISTEN)):
             self._say("ℹ️ Skipping NoteTaker/Researcher - no new content" if not new else
                       "ℹ️ Skipping NoteTaker/Researcher - nothing new from the interviewee")
             return False, out
@@ -121,7 +117,7 @@ class SessionLive(SessionControls):
             return out          # (it was asked for before that question came: a skip, a person's own question)
         decision = decision.model_copy(update={"phase": self.state.phase})
         answered = self.state.answered_questions
-        if is_repeat(decision.next_question.text, answered) and self.patched(PATCH_NO_REPEAT):
+        if is_repeat(decision.next_question.text, answered) and self.patched(patches.NO_REPEAT):
             self._say(f"🔁 Already answered, not asked again: \"{decision.next_question.text[:60]}\"")
             decision, method = self.fallback_decision(), "fallback"
             if is_repeat(decision.next_question.text, answered):
@@ -160,7 +156,7 @@ class SessionLive(SessionControls):
         if pick is None:
             if rt.followup_budget <= 0:
                 self._end_section("followup_budget_exhausted")
-            elif self.patched(PATCH_POOL_EXHAUSTED):
+            elif self.patched(patches.POOL_EXHAUSTED):
                 self._end_section("followups_exhausted")    # budget left, but no follow-up for what is still open
             return out
         if self._question_waiting() and self._waits_in_section():

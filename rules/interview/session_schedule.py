@@ -12,18 +12,12 @@ from models.interview import (
     NextQuestion,
     SectionSummaryInput,
 )
+from models.patches import interview as patches
 
 from . import decisions, timing
 from .instructions import status_instructions
 from .phases import phase_for
-from .session_base import (
-    LIVE_STATUSES,
-    PATCH_CLOCK_CATCH_UP,
-    PATCH_ENDS_AT,
-    PATCH_LATE_SUMMARY,
-    Outcome,
-    SessionBase,
-)
+from .session_base import LIVE_STATUSES, Outcome, SessionBase
 
 
 class SessionSchedule(SessionBase):
@@ -121,7 +115,7 @@ class SessionSchedule(SessionBase):
         for _ in range(4 * len(self.state.sections) + 8):
             self._clock_step(now)
             due = self.next_due(now)
-            if due is None or due > now or not self.patched(PATCH_CLOCK_CATCH_UP):
+            if due is None or due > now or not self.patched(patches.CLOCK_CATCH_UP):
                 break
         return out
 
@@ -197,7 +191,7 @@ class SessionSchedule(SessionBase):
                                                 "followups_asked": len(rt.followups_asked), **(extra or {})},
                     section_id=rt.id)
         self._say(f"🏁 Section {rt.id} ended ({reason})")
-        if reason == "time_expired" and self.inp.late_grace_seconds > 0 and self.patched(PATCH_LATE_SUMMARY):
+        if reason == "time_expired" and self.inp.late_grace_seconds > 0 and self.patched(patches.LATE_SUMMARY):
             rt.summary_due = now + timedelta(seconds=self.inp.late_grace_seconds)   # late answers belong to it
         else:
             self._summarize_later(s.current_index)
@@ -225,7 +219,7 @@ class SessionSchedule(SessionBase):
         if s.ends_at is None:
             return
         projected = now + timedelta(seconds=sum(rt.duration_seconds for rt in s.sections[index:]))
-        if projected >= s.ends_at or not self.patched(PATCH_ENDS_AT):
+        if projected >= s.ends_at or not self.patched(patches.ENDS_AT):
             return
         s.ends_at = projected
         self._out.reschedule = True
