@@ -1,4 +1,5 @@
-"""The registry of `workflow.patched` ids, one module per pipeline (interview, query, writing, discussion).
+"""The registry of `workflow.patched` ids, one module per pipeline (interview, query, writing, discussion)
+and one for the platform's helper workflows (platform: ReadArtifactWorkflow).
 
 Every behaviour change that changes a workflow's commands runs behind `workflow.patched(<id>)`: histories recorded
 before it replay the old way, new runs take the new way. Each id is declared once, in its pipeline's module, with
@@ -20,6 +21,6 @@ __all__ = ["REGISTRY", "RETENTION", "Patch", "all_patches", "declare"]
 
 def all_patches() -> dict[str, Patch]:
     """Every registered patch (importing every pipeline's module declares them)."""
-    from models.patches import discussion, interview, query, writing  # noqa: F401
+    from models.patches import discussion, interview, platform, query, writing  # noqa: F401
 
     return dict(REGISTRY)
