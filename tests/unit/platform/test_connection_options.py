@@ -42,7 +42,8 @@ def test_every_command_that_connects_takes_every_connection_option():
         if missing := sorted(set(FLAGS) - flags):
             drifted.append(f"{name}: {', '.join(missing)}")
     assert not drifted, "commands missing connection options: " + "; ".join(drifted)
-    assert {"notes ask", "notes import", "write start", "discuss", "interview start", "worker"} <= set(connecting)
+    assert {"notes ask", "notes import", "write start", "discuss", "interview start", "worker", "serve",
+            "study create", "study review", "study export"} <= set(connecting)
 
 
 def test_connects_hands_the_command_one_connection_from_the_flags():

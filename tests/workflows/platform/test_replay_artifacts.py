@@ -9,7 +9,12 @@ import os
 
 from activities.artifact_store import ArtifactStore
 from core import search_attributes as sa
-from models.platform import ARTIFACT_PIPELINE, READ_ARTIFACT_WORKFLOW_TYPE, ArtifactChunk, ArtifactChunkRequest
+from models.platform import (
+    ARTIFACT_PIPELINE,
+    READ_ARTIFACT_WORKFLOW_TYPE,
+    ArtifactChunk,
+    ArtifactChunkRequest,
+)
 from tests.conftest import HISTORIES, replay, replay_recorded
 
 NAME = "platform_read_artifact"
