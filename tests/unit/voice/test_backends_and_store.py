@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+import uuid
 from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 
@@ -93,3 +94,22 @@ def test_retention_sweeps_old_audio_only(tmp_path):
     assert store.ref("audio-x", "clip-old.wav", "audio/wav") is None and old.name == "clip-old.wav"
     assert store.ref("audio-x", "clip-new.wav", "audio/wav") is not None
     assert store.files.path_for("x", "transcript.json").exists()
+
+
+def test_audio_lives_in_object_storage_when_the_artifact_store_is_s3(tmp_path, seaweed, monkeypatch):
+    """`colloquy serve` (stateless, issue 25) writes a clip that an audio worker on another host reads: with the
+    artifact store on S3 the clip goes there, not to the serving host's disk."""
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "local"))
+    monkeypatch.delenv("COLLOQUY_CODEC_KEYS_FILE", raising=False)
+    for name, value in seaweed.env(prefix=f"voice-{uuid.uuid4().hex[:8]}").items():
+        monkeypatch.setenv(name, value)
+    clip = tone_wav(440)
+    ref = AudioStore().put("audio-x", "clip-1.wav", clip, "audio/wav")
+    assert ref.uri.startswith("s3://colloquy/voice-") and not (tmp_path / "local").exists()
+    other_host = AudioStore()
+    assert other_host.get(ref) == clip and other_host.exists("audio-x", "clip-1.wav")
+    assert not other_host.exists("audio-x", "clip-2.wav")
+    again = other_host.ref("audio-x", "clip-1.wav", "audio/wav")
+    assert again is not None and (again.uri, again.sha256) == (ref.uri, ref.sha256)
+    assert other_host.sweep(days=0) == 0                    # object storage: the bucket's lifecycle rule expires
+    assert other_host.get(ref) == clip
