@@ -134,11 +134,13 @@ def test_the_llm_worker_takes_no_more_calls_than_its_models_serve(recorded, monk
     from workers.main import build_workers
 
     monkeypatch.setenv("COLLOQUY_PROFILE", "local")
+    monkeypatch.delenv("COLLOQUY_AUDIO_CONCURRENCY", raising=False)
     reset_config_cache()
     build_workers(object(), "q", "all", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
-    wf, llm = recorded
+    wf, llm, audio = recorded
     assert wf["max_concurrent_activities"] == 50 and llm["max_concurrent_activities"] == 1
+    assert audio["max_concurrent_activities"] == 2   # transcription has its own slots (COLLOQUY_AUDIO_CONCURRENCY)
     monkeypatch.setenv("COLLOQUY_PROVIDER_CONCURRENCY", "none")  # a server that serves many: the tuning decides
     reset_config_cache()
     build_workers(object(), "q", "llm", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
-    assert recorded[2]["max_concurrent_activities"] == 50
+    assert recorded[3]["max_concurrent_activities"] == 50
