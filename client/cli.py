@@ -12,19 +12,12 @@ import typer
 
 from client import discuss, history, interview, keys, notes, serve, study, write
 from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     console,
     err_console,
     fail,
     run,
-    settings,
 )
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import EXIT_CODES_HELP, ExitCode
 
 app = typer.Typer(
@@ -96,8 +89,10 @@ def server_status(port: int | None = typer.Option(None, help="gRPC port (default
 
 
 @app.command("worker")
+@connects
 def worker(
-    role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities)."),
+    role: str = typer.Option("all", help="all | workflows (orchestration + storage) | llm (agent activities) | "
+                                         "audio (transcription and speech, on <queue>-audio)."),
     task_queue: str = typer.Option(core.settings.TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Base task queue; LLM "
                                    "activities use <queue>-llm."),
     max_concurrent_activities: int | None = typer.Option(
@@ -115,13 +110,11 @@ def worker(
     sticky_queue_timeout: float | None = typer.Option(
         None, help="Seconds a workflow task waits on this worker's sticky queue before any worker may take it "
         "[env COLLOQUY_WORKER_STICKY_QUEUE_TIMEOUT_S; default 10]."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
     register_search_attributes: bool = typer.Option(
         False, "--register-search-attributes", envvar="COLLOQUY_REGISTER_SEARCH_ATTRIBUTES",
         help="Register Colloquy's search attributes on the cluster first (self-hosted; the embedded server "
         "has them already)."),
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Run Colloquy workers until SIGTERM/Ctrl-C (graceful shutdown: in-flight activities get 30 s).
 
@@ -130,12 +123,11 @@ def worker(
     from core.logging import configure_logging
 
     configure_logging(level=os.environ.get("COLLOQUY_LOG_LEVEL", "INFO"))
-    if role not in ("all", "workflows", "llm"):
-        err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows or llm")
+    if role not in ("all", "workflows", "llm", "audio"):
+        err_console.print(f"[red]error:[/red] unknown role {role!r}: use all, workflows, llm or audio")
         raise typer.Exit(2)
     from activities.llm.config import ConfigError
     from core.settings import WorkerTuning
-    from core.temporal import connect
     from workers.main import build_workers, run_workers
     from workers.registry import check_agent_config
 
@@ -164,7 +156,7 @@ def worker(
         raise typer.Exit(2) from None
 
     async def _run() -> bool:
-        client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        client = await conn.connect()
         if register_search_attributes:
             from temporalio.service import RPCError
 
@@ -191,14 +183,13 @@ def worker(
 
 
 @app.command("health")
+@connects
 def health(
     role: str = typer.Option("all", help="The worker role to check: all | workflows | llm."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Base task queue."),
     this_host: bool = typer.Option(False, "--this-host", help="Require a poller on this host (the worker "
                                    "container's own check: HEALTHCHECK, k8s probes)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Check that the Temporal server answers and that workers poll Colloquy's task queues.
 
@@ -207,7 +198,6 @@ def health(
     import asyncio
 
     from core.pollers import check_queues, queues_for_role
-    from core.temporal import connect
 
     try:
         queues_for_role(task_queue, role)
@@ -216,7 +206,7 @@ def health(
         raise typer.Exit(2) from None
 
     async def _run() -> list:
-        client = await connect(settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env))
+        client = await conn.connect()
         try:
             return await check_queues(client, task_queue, role, this_host)
         except Exception as exc:  # RPC failure: the server is not answering properly
@@ -236,6 +226,7 @@ def health(
 
 
 @app.command("models")
+@connects
 def models(
     vram_gb: float | None = typer.Option(None, help="Pretend this much GPU memory (tier preview; the worker's "
                                          "view too)."),
@@ -247,9 +238,7 @@ def models(
                                    "base task queue (the LLM workers poll <queue>-llm)."),
     timeout: float | None = typer.Option(None, help="With --check: seconds to wait for the workflow (default 300, or "
                                          "90 per agent in turn where the worker's models serve few calls at once)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Print, per agent, the model it would use and why (profile, tier, provider, fallback, GPU tier): as this
     shell resolves it, and as a running LLM worker does.
@@ -277,7 +266,7 @@ def models(
     _print_model_table(mine, f"Local view (this shell, host {mine.host})")
     if local:
         return
-    temporal = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+    temporal = conn.settings()
     agents = list(agent) or sorted(AGENT_REGISTRY)
     theirs, report = run(_ask_worker(temporal, task_queue, vram_gb, agents if check else None, timeout))
     console.print()

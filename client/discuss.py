@@ -22,18 +22,13 @@ from temporalio.service import RPCError
 
 from client.artifacts import read_artifact
 from client.common import (
-    AddressOpt,
-    NamespaceOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     announce_agents,
     console,
     err_console,
     run,
-    settings,
     status_text,
 )
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
@@ -146,6 +141,7 @@ def print_result(result: DiscussionResult, ui_link: str) -> None:
     console.print(f"Web UI: {ui_link}", soft_wrap=True)
 
 
+@connects
 def discuss(
     topic: str = typer.Argument(..., help="What the team should explore."),
     level: str = typer.Option("standard", "--level", "-l",
@@ -161,8 +157,7 @@ def discuss(
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default: discussion-<rand>)."),
     wait: bool = typer.Option(True, "--wait/--no-wait", help="Follow the discussion until it ends."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Start a team discussion on TOPIC, follow it and print the selected idea, scores and its artifacts (read
     them with `colloquy discuss-report ID`)."""
@@ -183,7 +178,7 @@ def discuss(
                           "later with `colloquy discuss-report ID --out FILE`")
         raise typer.Exit(2)
     announce_agents(sorted(set(role_models.values())))
-    cfg = settings(address, namespace, tls, tls_cert, tls_key)
+    cfg = conn.settings()
     wid = workflow_id or workflow_id_for(topic)
 
     async def _run() -> int:
@@ -239,19 +234,19 @@ async def save_artifact(client: Client, result: DiscussionResult, task_queue: st
     return text
 
 
+@connects
 def discuss_report(
     workflow_id: str = typer.Argument(..., help="The discussion's workflow id."),
     html: bool = typer.Option(False, "--html", help="The HTML report (the run needs --html) instead of the "
                               "transcript."),
     out: Path | None = typer.Option(None, "--out", help="Save it to this file instead of printing it."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Print (or save with --out) a finished discussion's transcript, or its HTML report with --html.
 
     Read through a worker on the discussion's task queue (client/artifacts.read_artifact): the client never needs
     the worker's disk (containers, k8s, another machine)."""
-    cfg = settings(address, namespace, tls, tls_cert, tls_key)
+    cfg = conn.settings()
 
     async def _run() -> int:
         from temporalio.client import WorkflowExecutionStatus

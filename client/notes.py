@@ -15,8 +15,6 @@ Needs a server and a worker: `colloquy server start` and `colloquy worker` (or `
 from __future__ import annotations
 
 import asyncio
-import uuid
-from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
@@ -24,25 +22,29 @@ import typer
 from typer.core import TyperGroup
 
 from client.common import (
-    AddressOpt,
-    NamespaceOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     console,
     err_console,
     run,
 )
-from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
-from models.query import (
-    QUERY_PENDING_CLARIFICATION,
-    UPDATE_CLARIFY,
-    WORKFLOW_TYPE,
-    ClarifyAck,
-    PendingClarification,
-    QueryResult,
+from client.connection import NO_FLAGS, Connection, connects
+from client.notes_api import API_MAX_BODY, build_api, wait_for_outcome
+from client.notes_library import (
+    Asker,
+    answer_workflow,
+    follow_query,
+    local_offset,
+    pending_clarification,
+    print_result,
+    query_handle,
+    question_prompt,
+    read_global_context,
+    run_reparse,
+    send_clarification,
+    start_query,
+    terminal_ask,
+    workflow_id_for,
 )
-from rules.text import workflow_id
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _report_failure
 
 
 class _NotesGroup(TyperGroup):
@@ -64,314 +66,6 @@ TzOpt = typer.Option(None, "--tz", envvar="COLLOQUY_TZ", help="Your time zone (I
                      "+09:00); default: this terminal's.")
 MaxEntriesOpt = typer.Option(None, "--max-entries", min=1, help="Most entries one search reads (default 2000); "
                              "a larger scope is answered partially and says how much was read.")
-
-
-# ============================================================================================ library
-def local_offset() -> int:
-    """This terminal's UTC offset in minutes: notes are dated on the user's clock, not the server's."""
-    from datetime import datetime
-
-    delta = datetime.now().astimezone().utcoffset()
-    return int(delta.total_seconds() // 60) if delta else 0
-
-
-def workflow_id_for(app_id: str, text: str) -> str:
-    return workflow_id(f"notes-{app_id}", text, uuid.uuid4().hex[:12], 32)  # never the note's words (rules/text.py)
-
-
-Asker = Callable[[object], Awaitable[object | None]]
-
-
-# The workflow's contract, by name (models/query.py): the client never imports workflows/.
-async def start_query(client, req, wf_id: str, task_queue: str):  # noqa: ANN001, ANN201
-    """Start a QueryWorkflow; the handle's result() is a QueryResult."""
-    return await client.start_workflow(WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=QueryResult,
-                                       static_summary=f"Notes: {' '.join(req.text.split())[:120]}")
-
-
-def query_handle(client, wf_id: str):  # noqa: ANN001, ANN201
-    """A handle on an existing QueryWorkflow (its result() is a QueryResult)."""
-    return client.get_workflow_handle(wf_id, result_type=QueryResult)
-
-
-async def pending_clarification(handle) -> PendingClarification | None:  # noqa: ANN001
-    return await handle.query(QUERY_PENDING_CLARIFICATION,
-                              result_type=PendingClarification | None)  # type: ignore[arg-type]
-
-
-async def send_clarification(handle, answer) -> ClarifyAck:  # noqa: ANN001
-    return await handle.execute_update(UPDATE_CLARIFY, answer, result_type=ClarifyAck)
-
-
-async def follow_query(handle, ask: Asker, poll_s: float = 0.3):  # noqa: ANN001, ANN201
-    """Drive a running QueryWorkflow to its result: whenever a clarification is pending, `ask` gets it and
-    returns a ClarifyAnswer (None = leave it pending: the workflow keeps waiting). Returns the QueryResult,
-    or None when the user chose to leave it waiting."""
-    from temporalio.client import WorkflowUpdateFailedError
-
-    result_task = asyncio.ensure_future(handle.result())
-    try:
-        while not result_task.done():
-            pending = await pending_clarification(handle)
-            if pending is not None:
-                reply = await ask(pending)
-                if reply is None:
-                    return None
-                try:
-                    await send_clarification(handle, reply)
-                except WorkflowUpdateFailedError as err:
-                    err_console.print(f"[red]not accepted:[/red] {getattr(err.cause, 'message', err.cause)}")
-                continue
-            await asyncio.wait([result_task], timeout=poll_s)  # UI refresh cadence, not a test wait
-        return result_task.result()
-    finally:
-        if not result_task.done():
-            result_task.cancel()
-
-
-def question_prompt(q):  # noqa: ANN001, ANN201
-    """One clarifying question as a rich Prompt (no default shown: an empty default used to print "():")."""
-    from rich.markup import escape
-    from rich.prompt import Prompt
-
-    hint = f" [{' / '.join(q.options)}]" if q.options else ""
-    return Prompt(escape(f"{q.id}. {q.question}{hint}"), console=console, show_default=False)
-
-
-async def terminal_ask(pending) -> object | None:  # noqa: ANN001
-    """Ask the pending questions on the terminal. Empty answer to all = decline; Ctrl-C/Ctrl-D = leave pending."""
-    from rich.markup import escape
-
-    from models.query import ClarifyAnswer
-
-    console.print(f"\n[bold]I need to ask you something[/bold] — {escape(pending.context_explanation)}")
-    console.print(f"[dim](empty answers decline: {pending.fallback_action or 'I answer with what I have'}; "
-                  f"Ctrl-C leaves the question open until {pending.deadline:%Y-%m-%d %H:%M} UTC)[/dim]")
-    answers: dict[str, str] = {}
-    try:
-        for q in pending.questions:
-            prompt = question_prompt(q)
-            text: str = await asyncio.to_thread(prompt, default="")
-            if text.strip():
-                answers[q.id] = text.strip()
-    except (KeyboardInterrupt, EOFError):
-        return None
-    if not answers:
-        return ClarifyAnswer(request_id=pending.request_id, decline=True)
-    return ClarifyAnswer(request_id=pending.request_id, answers=answers)
-
-
-async def read_global_context(client, task_queue: str, notes_dir: str | None,  # noqa: ANN001
-                              check_worker: bool = True) -> str:
-    """The global context as the worker's store holds it (NotesContextWorkflow), not the client's folder."""
-    from client.worker_check import require_worker
-    from models.query import CONTEXT_WORKFLOW_TYPE, ContextRequest
-
-    if check_worker:
-        await require_worker(client, task_queue, agents=False)
-    return await client.execute_workflow(
-        CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
-        task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
-
-
-async def run_reparse(client, task_queue: str, app_id: str, notes_dir: str | None,  # noqa: ANN001, ANN201
-                      limit: int | None = None, check_worker: bool = True):
-    """ReparseNotesWorkflow on the worker: the notes tagged needs-parsing in its store, parsed now."""
-    from client.worker_check import require_worker
-    from models.query import REPARSE_WORKFLOW_TYPE, ReparseRequest, ReparseResult
-
-    if check_worker:
-        await require_worker(client, task_queue)
-    req = ReparseRequest(app_id=app_id, notes_dir=notes_dir)
-    if limit:
-        req.limit = limit
-    wf_id = f"notes-reparse-{uuid.uuid4().hex[:8]}"
-    result = await client.execute_workflow(
-        REPARSE_WORKFLOW_TYPE, req, id=wf_id, task_queue=task_queue, result_type=ReparseResult,
-        static_summary="Parse the notes kept unparsed (needs-parsing)")
-    return wf_id, result
-
-
-async def answer_workflow(client, wf_id: str, ask: Asker):  # noqa: ANN001, ANN201
-    """`colloquy notes answer ID`: (result, already_finished). A run that already finished is not resumed:
-    the caller says so instead of silently reprinting the old answer."""
-    from temporalio.client import WorkflowExecutionStatus
-
-    from client.worker_check import describe_run, require_worker, while_worker
-
-    handle = query_handle(client, wf_id)
-    desc = await describe_run(client, wf_id, WORKFLOW_TYPE)
-    if desc.status != WorkflowExecutionStatus.RUNNING:
-        return await handle.result(), True
-    await require_worker(client, desc.task_queue)  # the pending question is a query: a worker answers it
-    return await while_worker(client, desc.task_queue, follow_query(handle, ask),
-                              f"`colloquy notes answer {wf_id}`"), False
-
-
-def print_result(result, wf_id: str, show_usage: bool = True) -> None:  # noqa: ANN001
-    from rich.markup import escape
-
-    style = "yellow" if result.partial else "green"
-    console.print(f"\n[{style}]{escape(result.response)}[/{style}]")
-    if result.evidence_cited:
-        console.print(f"[dim]evidence: {', '.join(dict.fromkeys(result.evidence_cited))}[/dim]")
-    for w in result.warnings:
-        console.print(f"[dim yellow]note: {escape(w)}[/dim yellow]")
-    if result.reparsed and result.reparsed.parsed:
-        console.print(f"[dim]parsed now, kept unparsed earlier: {', '.join(result.reparsed.parsed)}[/dim]")
-    if not show_usage:   # the repl: only a degraded answer says its status
-        if result.partial:
-            console.print(f"[dim]{result.colloquy_status}[/dim]")
-        return
-    console.print(f"[dim]{result.colloquy_status} · {result.input_type.value} · domains "
-                  f"{', '.join(result.domains_loaded)} · {result.entries_read} entries read · {result.usage.calls} LLM calls, "
-                  f"{result.usage.input_tokens + result.usage.output_tokens} tokens · workflow {wf_id}[/dim]")
-
-
-# ============================================================================================ HTTP API
-API_MAX_BODY = 64 * 1024
-
-
-async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict:  # noqa: ANN001
-    """Wait up to wait_s for the query's result or a pending clarification; say which (JSON-ready)."""
-    result_task = asyncio.ensure_future(handle.result())
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + wait_s
-    try:
-        while not result_task.done() and loop.time() < deadline:
-            pending = await pending_clarification(handle)
-            if pending is not None:
-                return {"workflow_id": handle.id, "status": "waiting_user", "pending": pending.model_dump(mode="json")}
-            await asyncio.wait([result_task], timeout=poll_s)
-        if not result_task.done():
-            return {"workflow_id": handle.id, "status": "running"}
-        result = result_task.result()   # completed, or partial (a degraded answer that says what is missing)
-        return {"workflow_id": handle.id, "status": result.colloquy_status, "result": result.model_dump(mode="json")}
-    finally:
-        if not result_task.done():
-            result_task.cancel()
-
-
-def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
-    """The seed's two endpoints (§16.3) plus what a clarifying question needs (`client`: a Temporal client, or an
-    async function returning one — `colloquy serve` connects on the first request):
-    POST /input {"text", "session_context"?, "today"?, "time_zone"? | "utc_offset_minutes"?}
-                                                        → 200 completed | 202 waiting_user/running
-    POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
-    GET  /input/{workflow_id} → the same shapes, without starting anything
-    GET  /context → the global context (text/markdown)."""
-    from aiohttp import web
-    from pydantic import ValidationError
-    from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
-    from temporalio.service import RPCError, RPCStatusCode
-
-    from client.web_guard import as_model, json_object, same_site_only
-    from models.query import MAX_INPUT_CHARS, ClarifyAnswer, QueryRequest
-    from models.web import NotesInputBody
-    from rules.query.apps import check_app_id
-    from rules.query.clock import utc_offset_minutes
-
-    def error(status: int, message: str) -> web.Response:
-        return web.json_response({"error": message}, status=status)
-
-    given = client
-
-    async def temporal():  # noqa: ANN202
-        return await given() if callable(given) else given
-
-    async def body_json(request: web.Request) -> dict | web.Response:
-        return await json_object(request)   # JSON only, measured, no undecodable text (client/web_guard.py)
-
-    def outcome(data: dict) -> web.Response:
-        return web.json_response(data, status=200 if "result" in data else 202)
-
-    async def query_workflow(wf_id: str) -> web.Response | None:
-        """None if wf_id names a query workflow (its registry: the server's workflows of type QueryWorkflow);
-        otherwise the 404 to answer — an interview's or a writing run's id is not a query workflow."""
-        try:
-            desc = await query_handle(await temporal(), wf_id).describe()
-        except RPCError as exc:
-            if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.INVALID_ARGUMENT):
-                return error(404, f"no such query workflow: {wf_id}")
-            raise
-        if desc.workflow_type != WORKFLOW_TYPE:
-            return error(404, f"no such query workflow: {wf_id} is not a query workflow ({desc.workflow_type})")
-        return None
-
-    async def guarded(handle) -> web.Response:  # noqa: ANN001
-        try:
-            return outcome(await wait_for_outcome(handle, wait_s))
-        except WorkflowFailureError as exc:
-            return error(422, str(getattr(exc.cause, "message", exc.cause)))
-        except WorkflowQueryFailedError as exc:
-            return error(409, f"the query workflow cannot answer now: {exc.message}")
-        except RPCError as exc:
-            return error(404, f"no such query workflow: {exc.message}")
-
-    async def post_input(request: web.Request) -> web.Response:
-        data = await body_json(request)
-        if isinstance(data, web.Response):
-            return data
-        text = data.get("text")
-        if not isinstance(text, str) or not text.strip():
-            return error(400, "'text' is required: a note, a question, both, or a correction")
-        if len(text) > MAX_INPUT_CHARS:
-            return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
-        as_model(NotesInputBody, data, "note")  # every field bounded (models/web.py): a clear 400
-        try:
-            offset = data.get("utc_offset_minutes")
-            if data.get("time_zone") is not None:
-                offset = utc_offset_minutes(str(data["time_zone"]))
-            req = QueryRequest(text=text, app_id=check_app_id(data.get("app_id", app_id)), notes_dir=notes_dir,
-                               session_context=data.get("session_context"), today=data.get("today"),
-                               utc_offset_minutes=offset or 0)
-        except ValidationError as exc:
-            return error(400, f"invalid input: {exc.errors(include_url=False)[0]['msg']}")
-        except ValueError as exc:
-            return error(400, f"invalid input: {exc}")
-        handle = await start_query(await temporal(), req, workflow_id_for(req.app_id, text), task_queue)
-        return await guarded(handle)
-
-    async def post_clarify(request: web.Request) -> web.Response:
-        data = await body_json(request)
-        if isinstance(data, web.Response):
-            return data
-        try:
-            answer = ClarifyAnswer.model_validate(data)
-        except ValidationError as exc:
-            return error(400, f"invalid answer: {exc.errors(include_url=False)[0]['msg']}")
-        if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
-            return refused
-        handle = query_handle(await temporal(), request.match_info["workflow_id"])
-        try:
-            await send_clarification(handle, answer)
-        except WorkflowUpdateFailedError as exc:
-            return error(409, str(getattr(exc.cause, "message", exc.cause)))
-        except RPCError as exc:
-            return error(404, f"no such waiting query: {exc.message}")
-        return await guarded(handle)
-
-    async def get_input(request: web.Request) -> web.Response:
-        if (refused := await query_workflow(request.match_info["workflow_id"])) is not None:
-            return refused
-        handle = query_handle(await temporal(), request.match_info["workflow_id"])
-        return await guarded(handle)
-
-    async def get_context(request: web.Request) -> web.Response:
-        from client.errors import NoWorkerError
-
-        try:  # through the worker: the notes live where it runs, not necessarily beside this server
-            text = await read_global_context(await temporal(), task_queue, notes_dir)
-        except WorkflowFailureError as exc:
-            return error(500, str(getattr(exc.cause, "message", exc.cause)))
-        except NoWorkerError as exc:
-            return error(503, exc.message)
-        return web.Response(text=text, content_type="text/markdown")
-
-    api = web.Application(client_max_size=API_MAX_BODY, middlewares=[same_site_only])
-    api.add_routes([web.post("/input", post_input), web.post("/input/{workflow_id}/clarify", post_clarify),
-                    web.get("/input/{workflow_id}", get_input), web.get("/context", get_context)])
-    return api
 
 
 # ============================================================================================ commands
@@ -409,11 +103,12 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
 
 
 @app.command("ask")
+@connects
 def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a correction."),
             app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
             today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
-            address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
-            tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """One input: the Router decides whether it is a log, a question, both, or a correction."""
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
@@ -421,7 +116,7 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
     _check_today(today)
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             await _ask_once(client, text, app_id, notes_dir, task_queue, today, tz=tz, max_entries=max_entries)
         except Exception as exc:  # noqa: BLE001
@@ -431,10 +126,11 @@ def ask_cmd(text: str = typer.Argument(..., help="A note, a question, both, or a
 
 
 @app.command("repl")
+@connects
 def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
              today: str | None = TodayOpt, tz: str | None = TzOpt, max_entries: int | None = MaxEntriesOpt,
-             address: str | None = AddressOpt, namespace: str | None = NamespaceOpt,
-             tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Interactive: each line is one input; recent exchanges are passed as session context. `exit` quits."""
     from rich.prompt import Prompt
 
@@ -445,7 +141,7 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
     _check_today(today)
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         history: list[str] = []
         console.print(f"[bold]colloquy notes[/bold] ({app_id}) — log, ask, or correct. `exit` or Ctrl-D quits.")
         while True:
@@ -474,12 +170,11 @@ def repl_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_que
 
 
 @app.command("answer")
-def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workflow id waiting for you."),
-               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+@connects
+def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workflow id waiting for you."), conn: Connection = NO_FLAGS) -> None:
     """Answer (or decline) a clarifying question a closed terminal left open, then show the answer."""
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             result, finished = await answer_workflow(client, workflow_id, terminal_ask)
         except Exception as exc:  # noqa: BLE001
@@ -494,11 +189,12 @@ def answer_cmd(workflow_id: str = typer.Argument(..., help="The notes-… workfl
 
 
 @app.command("serve")
+@connects
 def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id: str = AppOpt,
               notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
               wait: float = typer.Option(30.0, help="Seconds a request waits for the answer before 202."),
-              address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-              tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Small HTTP API on 127.0.0.1 (seed §16.3): POST /input, GET /context, plus clarify/status routes.
 
     The same API is served by `colloquy serve` under /notes (behind its token, beside the interview pages); this
@@ -506,7 +202,7 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
     from aiohttp import web
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         runner = web.AppRunner(build_api(client, task_queue, app_id, notes_dir, wait))
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
@@ -523,11 +219,12 @@ def serve_cmd(port: int = typer.Option(8765, help="Port on 127.0.0.1."), app_id:
 
 
 @app.command("reparse")
+@connects
 def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                 limit: int | None = typer.Option(None, "--limit", min=1, max=1000,
                                                  help="Most notes parsed in this run (default 50)."),
-                address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-                tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+    conn: Connection = NO_FLAGS,
+) -> None:
     """Parse the notes a Router failure kept as written (tagged needs-parsing), in the worker's notes store.
 
     Each `ask`/log and each import already parses a few of them; this parses up to --limit now and reports
@@ -537,7 +234,7 @@ def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_
     from rules.query.summaries import reparse_summary
 
     async def _run() -> None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             wf_id, result = await run_reparse(client, task_queue, app_id, notes_dir, limit)
         except Exception as exc:  # noqa: BLE001
@@ -556,12 +253,11 @@ def reparse_cmd(app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_
 
 
 @app.command("context")
-def context_cmd(notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt, address: str | None = AddressOpt,
-                namespace: str | None = NamespaceOpt, tls: bool = TlsOpt, tls_cert: str | None = TlsCertOpt,
-                tls_key: str | None = TlsKeyOpt) -> None:
+@connects
+def context_cmd(notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt, conn: Connection = NO_FLAGS) -> None:
     """Print the global context (the Observer's markdown), read by the worker from its notes store."""
     async def _run() -> str:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         try:
             return await read_global_context(client, task_queue, notes_dir)
         except Exception as exc:  # noqa: BLE001
@@ -601,4 +297,4 @@ def _check_today(today: str | None) -> None:
 from client.notes_import import import_cmd, import_preview, import_summary, note_files, run_import  # noqa: E402
 
 app.command("import")(import_cmd)
-__all__ = ["AppOpt", "NotesDirOpt", "QueueOpt", "import_preview", "import_summary", "note_files", "run_import"]
+__all__ = ["API_MAX_BODY", "AppOpt", "build_api", "wait_for_outcome", "Asker", "answer_workflow", "follow_query", "local_offset", "pending_clarification", "print_result", "query_handle", "question_prompt", "read_global_context", "run_reparse", "send_clarification", "start_query", "terminal_ask", "workflow_id_for", "NotesDirOpt", "QueueOpt", "import_preview", "import_summary", "note_files", "run_import"]

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import typer
 
-from client.common import AddressOpt, NamespaceOpt, TlsCertOpt, TlsKeyOpt, TlsOpt, console, err_console, run
-from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _client, _report_failure
+from client.common import console, err_console, run
+from client.connection import NO_FLAGS, Connection, connects
+from client.notes_options import AppOpt, NotesDirOpt, QueueOpt, _report_failure
 from models.query import IMPORT_WORKFLOW_TYPE, QUERY_IMPORT_PROGRESS, ImportProgress, ImportResult
 from rules.text import workflow_id
 
@@ -108,6 +109,7 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
 
 
 
+@connects
 def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt, *.markdown, *.org), "
                                                  "searched recursively. Each file is split into dated entries: by "
                                                  "the dates of its headings or date lines (day counters, weekdays, "
@@ -124,9 +126,7 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
                                           "journal as removed (their history is kept); without it they are only "
                                           "reported."),
                dry_run: bool = typer.Option(False, "--dry-run", help="Print what would be imported (dates, counts, "
-                                            "warnings) without a worker and without writing anything."),
-               address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-               tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt) -> None:
+                                            "warnings) without a worker and without writing anything."), conn: Connection = NO_FLAGS) -> None:
     """Batch import with a progress bar (ImportNotesWorkflow: durable, resumable, continue-as-new).
 
     Entries are identified by their date and text: a copy, a moved folder, a renamed file or a fresh export adds nothing.
@@ -152,7 +152,7 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
         raise typer.Exit(0 if total else 1)
 
     async def _run() -> object | None:
-        client = await _client(address, namespace, tls, tls_cert, tls_key)
+        client = await conn.connect()
         with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                       TextColumn("{task.fields[current]}"), console=console) as bar:
             task = bar.add_task("import", total=None, current="")

@@ -8,7 +8,6 @@ from typing import Any
 
 import typer
 
-from client.common import settings
 from core.settings import TASK_QUEUE
 
 AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
@@ -16,12 +15,6 @@ AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--a
 NotesDirOpt: Any = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
                            "else .data/notes).")
 QueueOpt: Any = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
-
-
-def _client(address, namespace, tls, tls_cert, tls_key):  # noqa: ANN001, ANN202
-    from core.temporal import connect
-
-    return connect(settings(address, namespace, tls, tls_cert, tls_key))
 
 
 def _report_failure(exc: Exception) -> None:

@@ -8,6 +8,8 @@
                                            entry_id; the section of the question on screen decides late grace;
                                            409 once the interview has ended, finished or not)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
+    POST /room/{wid}/{key}/audio, GET .../question-audio: the voice room (client/voice_room.py); an entry's
+                                           `audio_clips` name the recordings it was transcribed from
     GET  /console/{wid}                    the interviewer console page (signed in: the serve token's cookie)
     GET  /api/interviews/{wid}/console     everything the console shows (state, transcript, notes, plan, essay)
     GET  /api/interviews/{wid}/stream      the session state, pushed (SSE)
@@ -53,6 +55,7 @@ from aiohttp import web
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from client.voice_clips import audio_clips
 from client.web_guard import as_model, json_object
 from client.webapp import authorised, public, with_csrf
 from models.interview import (
@@ -84,7 +87,7 @@ from rules.text import escape_raw_html
 SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js"}
+STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js", "voice.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
 FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
@@ -410,9 +413,13 @@ async def room_entry(request: web.Request) -> web.Response:
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
     as_model(RoomEntryBody, data, "entry")
     section = data.get("reply_to_section_id")
+    try:
+        audio = await asyncio.to_thread(audio_clips, data.get("audio_clips"), wid)   # a spoken answer's clips
+    except ValueError as exc:
+        return _error(400, str(exc))
     entry = as_model(TranscriptEntry, {"entry_id": f"room-a-{entry_id}", "speaker": "interviewee", "text": text,
                                        "reply_to_section_id": section if isinstance(section, str) and section
-                                       else None}, "entry")
+                                       else None, "audio": audio}, "entry")
     try:
         result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
                                                                 result_type=SubmitEntryResult)

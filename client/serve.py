@@ -19,15 +19,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
-)
+from client.connection import NO_FLAGS, Connection, connects
 from core.codec import KEYS_FILE_ENV, SERVE_PORT_ENV, KeyringError, serve_port
 
 if TYPE_CHECKING:
@@ -55,9 +47,10 @@ def build_serve_app(token: str, codec: EncryptionCodec | None, origins: list[str
     from client.notes import build_api
     from client.room import room_extension
     from client.study_web import study_extension
+    from client.voice_room import voice_extension
     from client.webapp import build_app
 
-    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret),
+    app = build_app(token, codec, origins, extensions=[room_extension(temporal, secret), voice_extension(),
                                                        study_extension(temporal, secret)])
     app.add_subapp("/notes", build_api(temporal, task_queue, notes_app, notes_dir))
     return app
@@ -80,6 +73,7 @@ async def _run(app: web.Application, host: str, port: int, ready: Callable[[], N
         await runner.cleanup()
 
 
+@connects
 def serve(
     host: str = typer.Option("127.0.0.1", envvar="COLLOQUY_SERVE_HOST",
                              help="Address to bind (keep 127.0.0.1 unless behind a TLS proxy)."),
@@ -93,9 +87,7 @@ def serve(
                                          "worker's)."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
                                    "(the /notes API starts workflows there)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Serve Colloquy's pages and APIs: the interview room (/room/ID/KEY, for the interviewee) and interviewer
     console (/console/ID), study links (/study/ID/join/TOKEN) and the researcher page (/studies/ID), the notes API (/notes/input, /notes/context), and the codec server (/codec).
@@ -108,7 +100,7 @@ def serve(
     key file (docs/operations.md). Payload decoding needs COLLOQUY_CODEC_KEYS_FILE; use it with `temporal workflow show ...
     --codec-endpoint http://127.0.0.1:8234/codec --codec-auth "Bearer <token>"`. Stops on Ctrl-C/SIGTERM."""
     from client.artifacts import checked_store_settings
-    from client.common import console, err_console, settings
+    from client.common import console, err_console
     from client.errors import CliError
     from client.room import LazyClient, load_secret
     from client.web_guard import WeakTokenError, check_token
@@ -129,7 +121,7 @@ def serve(
     generated = not token
     token = token or secrets.token_urlsafe(32)
     origins = list(origin or []) or default_origins(ui_port)
-    temporal_settings = settings(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+    temporal_settings = conn.settings()
 
     try:
         check_token(token)

@@ -26,19 +26,10 @@ from pydantic import ValidationError
 from temporalio.client import WorkflowHandle
 
 from client import study_export, study_review
-from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
-    console,
-    run,
-)
+from client.common import console, run
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import EXIT_CODES_HELP, CliError, ExitCode
-from client.study_connect import connect, study_handle
+from client.study_connect import study_handle
 from models.interview import PlanSnapshot
 from models.study import (
     QUERY_PROGRESS,
@@ -85,7 +76,7 @@ def default_base() -> str:
     return f"http://127.0.0.1:{serve_port()}"
 
 
-_connect, _handle = connect, study_handle
+_handle = study_handle
 
 
 async def invite_participants(handle: WorkflowHandle, count: int, language: str | None,
@@ -100,6 +91,7 @@ async def invite_participants(handle: WorkflowHandle, count: int, language: str 
 
 
 @app.command("create")
+@connects
 def create_cmd(
     topic: str = typer.Argument(..., help="What the study's interviews are about."),
     goal: str = typer.Option("", "--goal", help="The research goal (the Planner's context; the findings' frame)."),
@@ -121,9 +113,7 @@ def create_cmd(
                                             "(repeat per language; default: the built-in texts)."),
     study_id: str | None = typer.Option(None, "--id", help="Workflow id (default study-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Start a study (a quota, a close date, or both); prints its id and what to do next."""
     from client.common import announce_agents
@@ -152,7 +142,7 @@ def create_cmd(
         except ValidationError as exc:
             raise CliError(f"cannot start the study: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
                            ExitCode.USAGE) from None
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         wid = study_id or default_workflow_id("study", topic, short_id())
         await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
                                     static_summary=f"study: {topic[:80]}")
@@ -184,6 +174,7 @@ def read_consent(items: list[str]) -> dict[str, str]:
 
 
 @app.command("invite")
+@connects
 def invite_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     count: int = typer.Option(1, min=1, max=1000, help="How many participants (one link each)."),
@@ -192,13 +183,11 @@ def invite_cmd(
                                         help="Where `colloquy serve` is reached (default http://127.0.0.1:8234)."),
     out: Path | None = typer.Option(None, "--out", help="Also write 'participant,link' rows to this CSV file (a "
                                     "header row first when the file is new)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Add participants; prints one unguessable link each. Links are shown once (the study keeps only a hash)."""
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         invited = await invite_participants(_handle(client, study_id), count, language, base_url or default_base())
         for p, link in invited:
             console.print(f"{p.participant_id}  {link}", soft_wrap=True, highlight=False)
@@ -221,18 +210,17 @@ def write_links(out: Path, rows: list[tuple[str, str]]) -> None:
 
 
 @app.command("revoke")
+@connects
 def revoke_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     participant: str = typer.Argument(..., help="The participant id (P001, ...)."),
     reason: str = typer.Option("revoked by the researcher", help="Why (kept in the ledger)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Revoke a participant's link: opening it is refused from now on; an interview already running is ended and
     left out of the findings (revoking is withdrawing)."""
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         p = await _handle(client, study_id).execute_update(
             UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id=participant, reason=reason),
             result_type=ParticipantView)
@@ -259,32 +247,30 @@ def _print_progress(p: StudyProgress) -> None:
 
 
 @app.command("status")
+@connects
 def status_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Progress: invited, started, running, completed, abandoned, revoked, median length, languages."""
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         _print_progress(await _handle(client, study_id).query(QUERY_PROGRESS, result_type=StudyProgress))
 
     run(_run())
 
 
 @app.command("close")
+@connects
 def close_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     reason: str = typer.Option("closed by the researcher", help="Why (shown in the findings)."),
     end_running: bool = typer.Option(False, "--end-running", help="Also end the interviews still running."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Close now: no new participants; the analysis runs when the running interviews have finished."""
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         _print_progress(await _handle(client, study_id).execute_update(
             UPDATE_CLOSE, CloseStudy(reason=reason, end_running=end_running), result_type=StudyProgress))
 
@@ -292,6 +278,7 @@ def close_cmd(
 
 
 @app.command("report")
+@connects
 def report_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     fmt: str = typer.Option("md", "--format", help="md | html | json."),
@@ -299,9 +286,7 @@ def report_cmd(
     wait: bool = typer.Option(False, "--wait", help="Wait for the analysis to finish."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
                                    "(the report is read through them)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """The findings (markdown, JSON or the self-contained HTML report), read from the artifact store through
     Temporal. Before the analysis: exit code 4 (or --wait)."""
@@ -311,7 +296,7 @@ def report_cmd(
         raise typer.BadParameter("--format must be md, html or json")
 
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         h = _handle(client, study_id)
         if wait:
             outputs = (await h.result()).outputs

@@ -17,19 +17,9 @@ from pathlib import Path
 
 import typer
 
-from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
-    console,
-    run,
-)
+from client.common import console, run
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
-from client.study_connect import connect as _connect
 from client.study_connect import study_handle as _handle
 from models.common import ArtifactRef
 from models.interview import TranscriptEntry
@@ -63,15 +53,14 @@ def write_export(fmt: str, out: Path, findings: Findings, ledger: StudyExport,
     return written
 
 
+@connects
 def export_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     fmt: str = typer.Option(..., "--format", help="csv | xlsx | qdpx | transcripts."),
     out: Path | None = typer.Option(None, "--out", help="Where to write (a folder for csv and transcripts)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
                                    "(the artifacts are read through them)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Export the analysed study: CSV or XLSX tables (themes, quotes, coverage, participants with consent), one
     transcript per participant, or a REFI-QDA project (.qdpx). Before the analysis: exit code 4."""
@@ -82,7 +71,7 @@ def export_cmd(
     target = out or Path(f"{study_id}.{fmt}" if fmt in ("xlsx", "qdpx") else f"{study_id}-{fmt}")
 
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         h = _handle(client, study_id)
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
         if progress.outputs is None:

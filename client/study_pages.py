@@ -20,6 +20,7 @@ import json
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
 from aiohttp import web
@@ -162,7 +163,7 @@ async def join_page(request: web.Request) -> web.Response:
         return unavailable(request, lang, exc)
     lang = page_language(request, link)
     if link.status == "started" and link.interview_id:
-        raise web.HTTPSeeOther(room_path(_secret(request), link.interview_id))
+        raise web.HTTPSeeOther(room_path(_secret(request), link.interview_id) + _lang(link.language))
     if link.status == "completed":
         return await check_page(request, lang)
     if link.status != "invited":
@@ -226,7 +227,12 @@ async def join_start(request: web.Request) -> web.Response:
         return unavailable(request, lang, exc)
     except (ConnectionError, OSError) as exc:
         return unavailable(request, lang, exc)
-    raise web.HTTPSeeOther(room_path(_secret(request), opened.interview_id))
+    raise web.HTTPSeeOther(room_path(_secret(request), opened.interview_id) + _lang(opened.language))
+
+
+def _lang(language: str | None) -> str:
+    """The room hears and speaks the participant's language (docs/voice.md): `?lang=` on the room link."""
+    return f"?lang={quote(language, safe='-')}" if language else ""
 
 
 # ------------------------------------------------------------------------------------------ member checking

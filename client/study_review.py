@@ -18,19 +18,9 @@ import typer
 from pydantic import ValidationError
 from temporalio.client import WorkflowHandle, WorkflowUpdateFailedError
 
-from client.common import (
-    AddressOpt,
-    ApiKeyEnvOpt,
-    NamespaceOpt,
-    TlsCaOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
-    console,
-    run,
-)
+from client.common import console, run
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
-from client.study_connect import connect as _connect
 from client.study_connect import study_handle as _handle
 from models.interview import PlanSnapshot
 from models.study import QUERY_PLAN_REVIEW, UPDATE_REVIEW_PLAN, PlanReview, ReviewPlan
@@ -105,19 +95,18 @@ async def review_interactively(handle: WorkflowHandle) -> None:
         review = await send(handle, ReviewPlan(action="edit", plan=plan))
 
 
+@connects
 def review_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     approve: bool = typer.Option(False, "--approve", help="Approve the plan: the links open."),
     plan_file: Path | None = typer.Option(None, "--plan-file", help="Replace the plan by this edited one "
                                           "(PlanSnapshot JSON; see the printed plan's ids)."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt, tls_ca: str | None = TlsCaOpt,
-    api_key_env: str | None = ApiKeyEnvOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Show a study's plan; edit it (--plan-file) or approve it (--approve). A study created with --review opens
     its links only after the approval."""
     async def _run() -> None:
-        client = await _connect(address, namespace, tls, tls_cert, tls_key, tls_ca, api_key_env)
+        client = await conn.connect()
         h = _handle(client, study_id)
         review = await wait_for_plan(h)
         if plan_file is not None:

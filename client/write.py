@@ -36,19 +36,14 @@ from typer.core import TyperGroup
 
 from client.artifacts import read_artifact
 from client.common import (
-    AddressOpt,
-    NamespaceOpt,
-    TlsCertOpt,
-    TlsKeyOpt,
-    TlsOpt,
     announce_agents,
     console,
     duplicate_ids,
     err_console,
     run,
-    settings,
     status_text,
 )
+from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
@@ -274,6 +269,7 @@ async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
 
 
 @app.command("start")
+@connects
 def start(
     story: Path = typer.Argument(..., help="The story (markdown file).", exists=True, dir_okay=False, readable=True),
     models: str = typer.Option(..., "--models", "-m", help="Comma-separated litellm model ids: the writers and "
@@ -286,8 +282,7 @@ def start(
     ask: bool | None = typer.Option(None, "--ask/--no-ask", help="Answer approval requests here (default: when "
                                     "stdin is a terminal). approve | abort | any other text = feedback."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Workers' task queue."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Start a writing run for STORY with the given models; show progress and the result."""
     try:
@@ -315,7 +310,7 @@ def start(
                                         "orchestrator" and st.agent not in model_ids}))
     name = story_name or story.stem
     inp = WritingInput(story_text=text, story_name=name, models=model_ids, config=cfg, personas=personas)
-    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+    tsettings = conn.settings()
     wid = workflow_id or workflow_id_for(name)
 
     async def _run() -> int:
@@ -415,25 +410,25 @@ def _answer(workflow_id: str, decision: str, feedback: str | None, request_id: s
 
 
 @app.command("approve")
+@connects
 def approve(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
     request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Show the post waiting for approval and approve it (the run completes)."""
     raise typer.Exit(_answer(workflow_id, "approve", None, request_id,
-                             settings(address, namespace, tls, tls_cert, tls_key)))
+                             conn.settings()))
 
 
 @app.command("reject")
+@connects
 def reject(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
     feedback: str | None = typer.Option(None, "--feedback", "-f", help="What synthesis should change (asked for "
                                         "on a terminal when missing)."),
     request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Send the post back into synthesis with feedback. Without --feedback it asks for it (on a terminal);
     rejecting never aborts the run — `colloquy write abort ID` does."""
@@ -446,19 +441,19 @@ def reject(
                               f"colloquy write abort {workflow_id}", soft_wrap=True)
             raise typer.Exit(2)
     raise typer.Exit(_answer(workflow_id, "feedback", feedback, request_id,
-                             settings(address, namespace, tls, tls_cert, tls_key)))
+                             conn.settings()))
 
 
 @app.command("abort")
+@connects
 def abort(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
     request_id: str | None = typer.Option(None, "--request-id", help="Only answer this request."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Abort the run waiting for approval (it ends halted, the reason says the reviewer aborted it)."""
     raise typer.Exit(_answer(workflow_id, "abort", None, request_id,
-                             settings(address, namespace, tls, tls_cert, tls_key)))
+                             conn.settings()))
 
 
 @app.command("convert-config")
@@ -489,13 +484,13 @@ def convert_config(
 
 
 @app.command("status")
+@connects
 def status(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """State, visits, transitions, cost so far, pending approval (the `run_status` query)."""
-    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+    tsettings = conn.settings()
 
     async def _run() -> int:
         from core.temporal import connect
@@ -517,18 +512,18 @@ def status(
 
 
 @app.command("outputs")
+@connects
 def outputs(
     workflow_id: str = typer.Argument(..., help="The writing run's workflow id."),
     show: str | None = typer.Option(None, "--show", help="Print one artifact's text: `final` (the final post) or "
                                     "an artifact name from the table (e.g. draft_v1_m-a.md, run_summary.md). "
                                     "Read through the worker: no shared disk needed."),
     out: Path | None = typer.Option(None, "--out", help="With --show: save the text to this file instead."),
-    address: str | None = AddressOpt, namespace: str | None = NamespaceOpt, tls: bool = TlsOpt,
-    tls_cert: str | None = TlsCertOpt, tls_key: str | None = TlsKeyOpt,
+    conn: Connection = NO_FLAGS,
 ) -> None:
     """Every state's latest outputs (artifact names, words, previews) and the final post (`outputs` query);
     --show NAME prints an artifact, read through Temporal by a worker on the run's queue."""
-    tsettings = settings(address, namespace, tls, tls_cert, tls_key)
+    tsettings = conn.settings()
 
     async def _run() -> int:
         from core.temporal import connect

@@ -70,13 +70,14 @@ async def pollers(client: Client, queue: str, kind: str) -> list[Poller]:
 
 
 def queues_for_role(task_queue: str, role: str) -> list[tuple[str, str]]:
-    """(queue, kind) pairs a worker of `role` polls: all | workflows | llm (see `colloquy worker --role`)."""
+    """(queue, kind) pairs a worker of `role` polls: all | workflows | llm | audio (see `colloquy worker
+    --role`; `all` workers poll `<queue>-audio` too, not checked here: the voice room is optional)."""
     llm = task_queue + LLM_QUEUE_SUFFIX
     wanted = {"workflows": [(task_queue, "workflow"), (task_queue, "activity")],
-              "llm": [(llm, "activity")]}
+              "llm": [(llm, "activity")], "audio": [(task_queue + "-audio", "activity")]}
     wanted["all"] = wanted["workflows"] + wanted["llm"]
     if role not in wanted:
-        raise ValueError(f"unknown role {role!r}: one of all, workflows, llm")
+        raise ValueError(f"unknown role {role!r}: one of all, workflows, llm, audio")
     return wanted[role]
 
 

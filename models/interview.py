@@ -210,6 +210,9 @@ class TranscriptEntry(BaseModel):
                                   description="The sending client (with client_seq: entries land in the client's order)")
     client_seq: int | None = Field(default=None, ge=1, description="The client's own increasing number for its "
                                    "entries: one lower than an entry already recorded from it is refused (out of order)")
+    audio: list[IdStr] | None = Field(default=None, max_length=60, description="A spoken answer: the recordings "
+                                      "it was transcribed from (`audio-<interview id>/clip-<sha>.<ext>` in the "
+                                      "artifact store, client/voice_room.py)")
 
 
 class WindowLine(BaseModel):

@@ -24,6 +24,8 @@ class RoomEntryBody(PageBody):
     entry_id: str = Field(min_length=1, max_length=100, description="The page's id for it (idempotency)")
     text: TextStr
     reply_to_section_id: IdStr | None = None
+    audio_clips: list[IdStr] | None = Field(default=None, max_length=60, description="A spoken answer: the clip "
+                                            "names POST /room/ID/KEY/audio returned (the entry keeps them)")
 
 
 class HeartbeatBody(PageBody):

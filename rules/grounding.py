@@ -150,8 +150,10 @@ def check_quote(quote: str, sources: Sequence[str]) -> QuoteCheck:
     return QuoteCheck(text, "not_found")
 
 
-def check_quotes(quotes: Sequence[str], sources: Sequence[str]) -> list[QuoteCheck]:
-    return [check_quote(q, sources) for q in quotes]
+def is_verbatim(quote: str, sources: Sequence[str]) -> bool:
+    """Whether `quote` is one source's exact words (`check_quote(...).verified`): the one verbatim rule that every
+    caller keeping or dropping quotes uses (essay, analysis, section summaries, study findings, query answers)."""
+    return check_quote(quote, sources).verified
 
 
 _QUOTED_SPAN = re.compile(r"([\"“])([^\"”\n]{12,})([\"”])")

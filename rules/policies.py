@@ -20,9 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
-
-from temporalio.common import RetryPolicy
 
 # Permanent failures: never retried by Temporal (the activity raises them non_retryable too).
 NON_RETRYABLE = [
@@ -40,20 +37,6 @@ class ActivityPolicy:
     maximum_interval: timedelta = timedelta(seconds=30)
     backoff: float = 2.0
     heartbeat: timedelta | None = None
-
-    def options(self) -> dict[str, Any]:
-        opts: dict[str, Any] = {
-            "start_to_close_timeout": self.start_to_close,
-            "schedule_to_close_timeout": self.schedule_to_close,
-            "retry_policy": RetryPolicy(
-                initial_interval=self.initial_interval, backoff_coefficient=self.backoff,
-                maximum_interval=self.maximum_interval, maximum_attempts=self.max_attempts,
-                non_retryable_error_types=NON_RETRYABLE,
-            ),
-        }
-        if self.heartbeat is not None:
-            opts["heartbeat_timeout"] = self.heartbeat
-        return opts
 
 
 #: An agent attempt that sent no heartbeat for this long is failed (its worker is gone) and retried elsewhere.
@@ -96,8 +79,10 @@ def timer_with_recovery(budget_s: float) -> timedelta:
     return timedelta(seconds=budget_s) + RECOVERY_BOUND
 
 
-def activity_options(kind: str) -> dict[str, Any]:
+def policy(kind: str) -> ActivityPolicy:
+    """The policy of a kind; KeyError naming the kinds for an unknown one. (Temporal's options for it:
+    `workflows.activity_options.activity_options`.)"""
     try:
-        return POLICIES[kind].options()
+        return POLICIES[kind]
     except KeyError:
         raise KeyError(f"unknown activity policy kind {kind!r}: one of {sorted(POLICIES)}") from None

@@ -4,12 +4,14 @@ Roles:
   all        — workflows + every activity; polls `<queue>` and `<queue>-llm` (the default).
   workflows  — workflows + non-LLM activities (storage, artifacts, history) on `<queue>`.
   llm        — agent (LLM) activities only, on `<queue>-llm`: scale these where the models are.
+  audio      — transcription and speech only, on `<queue>-audio` (the voice room); `all` polls it too.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -26,7 +28,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 from core.settings import WorkerTuning
 from workers import registry
 
-Role = Literal["all", "workflows", "llm"]
+Role = Literal["all", "workflows", "llm", "audio"]
 log = structlog.get_logger("colloquy.worker")
 
 
@@ -86,8 +88,8 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
 
     `tuning` defaults to `WorkerTuning.from_env()` (COLLOQUY_WORKER_* variables); `max_concurrent_activities`,
     when given, overrides its activity slots."""
-    if role not in ("all", "workflows", "llm"):
-        raise ValueError(f"unknown worker role {role!r}: use all, workflows or llm")
+    if role not in ("all", "workflows", "llm", "audio"):
+        raise ValueError(f"unknown worker role {role!r}: use all, workflows, llm or audio")
     registry.check_agent_config()
     tuning = tuning or WorkerTuning.from_env()
     if max_concurrent_activities is not None:
@@ -108,6 +110,16 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
             client, task_queue=f"{task_queue}-llm", activities=registry.llm_worker_activities(),
             interceptors=interceptors, graceful_shutdown_timeout=graceful_shutdown_timeout,
             **_tuned(agents_tuning, polls_workflows=False),  # type: ignore[arg-type]
+        ))
+    if role in ("all", "audio"):
+        from models.voice import audio_queue
+
+        # transcription is CPU-bound: COLLOQUY_AUDIO_CONCURRENCY clips at a time (default 2), not the LLM slots
+        audio_slots = int(os.environ.get("COLLOQUY_AUDIO_CONCURRENCY", "2") or 2)
+        workers.append(Worker(
+            client, task_queue=audio_queue(task_queue), activities=registry.audio_activities(),
+            interceptors=interceptors, graceful_shutdown_timeout=graceful_shutdown_timeout,
+            **{**_tuned(tuning, polls_workflows=False), "max_concurrent_activities": max(1, audio_slots)},  # type: ignore[arg-type]
         ))
     return workers
 

@@ -67,9 +67,16 @@ def other_activities() -> list[Any]:
     return found
 
 
+def audio_activities() -> list[Any]:
+    """Transcription and speech (`<queue>-audio`: audio workers scale apart from the rest)."""
+    from activities.voice import AUDIO_ACTIVITIES
+
+    return list(AUDIO_ACTIVITIES)
+
+
 # One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
 # (agent activities) and ACTIVITIES (everything else).
-PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study"]
+PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study", "voice"]
 
 
 def _pipeline_modules(package: str) -> list[Any]:

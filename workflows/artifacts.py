@@ -4,7 +4,8 @@ client loops over chunks of ARTIFACT_CHUNK_BYTES (client/artifacts.py) and check
 sha256.
 
 A helper, not a pipeline: `ColloquyPipeline=artifact` (set by the client at start and upserted here, patch
-ARTIFACT_READ_SEARCH_ATTRIBUTES) lets the Web UI list leave these out: `ColloquyPipeline != "artifact"`."""
+ARTIFACT_READ_SEARCH_ATTRIBUTES in models/patches/platform.py) lets the Web UI list leave these out:
+`ColloquyPipeline != "artifact"`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.artifacts import read_artifact_chunk
     from core import search_attributes as sa
+    from models.patches.platform import ARTIFACT_READ_SEARCH_ATTRIBUTES
     from models.platform import (
         ARTIFACT_PIPELINE,
         READ_ARTIFACT_WORKFLOW_TYPE,
@@ -20,9 +22,6 @@ with workflow.unsafe.imports_passed_through():
         ArtifactChunkRequest,
     )
     from workflows.calls import call_activity
-
-
-ARTIFACT_READ_SEARCH_ATTRIBUTES = "artifact-read-search-attributes"
 
 
 @workflow.defn(name=READ_ARTIFACT_WORKFLOW_TYPE)

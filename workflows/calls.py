@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.agents.base import AgentSpec, agent_activity
     from activities.artifacts import get_artifact, put_artifact
     from models.common import ArtifactRef, PutArtifactInput
-    from rules.policies import activity_options
+    from workflows.activity_options import activity_options
 
 A = TypeVar("A")
 R = TypeVar("R")

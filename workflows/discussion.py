@@ -47,6 +47,7 @@ with workflow.unsafe.imports_passed_through():
         TranscriptInput,
         TurnInput,
     )
+    from models.patches import discussion as discussion_patches
     from models.status import CANCELLED, COMPLETED, FAILED, FINAL, PHASE_DONE, RUNNING
     from rules.discussion.ideas import merge_ideas
     from rules.discussion.inputs import normalized_team, topic_keyword, validate_input
@@ -133,7 +134,7 @@ class DiscussionWorkflow:
             if ref is not None:
                 round_transcripts.append(ref)
 
-        if not self._ideas and workflow.patched("discussion-no-ideas-fails-validation"):
+        if not self._ideas and workflow.patched(discussion_patches.NO_IDEAS_FAILS):
             # seed 002: "Final validation fails if no ideas were generated" — the run fails, with its transcript
             transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
             self._set_phase("validation", "failed: no ideas to validate")
@@ -246,7 +247,7 @@ class DiscussionWorkflow:
         preference: str | None = None
         comment = ""
         leader_decides = (bool(self._ideas) and "moderator" not in self._team and "leader" in self._team
-                          and workflow.patched("discussion-select-without-moderator"))
+                          and workflow.patched(discussion_patches.SELECT_WITHOUT_MODERATOR))
         if any(i.overall is not None for i in self._ideas) or leader_decides:
             try:
                 turn = await self._turn(discussion_select, "leader", 0, step="selection")

@@ -79,13 +79,14 @@ with workflow.unsafe.imports_passed_through():
         TranscriptEntry,
         TranscriptView,
     )
+    from models.patches.interview import FINISH_CARRIED_END
     from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message
     from rules.interview.entries import EntryError
     from rules.interview.session import Outcome, Session
     from workflows.calls import call_activity, call_agent, save_artifact
     from workflows.inputs import check_start_input, fail_start, invalid, signal_input, update_input
-    from workflows.interview_carry import FINISH_CARRIED_END, ContinueAsNew
+    from workflows.interview_carry import ContinueAsNew
     from workflows.interview_clock import Clock
     from workflows.interview_loop import LiveLoop
 

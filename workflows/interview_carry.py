@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.interview import interview_archive_lines
     from models.common import ArtifactRef
     from models.interview import ArchiveInput, InterviewInput
+    from models.patches.interview import BOUNDED_PAYLOADS, ENDED_NOT_CARRIED
     from rules.interview import budget
     from rules.interview.session import Session
     from workflows.calls import call_activity
@@ -21,11 +22,8 @@ KEEP_EVENTS = 200            # events kept in memory across continue-as-new (old
 KEEP_ENTRIES = 40            # transcript entries kept in memory (windows need 30)
 KEEP_LOG_LINES = 100
 #: patch id: payloads bounded by bytes (rules/interview/budget.py) — continue-as-new on memory, chunked archives
-BOUNDED_PAYLOADS = "interview-bounded-payloads"
 #: patch ids: an interview that ended while its run continued as new finishes instead of carrying an ended session
 #: (which the next run never finished), and a run carried that way only finishes
-ENDED_NOT_CARRIED = "interview-ended-is-not-carried"
-FINISH_CARRIED_END = "interview-carried-end-finishes"
 
 
 class ContinueAsNew:

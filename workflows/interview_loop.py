@@ -14,10 +14,10 @@ from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
     from models.interview import InterviewInput
+    from models.patches.interview import QUIET_CYCLE
     from rules.interview.session import Session
 
 #: patch id: the live loop arms a timer only when a decision will expire (before: a timer every cycle_seconds)
-QUIET_CYCLE = "interview-timers-only-when-due"
 
 
 class LiveLoop:

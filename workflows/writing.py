@@ -7,25 +7,21 @@ The state machine is data (WorkflowConfig). The workflow interprets it: each sta
 key (all_success / partial_success / all_failure, success / failure, proceed / retry / halt, approved / feedback /
 abort), every transition passes the circuit breaker (soft rules → the orchestrator decides) and the hard safety
 limits (nobody overrides them). Drafts, audits and posts live in the artifact store; history holds refs.
+
+The class is split by concern: writing_base.py (run state, limits, accounting), writing_states.py (the states),
+this module (main loop, transitions, circuit breaker, the end, user input).
 """
 
 from __future__ import annotations
 
-import asyncio
-from datetime import timedelta
-from typing import Any, NoReturn
+from typing import Any
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.exceptions import TimeoutError as TemporalTimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.writing.audit import writing_audit, writing_final_audit
-    from activities.writing.draft import writing_draft
-    from activities.writing.final_analysis import writing_final_analysis
     from activities.writing.history import RecordHistoryInput, writing_record_history
     from activities.writing.orchestrator import writing_orchestrator
-    from activities.writing.quality_gate import writing_quality_gate
     from activities.writing.storage import (
         DumpInput,
         PrepareInput,
@@ -34,10 +30,7 @@ with workflow.unsafe.imports_passed_through():
         writing_prepare_run,
         writing_write_run_logs,
     )
-    from activities.writing.synthesize import writing_synthesize
-    from core import search_attributes as sa
-    from models.common import ArtifactRef
-    from models.status import PHASE_DONE, writing_status
+    from models.status import PHASE_DONE
     from models.writing import (
         MAX_FEEDBACK_CHARS,
         MAX_MODELS,
@@ -48,55 +41,36 @@ with workflow.unsafe.imports_passed_through():
         UPDATE_AWAIT_APPROVAL_REQUEST,
         UPDATE_SUBMIT_APPROVAL,
         WORKFLOW_TYPE,
-        AgentOutput,
         ApprovalInput,
         ApprovalReceipt,
-        AuditScoreRow,
         BreakInfo,
         ConsultInput,
         ConsultResult,
-        Invocation,
         OutputsView,
         PendingApproval,
         RunArtifacts,
         RunState,
-        SourceDoc,
-        StateConfig,
-        StateLogEntry,
         StatusView,
-        TaskResult,
-        WorkflowConfig,
         WritingInput,
         WritingResult,
-        WritingTaskInput,
     )
     from rules.errors import error_message
     from rules.writing import breaker
     from rules.writing.accounting import (
-        context_use,
-        context_window_for,
-        invocation_cost,
         run_totals,
     )
     from rules.writing.config import (
-        TASK_OUTPUT_KIND,
         duplicate_models,
         initial_state,
-        persona_for,
         validate_config,
     )
     from rules.writing.outcome import final_score, floor_status, usable_post
-    from rules.writing.summary import unique_slugs
     from rules.writing.transitions import (
-        approval_timer_summary,
         best_output,
-        fan_out_outcome,
-        feedback_history,
         normalise_approval,
         store_guidance,
-        take_guidance,
     )
-    from workflows.calls import call_activity, call_agent, load_artifact
+    from workflows.calls import call_activity, call_agent
     from workflows.inputs import (
         check_start_input,
         fail_start,
@@ -105,58 +79,23 @@ with workflow.unsafe.imports_passed_through():
         signal_input,
         update_input,
     )
-    from workflows.writing_calls import _BudgetCancelled, _transient, _with_timeout
-
-TASK_ACTIVITIES: dict[str, Any] = {
-    "draft": writing_draft, "audit": writing_audit, "final_audit": writing_final_audit,
-    "synthesize": writing_synthesize, "final_analysis": writing_final_analysis, "quality_gate": writing_quality_gate,
-}
-MAX_APPROVAL_POST_CHARS = 20_000
-MAX_PERSONA_CHARS = 20_000
-MAX_IGNORED_LOGGED = 50
-BUDGET_GRACE_MS = 50
-DEFAULT_APPROVAL_PROMPT = ("approve to complete | reject --feedback TEXT to send the post back to synthesis | "
-                           "abort to stop the run")
-
-# workflow.patched ids: runs started before these changes replay on the old paths.
-P_HUMAN = "writing-human-decision-is-final"        # approval loops counted apart; no forced rejected post
-P_REJECT = "writing-reject-needs-feedback"          # reject without text is refused, not an abort
-P_BUDGET = "writing-budget-checked-per-call"        # hard cost/token limits after every fan-out call
-P_RETRY = "writing-retry-is-not-a-revisit"          # in-place state retries; retry edges never make a cycle
-P_RULES = "writing-breaker-rules-merge-defaults"    # listed rules override defaults, the rest keep theirs
-P_STATUS = "writing-early-failure-status"           # failures before the first state show as failed
-P_SCORE = "writing-final-score-and-floor"           # final score = last final-audit visit; score floor
-P_DUPES = "writing-duplicate-models-refused"        # the same model id twice fails the start, not folded
-
-
-class _Stop(Exception):
-    """Internal: the run ends now (halted / forced complete / failed)."""
+from workflows.writing_base import (
+    MAX_IGNORED_LOGGED,
+    MAX_PERSONA_CHARS,
+    P_DUPES,
+    P_HUMAN,
+    P_REJECT,
+    P_RETRY,
+    P_RULES,
+    P_SCORE,
+    P_STATUS,
+    _Stop,
+)
+from workflows.writing_states import WritingStates
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
-class WritingWorkflow:
-    def __init__(self) -> None:
-        self.s: RunState | None = None
-        self.cfg: WorkflowConfig | None = None
-        self.pending: PendingApproval | None = None
-        self.answer: tuple[str, str | None] | None = None
-        self.forced = False
-        self.dump_ref: ArtifactRef | None = None
-        self.moves_this_run = 0
-        self._personas: dict[str, str] = {}
-        self._ended = False
-        self._ignored = 0
-        self._flags: dict[str, bool] = {}
-        self._budget_stop = False
-        self._refused: str | None = None      # the input was refused: the run failed before its first state
-
-    def _new(self, patch_id: str) -> bool:
-        """workflow.patched, asked once per id (never from a query)."""
-        if patch_id not in self._flags:
-            self._flags[patch_id] = workflow.patched(patch_id)
-        return self._flags[patch_id]
-
-    # ------------------------------------------------------------------------------------------ main loop
+class WritingWorkflow(WritingStates):
     @workflow.run
     async def run(self, raw: Any = None) -> WritingResult:
         inp, refused = check_start_input(WritingInput, raw, WORKFLOW_TYPE)
@@ -277,7 +216,6 @@ class WritingWorkflow:
             return True
         return workflow.info().is_continue_as_new_suggested()
 
-    # ----------------------------------------------------------------------------------------- transitions
     async def _move(self, from_state: str, to_state: str, key: str) -> None:
         s, cfg = self._run()
         breaker.record_transition(s.breaker, from_state, to_state, key, retry_aware=self._new(P_RETRY))
@@ -290,13 +228,6 @@ class WritingWorkflow:
         s.current = to_state
         if brk is not None:
             await self._circuit_break(brk, to_state)
-
-    def _check_hard_limits(self) -> None:
-        s, cfg = self._run()
-        hard = breaker.check_safety_limits(s.breaker, cfg.circuit_breaker, self._elapsed())
-        if hard is not None:
-            self._log("hard_limit", s.current, {"rule": hard.rule, "message": hard.message, "overridable": False})
-            self._stop_now("halted", f"hard safety limit {hard.rule}: {hard.message}")
 
     async def _circuit_break(self, brk: BreakInfo, to_state: str) -> None:
         """§13: execution stops, the orchestrator is informed with full context and decides."""
@@ -361,331 +292,6 @@ class WritingWorkflow:
             self._log("redirect", retry_from, {"from": to_state, "to": retry_from, "reason": "retry_different"})
         s.current = retry_from
 
-    def _stop_now(self, status: str, reason: str) -> NoReturn:
-        s, _ = self._run()
-        s.status = status  # type: ignore[assignment]
-        s.reason = reason
-        if status != "complete":
-            s.current = self._terminal(error=True) if status == "halted" else s.current
-        raise _Stop(reason)
-
-    def _halt_reason(self) -> str:
-        """Why the run reached an error state, in words (the last transition's key)."""
-        s, _ = self._run()
-        last = next((e for e in reversed(s.state_log) if e.event == "transition"), None)
-        key, frm = (last.data.get("result"), last.data.get("from")) if last else (None, None)
-        why = {"abort": "the human reviewer aborted the run", "timeout": "nobody answered the approval request "
-               "in time", "halt": "the quality gate decided to halt", "all_failure": "every model failed",
-               "failure": "the state failed"}.get(str(key))
-        return f"{why} in {frm!r} (reached error state {s.current!r})" if why else \
-            f"reached error state {s.current!r}"
-
-    def _terminal(self, error: bool) -> str:
-        _, cfg = self._run()
-        terminals = [n for n, st in cfg.states.items() if st.type == "terminal"]
-        return next((n for n in terminals if cfg.states[n].error == error), terminals[0])
-
-    # ------------------------------------------------------------------------------------------- states
-    async def _execute(self, name: str, state: StateConfig) -> str:
-        if state.type == "fan-out":
-            return await self._fan_out(name, state)
-        if state.type in ("single", "orchestrator-task"):
-            return await self._single(name, state)
-        if state.type == "human-approval":
-            return await self._human_approval(name, state)
-        raise ApplicationError(f"state {name!r}: cannot execute type {state.type}", type="ConfigError",
-                               non_retryable=True)
-
-    def _task_input(self, name: str, state: StateConfig, model: str | None, visit: int, guidance: str | None,
-                    output_name: str, previous_post: ArtifactRef | None = None) -> WritingTaskInput:
-        s, cfg = self._run()
-        assert state.task is not None and s.story_ref is not None
-        persona = persona_for(state)
-        return WritingTaskInput(
-            run_id=s.run_id, state=name, visit=visit, task=state.task, model=model, persona=persona,
-            persona_file=cfg.personas.get(persona), persona_text=self._inline_persona(persona), story=s.story_ref,
-            sources=self._sources(state.input), guidance=guidance, previous_post=previous_post,
-            output_name=output_name)
-
-    def _inline_persona(self, persona: str) -> str | None:
-        return self._personas.get(persona)
-
-    def _next_visit(self, name: str) -> int:
-        s, _ = self._run()
-        s.executions[name] = s.executions.get(name, 0) + 1
-        return s.executions[name]
-
-    def _sources(self, inputs: list[str]) -> list[SourceDoc]:
-        s, _ = self._run()
-        return [SourceDoc(state=o.state, model=o.model, kind=o.kind, ref=o.ref)
-                for name in inputs for o in s.outputs.get(name, [])]
-
-    async def _fan_out(self, name: str, state: StateConfig) -> str:
-        s, cfg = self._run()
-        models = state.agents or s.models
-        visit = self._next_visit(name)
-        guidance = take_guidance(s.pending_guidance, name)
-        timeout = state.timeout_s or cfg.settings.timeout_per_agent
-        workflow.set_current_details(f"{name}: {len(models)} model(s) in parallel (visit {visit})")
-        self._log("fan_out_start", name, {"models": models, "visit": visit, "guidance": guidance})
-        started = workflow.now()
-        slugs = unique_slugs(models)
-        over_budget: str | None = None
-        if self._new(P_BUDGET):
-            results, over_budget = await self._gather_within_budget(name, state, models, visit, guidance, timeout,
-                                                                    slugs)
-        else:
-            results = await asyncio.gather(*(
-                self._branch(name, state, model, visit, guidance, timeout, slugs[model]) for model in models))
-        produced = []
-        for model, (inv_started, result, error) in zip(models, results, strict=True):
-            if isinstance(error, _BudgetCancelled):
-                self._record_failure(name, visit, persona_for(state), _activity_name(state), model, inv_started,
-                                     error, guidance, status="cancelled")
-            elif result is not None:
-                out = self._record_success(name, state, visit, model, inv_started, result, guidance)
-                produced.append(out)
-            else:
-                self._record_failure(name, visit, persona_for(state), _activity_name(state), model, inv_started,
-                                     error, guidance)
-        if produced:
-            s.outputs[name] = produced
-        outcome = fan_out_outcome(len(produced), len(models))
-        self._log("fan_out_complete", name, {
-            "result": outcome, "visit": visit, "duration_s": _seconds(workflow.now() - started),
-            "outputs": {o.model: {"file": o.ref.name, "word_count": o.word_count, "preview": o.preview}
-                        for o in produced},
-            "failed": [m for m, (_, r, _) in zip(models, results, strict=True) if r is None]})
-        if over_budget is not None:
-            cancelled = sum(1 for _, _, e in results if isinstance(e, _BudgetCancelled))
-            reason = breaker.budget_halt_reason(s.breaker, cfg.circuit_breaker, over_budget, cancelled)
-            self._log("hard_limit", name, {"rule": over_budget.split(":")[0], "message": reason,
-                                           "overridable": False, "cancelled_branches": cancelled})
-            self._stop_now("halted", reason)
-        return outcome
-
-    async def _gather_within_budget(self, name: str, state: StateConfig, models: list[str], visit: int,
-                                    guidance: str | None, timeout: float, slugs: dict[str, str],
-                                    ) -> tuple[list[tuple[Any, TaskResult | None, BaseException | None]], str | None]:
-        """The branches in parallel, the hard cost/token limits checked after every call: once crossed, the
-        branches still in flight are cancelled (spend ≤ cap + the calls already in flight)."""
-        s, cfg = self._run()
-        tasks = [asyncio.ensure_future(self._branch(name, state, m, visit, guidance, timeout, slugs[m],
-                                                    stop=lambda: self._budget_stop)) for m in models]
-
-        def spent() -> tuple[float, int]:
-            cost, tokens = 0.0, 0
-            for model, task in zip(models, tasks, strict=True):
-                done = task.done() and not task.cancelled() and task.exception() is None
-                result = task.result()[1] if done else None
-                if result is not None:
-                    usage = result.usage
-                    cost += invocation_cost(cfg, model, usage)
-                    tokens += usage.input_tokens + usage.output_tokens
-            return cost, tokens
-
-        def over() -> str | None:
-            return breaker.budget_exceeded(s.breaker, cfg.circuit_breaker, *spent())
-
-        await workflow.wait_condition(lambda: all(t.done() for t in tasks) or over() is not None)
-        exceeded = over()
-        if exceeded is not None and not all(t.done() for t in tasks):
-            # one short durable wait first: completions already on their way land (they count, within the bound)
-            # instead of racing a cancel request against a finished activity
-            try:
-                await workflow.wait_condition(lambda: all(t.done() for t in tasks), timeout=timedelta(
-                    milliseconds=BUDGET_GRACE_MS), timeout_summary="hard budget reached: calls already finishing land")
-            except TimeoutError:
-                pass
-        self._budget_stop = exceeded is not None  # the branches still in flight cancel their calls
-        results = [await task for task in tasks]
-        self._budget_stop = False
-        return results, exceeded
-
-    async def _branch(self, name: str, state: StateConfig, model: str, visit: int, guidance: str | None,
-                      timeout: float, model_slug: str, stop: Any = None,
-                      ) -> tuple[Any, TaskResult | None, BaseException | None]:
-        """One model's call. The per-agent timeout cancels only this branch; the others carry on."""
-        started = workflow.now()
-        inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}_{model_slug}.md")
-        try:
-            result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
-                                                    summary=f"{name}: {model}", result_type=TaskResult), timeout,
-                                         f"{name}: {model} timeout ({timeout:g}s)", stop)
-            return started, result, None
-        except _BudgetCancelled as err:
-            return started, None, err
-        except TimeoutError:
-            return started, None, TimeoutError(f"{model} timed out after {timeout:g}s in {name}")
-        except ActivityError as err:
-            return started, None, err
-
-    async def _single(self, name: str, state: StateConfig) -> str:
-        s, cfg = self._run()
-        model = state.agent if state.agent and state.agent != "orchestrator" else cfg.orchestrator.model
-        visit = self._next_visit(name)
-        guidance = take_guidance(s.pending_guidance, name)
-        previous = s.pending_previous_post.pop(name, None)
-        ext = "json" if state.task == "quality_gate" else "md"
-        inp = self._task_input(name, state, model, visit, guidance, f"{name}_v{visit}.{ext}", previous)
-        label = model or ("orchestrator" if not self._new(P_RETRY) else f"{persona_for(state)} (default model)")
-        workflow.set_current_details(f"{name}: {label} (visit {visit})")
-        timeout = state.timeout_s or cfg.settings.timeout_per_agent
-        retries = cfg.settings.retry_count if self._new(P_RETRY) else 0
-        attempt = 0
-        while True:
-            started = workflow.now()
-            try:
-                result: TaskResult = await _with_timeout(call_agent(
-                    TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
-                    result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)")
-                break
-            except (TimeoutError, ActivityError) as err:
-                error = err if isinstance(err, ActivityError) else TimeoutError(
-                    f"{label} timed out after {timeout:g}s")
-                self._record_failure(name, visit, persona_for(state), _activity_name(state), label, started, error,
-                                     guidance)
-                if attempt < retries and _transient(error):
-                    # retry != revisit: the same visit runs again in place (the activity policy already retried
-                    # each call); no transition, no visit, nothing for the breaker to count
-                    attempt += 1
-                    self._log("state_retry", name, {"visit": visit, "retry": attempt, "of": retries,
-                                                    "error": error_message(error)})
-                    inp = inp.model_copy(update={"output_name": f"{name}_v{visit}r{attempt}.{ext}"})
-                    self._check_hard_limits()
-                    continue
-                self._log("state_failed", name, {"visit": visit, "error": error_message(error),
-                                                 "retries": attempt})
-                return "failure"
-        out = self._record_success(name, state, visit, result.usage.model if model is None else model, started,
-                                   result, guidance)
-        if state.task == "quality_gate":
-            assert result.gate is not None
-            gate = result.gate
-            s.gate_scores.append({"state": name, "visit": visit, "model": out.model, "target": ",".join(state.input),
-                                  "score": gate.score, "decision": gate.decision,
-                                  "retry_guidance": gate.retry_guidance, "feedback": gate.feedback})
-            self._log("quality_gate", name, {"visit": visit, "score": gate.score, "decision": gate.decision,
-                                             "issues": len(gate.issues), "retry_guidance": gate.retry_guidance})
-            if gate.decision == "retry":
-                target = state.transitions.get("retry")
-                if target:
-                    store_guidance(s.pending_guidance, target, gate.retry_guidance or gate.feedback)
-            return gate.decision
-        s.outputs[name] = [out]
-        if state.task == "final_analysis" and result.analysis is not None:
-            s.final_score = result.analysis.final_score
-            s.analysis_ref = result.output_ref
-        return "success"
-
-    async def _human_approval(self, name: str, state: StateConfig) -> str:
-        s, _ = self._run()
-        visit = self._next_visit(name)
-        posts = [o for n in (state.input or list(s.outputs)) for o in s.outputs.get(n, []) if o.kind == "post"]
-        post = posts[-1] if posts else None
-        text = (await load_artifact(post.ref))[:MAX_APPROVAL_POST_CHARS] if post else ""
-        request_id = f"{name}-{visit}"
-        self.pending = PendingApproval(
-            request_id=request_id, state=name, prompt=state.prompt or DEFAULT_APPROVAL_PROMPT,
-            post_ref=post.ref if post else None, post_text=text, since=workflow.now(), timeout_s=state.timeout_s)
-        s.status = "waiting_approval"
-        self._upsert(status="waiting_approval")
-        self._log("approval_requested", name, {"request_id": request_id, "post": post.ref.name if post else None})
-        workflow.set_current_details(f"waiting for approval ({request_id}): colloquy write approve {s.run_id}")
-        waited_from = workflow.now()
-        try:
-            await workflow.wait_condition(lambda: self.answer is not None,
-                                          timeout=timedelta(seconds=state.timeout_s) if state.timeout_s else None,
-                                          timeout_summary=approval_timer_summary(request_id, s.run_id,
-                                                                                 state.timeout_s))
-            decision, feedback = self.answer or ("timeout", None)
-        except TimeoutError:
-            decision, feedback = "timeout", None
-        s.human_wait_s += _seconds(workflow.now() - waited_from)
-        self.answer = None
-        self.pending = None
-        s.status = "running"
-        self._upsert(status="running")
-        self._log("human_approval", name, {"request_id": request_id, "decision": decision, "feedback": feedback})
-        if decision == "feedback":
-            target = state.transitions["feedback"]
-            s.human_feedback.append(feedback or "")  # every rejection so far reaches the next synthesis
-            store_guidance(s.pending_guidance, target, feedback_history(s.human_feedback))
-            if post:
-                s.pending_previous_post[target] = post.ref
-            if self._new(P_HUMAN):  # the human drives this loop: the breaker's revisit rules count it apart
-                if post:
-                    s.rejected_posts.append(post.ref.name)
-                breaker.human_round(s.breaker)
-        if decision == "approved":
-            s.approved = True
-        if decision == "timeout":
-            return "timeout" if "timeout" in state.transitions else "abort"
-        return decision
-
-    # ------------------------------------------------------------------------------------------ accounting
-    def _record_success(self, name: str, state: StateConfig, visit: int, model: str, started: Any,
-                        result: TaskResult, guidance: str | None) -> AgentOutput:
-        s, _ = self._run()
-        kind = TASK_OUTPUT_KIND[state.task or "draft"]
-        inv = self._record_usage(name, visit, persona_for(state), _activity_name(state), started, result.usage,
-                                 result, status="success", model=model, guidance=guidance,
-                                 inputs=[o.ref.name for n in state.input for o in s.outputs.get(n, [])])
-        if result.cross_audit is not None:
-            for r in result.cross_audit.reviews:
-                s.audit_scores.append(AuditScoreRow(
-                    state=name, kind="audit", visit=visit, auditor=model, target=r.target, overall=r.overall_score,
-                    hook=r.hook_score, specifics=r.specifics_score, voice=r.voice_score, structure=r.structure_score,
-                    feedback=r.feedback))
-        if result.final_audit is not None:
-            fa = result.final_audit
-            s.audit_scores.append(AuditScoreRow(
-                state=name, kind="final_audit", visit=visit, auditor=model, target="final_post",
-                overall=fa.overall_score, hook=fa.hook_score, specifics=fa.specifics_score, voice=fa.voice_score,
-                structure=fa.structure_score, feedback=fa.feedback))
-        return AgentOutput(state=name, model=inv.model, kind=kind, ref=result.output_ref,
-                           word_count=result.word_count, preview=result.preview, visit=visit)
-
-    def _record_usage(self, name: str, visit: int, persona: str | None, activity: str, started: Any, usage: Any,
-                      result: TaskResult | None, *, status: str, model: str | None = None,
-                      guidance: str | None = None, inputs: list[str] | None = None) -> Invocation:
-        s, cfg = self._run()
-        label = model or usage.model
-        cost = invocation_cost(cfg, label, usage)
-        window = context_window_for(cfg, label)
-        tokens = usage.input_tokens + usage.output_tokens
-        # §6 SessionTokens: context health is this model's cumulative total over the run, not one call's peak
-        session = tokens + sum(i.input_tokens + i.output_tokens for i in s.invocations if i.model == label)
-        pct, health = context_use(session, window)
-        inv = Invocation(
-            seq=len(s.invocations) + 1, state=name, visit=visit, task=activity.removeprefix("writing_"),
-            agent=activity, model=label, persona=persona, started_at=started,
-            duration_s=_seconds(workflow.now() - started), status=status,  # type: ignore[arg-type]
-            input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cost_usd=cost, context_window=window,
-            context_used_pct=pct, context_status=health, output_ref=result.output_ref if result else None,
-            output_name=result.output_ref.name if result else None, word_count=result.word_count if result else 0,
-            preview=result.preview if result else "", attempt=usage.attempt, fallback_used=usage.fallback_used,
-            guidance=guidance, prompt_ref=result.prompt_ref if result else None, inputs=inputs or [],
-            session_tokens=session)
-        s.invocations.append(inv)
-        breaker.add_cost(s.breaker, cost, tokens)
-        return inv
-
-    def _record_failure(self, name: str, visit: int, persona: str | None, activity: str, model: str, started: Any,
-                        error: BaseException | None, guidance: str | None, status: str | None = None) -> None:
-        s, cfg = self._run()
-        timed_out = isinstance(error, TimeoutError) or (
-            isinstance(error, ActivityError) and isinstance(error.cause, TemporalTimeoutError))
-        status = status or ("timeout" if timed_out else "failed")
-        message = "cancelled: the run's hard budget was reached" if status == "cancelled" else error_message(error)
-        s.invocations.append(Invocation(
-            seq=len(s.invocations) + 1, state=name, visit=visit, task=activity.removeprefix("writing_"),
-            agent=activity, model=model, persona=persona, started_at=started,
-            duration_s=_seconds(workflow.now() - started), status=status,  # type: ignore[arg-type]
-            error=message, context_window=context_window_for(cfg, model), guidance=guidance))
-        self._log("agent_failed", name, {"agent": model, "status": status, "error": message})
-
-    # ----------------------------------------------------------------------------------------------- end
     async def _finish(self) -> WritingResult:
         s, cfg = self._run()
         self._ended = True
@@ -735,7 +341,6 @@ class WritingWorkflow:
                              transitions=list(s.breaker.transition_history), artifacts=artifacts.refs,
                              history_recorded=recorded)
 
-    # ------------------------------------------------------------------------------------- user input
     @workflow.signal(name=SIGNAL_APPROVAL)
     def approval(self, raw: Any) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
@@ -810,33 +415,6 @@ class WritingWorkflow:
         final = s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
         return OutputsView(outputs=s.outputs, final_post=final, audit_scores=s.audit_scores)
-
-    # --------------------------------------------------------------------------------------------- helpers
-    def _run(self) -> tuple[RunState, WorkflowConfig]:
-        assert self.s is not None and self.cfg is not None
-        return self.s, self.cfg
-
-    def _elapsed(self) -> float:
-        s = self.s
-        assert s is not None and s.started_at is not None
-        return max(0.0, _seconds(workflow.now() - s.started_at) - s.human_wait_s)
-
-    def _log(self, event: str, state: str | None, data: dict[str, Any]) -> None:
-        if self.s is not None:
-            self.s.state_log.append(StateLogEntry(ts=workflow.now(), event=event, state=state, data=data))
-
-    def _upsert(self, phase: str | None = None, status: str | None = None, topic: str | None = None) -> None:
-        # RunStatus -> ColloquyStatus by the one mapping (models/status.py) that StatusView / WritingResult use too
-        sa.upsert(pipeline="writing", phase=phase, status=writing_status(status) if status else None, topic=topic)
-
-
-def _activity_name(state: StateConfig) -> str:
-    return f"writing_{state.task}"
-
-
-def _seconds(delta: timedelta) -> float:
-    return round(delta.total_seconds(), 3)
-
 
 
 WORKFLOWS = [WritingWorkflow]

@@ -9,7 +9,8 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import AnalysisInput, AnalysisSummary, QuoteItem
-from rules.interview.entries import dedupe_quotes, quote_in_transcript, sentences
+from rules.grounding import is_verbatim
+from rules.interview.entries import dedupe_quotes, sentences
 from rules.interview.notes import summary_text
 
 ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
@@ -27,7 +28,8 @@ async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]
         offline_context={"window": entries_context(entries), "topic": inp.plan.topic,
                          "titles": inp.notes.possible_titles})
     out = result.output
-    kept = [q for q in out.quotes if quote_in_transcript(q.text, entries)]
+    said = [e.text for e in entries if e.speaker == "interviewee"]      # the interviewee's own words only
+    kept = [q for q in out.quotes if is_verbatim(q.text, said)]
     texts = dedupe_quotes([q.text for q in kept])
     out.quotes = [q for q in kept if q.text in texts]
     out.research_goal = out.research_goal or inp.plan.research_goal

@@ -10,7 +10,8 @@ from activities.interview.common import entries_context, read_entries, transcrip
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview import SectionSummary, SectionSummaryInput, TranscriptEntry
-from rules.interview.entries import quote_in_transcript, sentences
+from rules.grounding import is_verbatim
+from rules.interview.entries import sentences
 from rules.interview.similarity import words
 
 SECTION_SUMMARY = AgentSpec("interview_section_summary", "interview/section_summary.md", SectionSummary, tier="low",
@@ -46,10 +47,10 @@ async def interview_section_summary(inp: SectionSummaryInput) -> AgentResult[Sec
          "transcript": transcript_text(inp.entries)},
         offline_context={"window": entries_context(inp.entries), "section_id": inp.section_id})
     out = result.output
-    candidate_entries = [e for e in inp.entries if e.speaker == "interviewee"]
+    said = [e.text for e in inp.entries if e.speaker == "interviewee"]
     out.section_id = inp.section_id
     out.key_points = [p for p in out.key_points if grounded(p, inp.entries)]
-    out.quotes = [q for q in out.quotes if quote_in_transcript(q, candidate_entries)]
+    out.quotes = [q for q in out.quotes if is_verbatim(q, said)]
     out.open_threads = [t for t in out.open_threads if grounded(t, inp.entries)]
     return result
 

@@ -13,15 +13,6 @@ QUALITY_GATE = AgentSpec("writing_quality_gate", "writing/quality_gate.md", Audi
                          description="Quality gate: score 1-10, proceed / retry (with guidance) / halt")
 
 
-def render_review(state: str, review: AuditResult) -> str:
-    lines = [f"# Quality gate {state}", "", f"**Decision:** {review.decision} · score {review.score}/10", "",
-             review.feedback, ""]
-    lines += [f"- [{i.severity}] {i.issue} → {i.fix}" for i in review.issues]
-    if review.retry_guidance:
-        lines += ["", f"**Retry guidance:** {review.retry_guidance}"]
-    return "\n".join(lines) + "\n"
-
-
 @QUALITY_GATE.activity
 @completed_once
 async def writing_quality_gate(inp: WritingTaskInput) -> TaskResult:

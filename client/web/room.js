@@ -122,6 +122,8 @@
     if (!v) return;
     if (v.as_of) skewMs = Date.parse(v.as_of) - Date.now();   // server time: the page's clock follows it
     view = v;
+    window.ColloquyRoomView = v;            // voice.js: speaks the question, stops the microphone on the end
+    window.dispatchEvent(new CustomEvent("colloquy:state", { detail: v }));
     document.title = (v.topic || "Interview") + " — Colloquy";
     $("topic").textContent = v.topic || "Interview";
     const phase = (v.phase || "").replace("_", " ");
@@ -293,7 +295,8 @@
         while (item.state === "pending") {
           try {
             const r = await fetch(base + "/entry", { method: "POST", headers: { "Content-Type": "application/json" },
-              body: JSON.stringify({ entry_id: item.id, text: item.text, reply_to_section_id: item.section || null }) });
+              body: JSON.stringify({ entry_id: item.id, text: item.text, reply_to_section_id: item.section || null,
+                                     audio_clips: item.audio || null }) });
             if (r.ok) { item.state = "sent"; break; }
             if (r.status === 400 || r.status === 404 || r.status === 409 || r.status === 413 || r.status === 422) {
               const body = await r.json().catch(() => ({}));
@@ -318,10 +321,11 @@
     const limit = (view && view.max_entry_chars) || 8000;
     const parts = window.ColloquyAnswer.split(answer.value, limit);
     if (!parts.length) return;
-    const group = randomId();
+    const spoken = window.ColloquyVoice ? window.ColloquyVoice.claim() : null;   // voice.js: a spoken answer
+    const group = spoken ? spoken.id : randomId();
     const section = view && view.section ? view.section.id : null;   // the question on screen: late grace
     parts.forEach((text, n) => outbox.push({ id: n ? group + "-" + (n + 1) : group, text: text, state: "pending",
-      section: section, answer: group, part: n + 1, of: parts.length }));
+      section: section, answer: group, part: n + 1, of: parts.length, audio: n || !spoken ? null : spoken.clips }));
     boxAnswer = group;
     answer.readOnly = true;          // the box keeps the answer until it is delivered
     say(parts.length > 1 ? "Sending your answer in " + parts.length + " parts…" : "Sending your answer…");

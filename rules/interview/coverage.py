@@ -58,10 +58,6 @@ def coverage_summary(plan: PlanSnapshot, asked: set[str]) -> list[str]:
     return [section_line(s, asked) for s in plan.sections]
 
 
-def all_asked(section: SectionSnapshot, asked: set[str]) -> bool:
-    return all(q.id in asked for q in section.questions)
-
-
 # ---------------------------------------------------------------------------------- 003 dimension flags
 def initial_flags(section: SectionSnapshot) -> dict[str, str]:
     return {d.name: "not_covered" for d in section.required_dimensions}

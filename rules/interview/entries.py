@@ -110,16 +110,6 @@ def merge_transcripts(previous: list[TranscriptEntry], current: list[TranscriptE
     return out
 
 
-def interviewee_text(entries: list[TranscriptEntry]) -> str:
-    return "\n".join(e.text for e in entries if e.speaker == "interviewee")
-
-
-def quote_in_transcript(quote: str, entries: list[TranscriptEntry]) -> bool:
-    """Exact-quote check (whitespace-insensitive) used to keep only real quotes."""
-    needle = " ".join(quote.strip().strip('"“”').split()).lower()
-    return bool(needle) and any(needle in " ".join(e.text.split()).lower() for e in entries)
-
-
 def dedupe_quotes(quotes: list[str], threshold: float = 0.8) -> list[str]:
     from .similarity import is_duplicate
 

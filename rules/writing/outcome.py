@@ -7,7 +7,7 @@ Pure: models and stdlib only.
 from __future__ import annotations
 
 from models.status import writing_status
-from models.writing import COMPLETE_STATUSES, AgentOutput, AuditScoreRow
+from models.writing import AgentOutput, AuditScoreRow
 
 BELOW_FLOOR = "complete_below_floor"
 
@@ -31,10 +31,6 @@ def floor_status(status: str, score: float | None, floor: float | None, approved
     if status != "complete" or floor is None or score is None or approved or score >= floor:
         return status, None
     return BELOW_FLOOR, f"final score {score:g}/10 is below the score floor {floor:g}"
-
-
-def is_complete(status: str) -> bool:
-    return status in COMPLETE_STATUSES
 
 
 def status_line(status: str, final_state: str, forced: bool = False) -> str:

@@ -3,7 +3,7 @@ stored for the retried state and consumed once (the config is never mutated)."""
 
 from __future__ import annotations
 
-from models.writing import AgentOutput, AuditScoreRow, StateConfig
+from models.writing import AgentOutput, AuditScoreRow
 
 APPROVE_WORDS = {"approve", "approved", "yes", "y", "ok"}
 ABORT_WORDS = {"abort", "cancel", "stop"}
@@ -15,11 +15,6 @@ def fan_out_outcome(succeeded: int, total: int) -> str:
     if succeeded > 0:
         return "partial_success"
     return "all_failure"
-
-
-def next_state(state: StateConfig, outcome: str) -> str | None:
-    """The target of `outcome`, or None when the config has no such transition."""
-    return state.transitions.get(outcome)
 
 
 def store_guidance(pending: dict[str, str], target: str, text: str | None) -> None:

@@ -16,12 +16,12 @@ from models.interview import (
     SectionSnapshot,
     TranscriptEntry,
 )
+from rules.grounding import is_verbatim
 from rules.interview import cadence, timing
 from rules.interview.entries import (
     EntryError,
     is_closing_remark,
     merge_transcripts,
-    quote_in_transcript,
     validate_action,
     validate_entry,
 )
@@ -110,7 +110,9 @@ def test_merge_transcripts_original_first_and_no_duplicates():
     cur = [entry(entry_id="a", session_id="s2", text="three"), entry(entry_id="a", session_id="s2", text="dup")]
     merged = merge_transcripts(prev, cur)
     assert [e.text for e in merged] == ["one", "two", "three"]
-    assert quote_in_transcript('"Two"', merged) and not quote_in_transcript("four", merged)
+    said = [e.text for e in merged]
+    assert is_verbatim('"two"', said) and not is_verbatim("four", said)
+    assert not is_verbatim('"Two"', said)       # verbatim means the same capitalisation too (rules/grounding.py)
 
 
 def test_event_log_is_append_only_monotonic_and_ordered():

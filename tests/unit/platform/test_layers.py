@@ -200,6 +200,31 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles(loop) == [] and cycles(loop, with_lazy=True) == [["a", "b", "c"]]
 
 
+def external_imports_of(path: Path) -> list[tuple[str, int]]:
+    """Every import of a package outside the project (top-level name, line), inside functions included."""
+    found: list[tuple[str, int]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name.split(".")[0], node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.append((node.module.split(".")[0], node.lineno))
+    return found
+
+
+def test_rules_import_no_temporalio() -> None:
+    """rules/ is the pure layer: no Temporal there, not even inside a function (what needs it is in workflows/
+    or core/, e.g. workflows/activity_options.py turns the pure policy table into Temporal's options)."""
+    offenders = [f"{path.relative_to(ROOT)}:{line}" for path in sorted((ROOT / "rules").rglob("*.py"))
+                 for name, line in external_imports_of(path) if name == "temporalio"]
+    assert not offenders, "rules/ imports temporalio: " + ", ".join(offenders)
+
+
+def test_the_temporalio_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from temporalio.exceptions import ApplicationError\n", encoding="utf-8")
+    assert ("temporalio", 2) in external_imports_of(module)
+
+
 def test_the_client_never_imports_workflows() -> None:
     offenders = [f"{i.source}:{i.line} imports {i.target}" for i in all_imports()
                  if i.source.startswith("client") and i.target.split(".")[0] == "workflows"]

@@ -9,10 +9,10 @@ from rules.policies import (
     AGENT_HEARTBEAT_TIMEOUT,
     POLICIES,
     RECOVERY_BOUND,
-    activity_options,
     retry_window,
     timer_with_recovery,
 )
+from workflows.activity_options import activity_options
 
 
 def test_every_agent_kind_has_a_heartbeat_timeout_of_about_two_heartbeat_intervals():

@@ -71,8 +71,9 @@ def test_knobs_reach_the_worker_objects(recorded):
     tuning = WorkerTuning(max_concurrent_activities=7, max_concurrent_workflow_tasks=9, max_cached_workflows=11,
                           workflow_task_pollers=3, activity_task_pollers=2, sticky_queue_timeout_s=4)
     build_workers(object(), "q", "all", tuning=tuning)  # type: ignore[arg-type]
-    wf, llm = recorded
-    assert (wf["task_queue"], llm["task_queue"]) == ("q", "q-llm")
+    wf, llm, audio = recorded
+    assert (wf["task_queue"], llm["task_queue"], audio["task_queue"]) == ("q", "q-llm", "q-audio")
+    assert audio["max_concurrent_activities"] == 2     # transcription is CPU-bound: COLLOQUY_AUDIO_CONCURRENCY
     for kw in (wf, llm):
         assert kw["max_concurrent_activities"] == 7
         assert kw["activity_task_poller_behavior"] == PollerBehaviorSimpleMaximum(maximum=2)
@@ -121,7 +122,7 @@ def test_colloquy_worker_flags_and_bad_values(recorded, monkeypatch):
     ok = CliRunner().invoke(cli.app, ["worker", "--task-queue", "tq", "--max-cached-workflows", "42",
                                       "--sticky-queue-timeout", "3", "--max-concurrent-activities", "8"])
     assert ok.exit_code == 0, ok.output
-    assert seen["queues"] == ["tq", "tq-llm"]
+    assert seen["queues"] == ["tq", "tq-llm", "tq-audio"]
     assert recorded[0]["max_cached_workflows"] == 42 and recorded[1]["max_concurrent_activities"] == 8
     assert recorded[0]["sticky_queue_schedule_to_start_timeout"] == timedelta(seconds=3)
 
@@ -133,11 +134,13 @@ def test_the_llm_worker_takes_no_more_calls_than_its_models_serve(recorded, monk
     from workers.main import build_workers
 
     monkeypatch.setenv("COLLOQUY_PROFILE", "local")
+    monkeypatch.delenv("COLLOQUY_AUDIO_CONCURRENCY", raising=False)
     reset_config_cache()
     build_workers(object(), "q", "all", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
-    wf, llm = recorded
+    wf, llm, audio = recorded
     assert wf["max_concurrent_activities"] == 50 and llm["max_concurrent_activities"] == 1
+    assert audio["max_concurrent_activities"] == 2   # transcription has its own slots (COLLOQUY_AUDIO_CONCURRENCY)
     monkeypatch.setenv("COLLOQUY_PROVIDER_CONCURRENCY", "none")  # a server that serves many: the tuning decides
     reset_config_cache()
     build_workers(object(), "q", "llm", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
-    assert recorded[2]["max_concurrent_activities"] == 50
+    assert recorded[3]["max_concurrent_activities"] == 50

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.query import storage
+from activities.query import notes_repository
 from activities.query.storage import InvalidRequest, StorageError, StorageRepository, load_catalog
 from models.query import ApplyContextInput, ContextUpdate, DateRange, Entry, ParserOutput
 
@@ -96,14 +96,14 @@ def test_unreadable_file_fails_fast_with_a_clear_message(repo: StorageRepository
     if os.geteuid() != 0:
         path.chmod(0)
     else:  # root reads anything: make the OS refuse this one file as it would for a normal user
-        real = storage._read_bytes
+        real = notes_repository._read_bytes
 
         def refuse(p: Path) -> bytes:
             if p == path:
                 raise PermissionError(13, "Permission denied", str(p))
             return real(p)
 
-        monkeypatch.setattr(storage, "_read_bytes", refuse)
+        monkeypatch.setattr(notes_repository, "_read_bytes", refuse)
     with pytest.raises(StorageError, match="2026-01-31.md: permission denied") as info:
         repo.get_entries_by_date_range(date(2026, 1, 1), date(2026, 1, 31))
     assert not info.value.retryable
@@ -114,7 +114,7 @@ def test_disk_full_on_write_fails_fast(repo: StorageRepository, monkeypatch):
         os.close(fd)
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(storage, "_write_fd", full)
+    monkeypatch.setattr(notes_repository, "_write_fd", full)
     with pytest.raises(StorageError, match="disk full") as info:
         repo.save_entry(_entry("2026-01-06", "Bench"))
     assert not info.value.retryable

@@ -1,0 +1,49 @@
+"""InterviewWorkflow's patch ids (see models/patches/__init__.py). The pure session (rules/interview/session_*.py)
+asks them through `Session.patched`, the workflow's own ones through `workflow.patched`."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from models.patches.registry import declare
+
+_SHIPPED = date(2026, 11, 26)
+_TRUTH = ("interview_before_truth_adaptive", "interview_before_truth_structured")                  # issue 11
+_QUESTION_TRUTH = ("interview_before_question_truth_adaptive", "interview_before_question_truth_structured")
+_CARRIED = ("interview_continued_run1", "interview_continued_run2")
+
+
+def _declare(id: str, pinned_by: tuple[str, ...], what: str) -> str:
+    return declare("interview", id, pinned_by, _SHIPPED, what)
+
+
+LATE_GRACE = _declare("interview-late-grace-only-for-the-previous-question", _TRUTH,
+                      "a late answer belongs to the previous section only while it answers that section's question")
+CLOSING = _declare("interview-closing-needs-a-person-and-no-topic-turn", _TRUTH,
+                   "a closing remark ends the interview only from a person, with no topic turn after it")
+LISTEN = _declare("interview-listeners-only-on-interviewee-content", (*_TRUTH, "interview_after_scale"),
+                  "NoteTaker/Researcher run only when the interviewee said something new")
+ENDS_AT = _declare("interview-ends-at-follows-early-sections", _TRUTH,
+                   "a section ending early brings the interview's end forward")
+KEEP_QUESTION = _declare("interview-question-kept-until-answered", _QUESTION_TRUTH,
+                         "the question in force is not swapped at a phase change or a new run")
+NO_REPEAT = _declare("interview-no-repeated-question", _QUESTION_TRUTH,
+                     "an answered question is never asked again")
+POOL_EXHAUSTED = _declare("interview-section-ends-when-followups-run-out", _QUESTION_TRUTH,
+                          "a structured section ends when no follow-up is left for what is still open")
+LATE_SUMMARY = _declare("interview-summary-after-late-grace", _QUESTION_TRUTH,
+                        "a section's summary waits for its late answers")
+CLOCK_CATCH_UP = _declare("interview-clock-catches-up", _QUESTION_TRUTH,
+                          "a late timer settles everything due at once")
+END_BEFORE_START = _declare("interview-end-before-start-stays-ended", _QUESTION_TRUTH,
+                            "an `end` delivered with the start is logged after the creation and stays ended")
+PLANNER_FITS = _declare("interview-planner-times-fit-the-duration", _QUESTION_TRUTH,
+                        "a model's section times are shares of the duration asked for")
+QUIET_CYCLE = _declare("interview-timers-only-when-due", ("interview_before_scale", "interview_after_scale"),
+                       "the live loop arms a timer only when something is due (no cadence ticker)")
+BOUNDED_PAYLOADS = _declare("interview-bounded-payloads", _CARRIED,
+                            "carried state and archive chunks stay under their byte bounds")
+ENDED_NOT_CARRIED = _declare("interview-ended-is-not-carried", _CARRIED,
+                             "an interview that ended is not continued as new")
+FINISH_CARRIED_END = _declare("interview-carried-end-finishes", _CARRIED,
+                              "a run that starts from a state carried after the end only writes up")

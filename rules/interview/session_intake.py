@@ -1,0 +1,270 @@
+"""Planning and the start, and the entries: validation, order, dedupe, late attribution, question tracking, closing."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from models.interview import (
+    FollowUpAnalysis,
+    PlannerInput,
+    PlanSnapshot,
+    SectionRuntime,
+    SessionRecord,
+    SubmitEntryResult,
+    TranscriptEntry,
+)
+from models.patches import interview as patches
+
+from . import coverage, timing
+from .entries import (
+    EntryError,
+    is_closing_remark,
+    is_closing_remark_v1,
+    normalize_speaker,
+    validate_entry,
+    word_count,
+)
+from .plan import default_plan, follow_up_plan, normalize_plan
+from .questions import record_answer
+from .session_base import LIVE_STATUSES, Outcome
+from .session_schedule import SessionSchedule
+from .similarity import jaccard
+
+
+class SessionIntake(SessionSchedule):
+
+    def create(self, now: datetime) -> Outcome:
+        """INTERVIEW_CREATED, status PLANNING — unless an `end` delivered with the start (handled before the run
+        began) already ended it: then it was logged as created first, and it stays ended."""
+        out = self._begin(now)
+        if self.ended and self.patched(patches.END_BEFORE_START):
+            return out
+        self._created()
+        self._set_status("PLANNING")
+        return out
+
+    def _created(self) -> None:
+        inp = self.inp
+        self._event("system", "INTERVIEW_CREATED", {"topic": inp.topic, "mode": inp.mode, "style": inp.style,
+                                                    "duration_seconds": inp.duration_seconds,
+                                                    "previous_session_id": inp.previous_session_id})
+
+    def load_previous(self, record: SessionRecord) -> None:
+        """000 follow-ups: the earlier session's transcript (tagged with its id) and notes."""
+        self.state.previous_transcript = [e.model_copy(update={"session_id": e.session_id or record.workflow_id})
+                                          for e in record.transcript]
+        self.state.notes = record.notes
+
+    def plan_or_request(self, record: SessionRecord | None = None) -> PlanSnapshot | PlannerInput:
+        """A plan that needs no Planner (given, from sections, or a follow-up on one of the previous session's
+        suggested topics: its starter questions), else what to ask the Planner."""
+        inp = self.inp
+        if record is not None:
+            fu = record.follow_up or FollowUpAnalysis(summary="")
+            topic = inp.follow_up_topic or (fu.suggested_topics[0].title if fu.suggested_topics else inp.topic)
+            chosen = next((t for t in fu.suggested_topics if t.title.lower() == topic.lower()), None)
+            if chosen is not None:
+                return follow_up_plan(record.plan, topic, fu.summary, chosen.suggested_questions, record.workflow_id)
+            return PlannerInput(topic=topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode,
+                                follow_up_topic=topic, previous_summary=fu.summary)
+        if inp.plan is not None:
+            return inp.plan
+        if inp.sections:
+            return PlanSnapshot(topic=inp.topic, research_goal=inp.context or inp.topic, angle=inp.topic,
+                                sections=inp.sections)
+        return PlannerInput(topic=inp.topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode)
+
+    def planner_fallback(self, request: PlannerInput) -> PlanSnapshot:
+        """000: the Planner failed — a plan derived from the topic."""
+        return default_plan(request.topic, request.context, request.mode, request.duration_seconds)
+
+    def as_follow_up(self, record: SessionRecord, request: PlannerInput, planned: PlanSnapshot) -> PlanSnapshot:
+        """The Planner's plan for a follow-up topic, marked as the follow-up of `record`."""
+        fu = record.follow_up or FollowUpAnalysis(summary="")
+        return planned.model_copy(update={"is_follow_up": True, "previous_session_id": record.workflow_id,
+                                          "follow_up_context": fu.summary, "topic": request.topic})
+
+    def set_plan(self, now: datetime, plan: PlanSnapshot) -> Outcome:
+        out, inp = self._begin(now), self.inp
+        p = normalize_plan(plan, inp.mode)
+        if not p.sections:
+            p = default_plan(inp.topic, inp.context, inp.mode, inp.duration_seconds)
+        self.state.plan = p
+        self._event("system", "PLAN_READY", {"research_goal": p.research_goal, "angle": p.angle,
+                                             "sections": [s.id for s in p.sections],
+                                             "questions": sum(len(s.questions) for s in p.sections)})
+        return out
+
+    def start(self, now: datetime) -> Outcome:
+        """INTERVIEW_STARTED: share the duration among the sections and start the first one."""
+        out, s = self._begin(now), self.state
+        assert s.plan is not None
+        durations = timing.allocate_durations(s.plan.sections, self.inp.duration_seconds)
+        total = sum(durations) if all(x.duration_seconds for x in s.plan.sections) else self.inp.duration_seconds
+        if (self.inp.plan is None and not self.inp.sections and total != self.inp.duration_seconds
+                and self.patched(patches.PLANNER_FITS)):
+            # a model's plan: its section times are shares of the duration the person asked for (a small model
+            # gave 10 s + 5 s for a 15-minute interview, which then ended before the first answer)
+            durations = timing.fit_durations(durations, self.inp.duration_seconds)
+            total = self.inp.duration_seconds
+        s.started_at, s.ends_at = now, now + timedelta(seconds=total)
+        s.sections = [SectionRuntime(id=x.id, duration_seconds=d,
+                                     followup_budget=x.followup_cap if self.inp.mode == "structured" else 0,
+                                     coverage_flags=coverage.initial_flags(x))
+                      for x, d in zip(s.plan.sections, durations, strict=False)]
+        self._set_status("IN_PROGRESS")
+        self._event("system", "INTERVIEW_STARTED", {"duration_seconds": total, "ends_at": s.ends_at.isoformat(),
+                                                    "sections": [{"id": x.id, "seconds": d} for x, d in
+                                                                 zip(s.plan.sections, durations, strict=False)]})
+        self._set_phase("opening")
+        self._say(f"🎬 Interview started: {len(s.sections)} sections, {total // 60} min")
+        self._start_section(0)
+        return out
+
+    def finished_before_this_run(self) -> bool:
+        """A state carried after the interview ended (the end raced with continue-as-new): nothing is live any
+        more — no entries, no controls, no clock; the run only writes up."""
+        if self.state.status in ("FINALIZING", "TERMINATED"):
+            self.ended, self.accepting = True, False
+        return self.ended
+
+    @property
+    def started(self) -> bool:
+        return self.state.started_at is not None
+
+    def check_entry(self, entry: TranscriptEntry) -> TranscriptEntry:
+        """The entry with its speaker normalised, or EntryError saying what is wrong."""
+        if not self.accepting:
+            raise EntryError(f"interview {self.wid} has ended ({self.state.exit_reason or 'finished'}); "
+                             f"entries are no longer accepted")
+        checked = validate_entry(entry, self.inp.max_entry_chars)
+        self._check_order(checked)
+        return checked
+
+    def _check_order(self, entry: TranscriptEntry) -> None:
+        """Entries land in their client's order: one numbered below an entry already recorded from the same client
+        (an update the client gave up on, delivered late) is refused, never recorded after it. Its id seen
+        before: a duplicate, answered as such."""
+        if entry.client_id is None or entry.client_seq is None or entry.entry_id in self.seen:
+            return
+        last = self.state.client_seqs.get(entry.client_id, 0)
+        if entry.client_seq <= last:
+            raise EntryError(f"entry {entry.entry_id!r} is out of order: client {entry.client_id!r} already sent "
+                             f"entry number {last}, this one is number {entry.client_seq} (the client gave up on "
+                             f"it); send it again with a new number")
+
+    def reject_entry(self, now: datetime, entry: TranscriptEntry, error: EntryError) -> Outcome:
+        out = self._begin(now)
+        self._event("system", "ENTRY_REJECTED", {"entry_id": entry.entry_id, "error": str(error)})
+        return out
+
+    def accept_entry(self, now: datetime, raw: TranscriptEntry) -> tuple[TranscriptEntry, bool, Outcome]:
+        """Record an entry: (the recorded entry, whether it was a duplicate, outcome). Dedupe by entry id."""
+        out, s = self._begin(now), self.state
+        entry = validate_entry(raw, self.inp.max_entry_chars)
+        if entry.entry_id in self.seen:
+            existing = next((e for e in s.transcript_tail if e.entry_id == entry.entry_id), entry)
+            return existing, True, out
+        if entry.client_id is not None and entry.client_seq is not None:
+            s.client_seqs[entry.client_id] = max(entry.client_seq, s.client_seqs.get(entry.client_id, 0))
+        section_id, late = self.attribute_late(now, entry)
+        s.transcript_count += 1
+        entry = entry.model_copy(update={"seq": s.transcript_count, "received_at": now,
+                                         "elapsed_seconds": self.elapsed(now), "section_id": section_id,
+                                         "late": late, "session_id": self.wid})
+        self.seen.add(entry.entry_id)
+        s.seen_entry_ids.append(entry.entry_id)
+        s.transcript_tail.append(entry)
+        rt = next((x for x in s.sections if x.id == section_id), None)
+        if rt is not None:
+            rt.entry_ids.append(entry.entry_id)
+        if entry.speaker == "interviewee":
+            s.answered_questions = record_answer(s.answered_questions, s.transcript_tail[:-1])
+            if rt is not None:
+                rt.candidate_words += word_count(entry.text)
+            etype = "CANDIDATE_CODE_SUBMISSION" if entry.kind == "code" else "CANDIDATE_MESSAGE"
+            self._event("candidate", etype, {"entry_id": entry.entry_id, "seq": entry.seq, "text": entry.text,
+                                             "late": late, "client_timestamp": entry.client_timestamp.isoformat()
+                                             if entry.client_timestamp else None}, section_id=section_id)
+        else:
+            self._event("interviewer", "INTERVIEWER_MESSAGE", {"entry_id": entry.entry_id, "seq": entry.seq,
+                                                               "text": entry.text}, section_id=section_id)
+            self._mark_asked(entry.text)
+            if s.status in LIVE_STATUSES and self._closes(entry.text):
+                self._event("system", "CLOSING_DETECTED", {"entry_id": entry.entry_id})
+                self._say("👋 Closing remark detected — ending the interview")
+                self._end_interview("interviewer_closing", section_reason="interview_ended")
+        out.wake = True
+        return entry, False, out
+
+    def echoes_decision(self, text: str) -> bool:
+        """Whether an interviewer entry repeats the question the engine proposed (the decision in force)."""
+        d = self.state.decision
+        if d is None:
+            return False
+        proposed = d.decision.next_question.text
+        return " ".join(text.split()) == " ".join(proposed.split()) or jaccard(text, proposed) > coverage.MATCH_THRESHOLD
+
+    def _mark_asked(self, text: str) -> None:
+        """000 question tracking, when an interviewer entry asks: the decided question's id when the entry echoes
+        the decision in force, else the best unasked plan question with Jaccard > 0.6. Decisions only propose."""
+        s = self.state
+        if s.plan is None:
+            return
+        asked = set(s.asked_question_ids)
+        d = s.decision
+        marked, how = None, "jaccard"
+        if d is not None and d.marked_question_id and d.marked_question_id not in asked and self.echoes_decision(text):
+            marked, how = d.marked_question_id, d.match_method if d.match_method != "none" else "direct_id"
+        if marked is None:
+            marked = coverage.find_matching_question_id(text, s.plan, asked)
+        if marked:
+            s.asked_question_ids.append(marked)
+            self._say(f"✓ Question marked as asked (id: {marked}, method: {how.replace('_', ' ')})")
+
+    def _closes(self, text: str) -> bool:
+        """Closing detection (000, see docs/interview.md "Closing"): a closing remark with no question or topic
+        turn after it ends the interview when a person wrote it; the engine's own proposal (the decision in force,
+        recorded as the interviewer's line by `join`/`rehearse`) closes only in the wrap-up phase."""
+        old = is_closing_remark_v1(text)
+        if not old:
+            return False
+        new = is_closing_remark(text) and (self.state.phase == "wrap_up" or not self.echoes_decision(text))
+        return new if new == old or self.patched(patches.CLOSING) else old
+
+    def submit_result(self, entry: TranscriptEntry, duplicate: bool) -> SubmitEntryResult:
+        s = self.state
+        return SubmitEntryResult(entry=entry, duplicate=duplicate, status=s.status, phase=s.phase,
+                                 section_id=self.current_section_id(), next_question=self.next_question(),
+                                 interviewer_instructions=self.instructions)
+
+    def attribute_late(self, now: datetime, entry: TranscriptEntry | None = None) -> tuple[str | None, bool]:
+        """Which section an entry arriving `now` belongs to, and whether it is late (003 §5.2).
+
+        Within `late_grace_seconds` (15 s) of a section ending by time, an interviewee's entry belongs — late — to
+        that section only while it still answers that section's question: the client says which section's question
+        it showed (`reply_to_section_id`), else it arrives before the new section's first interviewer entry. Any
+        other entry belongs to the section in force. After the last section it belongs to the last one (late while
+        in grace)."""
+        grace, sections, current = self.inp.late_grace_seconds, self.state.sections, self.state.current_index
+        if 0 <= current < len(sections):
+            if current > 0:
+                prev = sections[current - 1]
+                if prev.exit_reason == "time_expired" and timing.in_grace(now, prev.ended_at, grace):
+                    if entry is None or self._answers_previous(prev, sections[current], entry) \
+                            or not self.patched(patches.LATE_GRACE):
+                        return prev.id, True
+            return sections[current].id, False
+        if sections and current >= len(sections):
+            last = sections[-1]
+            return last.id, last.ended_at is not None and timing.in_grace(now, last.ended_at, grace)
+        return None, False
+
+    def _answers_previous(self, prev: SectionRuntime, rt: SectionRuntime, entry: TranscriptEntry) -> bool:
+        if normalize_speaker(entry.speaker) != "interviewee":
+            return False
+        if entry.reply_to_section_id:
+            return entry.reply_to_section_id == prev.id
+        asked_here = {e.entry_id for e in self.state.transcript_tail
+                      if e.section_id == rt.id and e.speaker == "interviewer"}
+        return not asked_here

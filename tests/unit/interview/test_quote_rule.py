@@ -1,0 +1,53 @@
+"""One verbatim rule (rules/grounding.py `check_quote`) wherever interview quotes are kept or dropped: the analysis
+(what the Writer may quote) and the section summaries. Before, both used a looser check of their own — any
+capitalisation, and (the analysis) the interviewer's lines counted as the interviewee's words."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from temporalio.testing import ActivityEnvironment
+
+from activities.artifacts import store
+from activities.interview.analysis import interview_analysis
+from activities.interview.section_summary import interview_section_summary
+from models.interview import AnalysisInput, NotesState, PlanSnapshot, SectionSummaryInput, TranscriptEntry
+
+SAID = "We paged everyone for every alert, and nobody slept for a month."
+ASKED = "What changed after the outage in March?"
+ENTRIES = [TranscriptEntry(entry_id="q1", speaker="interviewer", text=ASKED, section_id="s1", seq=1),
+           TranscriptEntry(entry_id="a1", speaker="interviewee", text=SAID, section_id="s1", seq=2)]
+EXACT = "nobody slept for a month"
+RECASED = "Nobody slept for a month"          # the words match, the capitalisation does not: a near miss
+
+
+@pytest.fixture(autouse=True)
+def _artifacts(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+
+
+def _env(activity_type: str) -> ActivityEnvironment:
+    env = ActivityEnvironment()
+    env.info = dataclasses.replace(env.info, workflow_id="wf-quotes", activity_type=activity_type)
+    return env
+
+
+async def test_the_analysis_keeps_only_the_interviewees_exact_words(offline):
+    offline.script("interview_analysis", {"quotes": [{"text": EXACT}, {"text": RECASED}, {"text": ASKED}],
+                                          "suggested_title": "Pager"})
+    ref = store().put("wf-quotes", "transcript.json", json.dumps([e.model_dump(mode="json") for e in ENTRIES]),
+                      "application/json")
+    plan = PlanSnapshot(topic="on-call", research_goal="g", angle="a", sections=[])
+    result = await _env("interview_analysis").run(
+        interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
+    assert [q.text for q in result.output.quotes] == [EXACT]
+
+
+async def test_a_section_summary_keeps_only_the_interviewees_exact_words(offline):
+    offline.script("interview_section_summary", {"section_id": "s1", "key_points": [],
+                                                 "quotes": [EXACT, RECASED, ASKED], "open_threads": []})
+    result = await _env("interview_section_summary").run(
+        interview_section_summary, SectionSummaryInput(section_id="s1", title="Pager", goal="g", entries=ENTRIES))
+    assert result.output.quotes == [EXACT]
