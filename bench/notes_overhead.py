@@ -65,7 +65,7 @@ def _seed_notes(root: Path) -> None:
     from datetime import UTC, date, datetime
 
     from activities.query.storage import StorageRepository
-    from models.query import Entry
+    from models.query_types import Entry
 
     repo = StorageRepository(root)
     notes: list[tuple[str, int, str, dict[str, Any]]] = [("2026-01-12", 7, "Bench 3x5 at 80 kg, heavy, slept 5 hours.", {"strength": {"lifts": []}}),

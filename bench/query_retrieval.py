@@ -46,7 +46,7 @@ LIFTS = ["bench 185x5", "squat 225x5x3", "deadlift 275x3", "easy run 5k in 28 mi
 
 def write_year(root: Path) -> None:
     from activities.query.storage import StorageRepository
-    from models.query import Entry
+    from models.query_types import Entry
 
     repo = StorageRepository(root)
     for i in range(365):

@@ -68,17 +68,15 @@ with workflow.unsafe.imports_passed_through():
         Heartbeat,
         InterviewInput,
         InterviewResult,
-        LoadSessionInput,
         NotesState,
-        PlannerInput,
         PlanSnapshot,
-        SectionSummaryInput,
         SessionControl,
         SessionState,
         SubmitEntryResult,
         TranscriptEntry,
         TranscriptView,
     )
+    from models.interview_activities import LoadSessionInput, PlannerInput, SectionSummaryInput
     from models.patches.interview import FINISH_CARRIED_END
     from models.status import PHASE_DONE, interview_status
     from rules.errors import error_message

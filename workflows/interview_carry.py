@@ -12,7 +12,8 @@ from temporalio import workflow
 with workflow.unsafe.imports_passed_through():
     from activities.interview import interview_archive_lines
     from models.common import ArtifactRef
-    from models.interview import ArchiveInput, InterviewInput
+    from models.interview import InterviewInput
+    from models.interview_activities import ArchiveInput
     from models.patches.interview import BOUNDED_PAYLOADS, ENDED_NOT_CARRIED
     from rules.interview import budget
     from rules.interview.session import Session

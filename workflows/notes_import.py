@@ -21,7 +21,6 @@ with workflow.unsafe.imports_passed_through():
     from models.query import (
         IMPORT_WORKFLOW_TYPE,
         QUERY_IMPORT_PROGRESS,
-        DomainCatalog,
         FinishImportInput,
         FinishImportResult,
         ImportBatchInput,
@@ -34,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         StoreBatchInput,
         StoreBatchResult,
     )
+    from models.query_types import DomainCatalog
     from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING
     from rules.errors import error_message
     from rules.query.domains import combine_domains, domain_schemas

@@ -23,19 +23,17 @@ with workflow.unsafe.imports_passed_through():
     from models.query import (
         REPARSE_PER_RUN,
         REPARSE_WORKFLOW_TYPE,
-        DomainCatalog,
-        Entry,
         LoadDomainsInput,
         NeedsParsingInput,
         NeedsParsingResult,
-        ParseInput,
-        ParserOutput,
         ReparsedNote,
         ReparseRequest,
         ReparseResult,
         StoreReparsedInput,
         StoreReparsedResult,
     )
+    from models.query_agents import ParseInput, ParserOutput
+    from models.query_types import DomainCatalog, Entry
     from models.status import COMPLETED, FAILED, PHASE_DONE, RUNNING
     from rules.errors import error_message
     from rules.query.domains import combine_domains, domain_schemas

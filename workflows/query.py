@@ -33,12 +33,12 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
         ClarifyAck,
         ClarifyAnswer,
-        InputType,
         PendingClarification,
         QueryRequest,
         QueryResult,
         SessionStateView,
     )
+    from models.query_types import InputType
     from models.status import PHASE_DONE
     from rules.errors import error_message
     from rules.query.evaluation import (

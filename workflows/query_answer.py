@@ -19,28 +19,24 @@ with workflow.unsafe.imports_passed_through():
     from activities.query.synthesizer import synthesize_answer
     from models.common import AgentResult
     from models.patches import query as query_patches
-    from models.query import (
+    from models.query import ApplyContextInput, ApplyContextResult, NotesLocation
+    from models.query_agents import (
         AnalyzeInput,
         AnalyzerOutput,
-        ApplyContextInput,
-        ApplyContextResult,
         EvaluateInput,
         EvaluatorOutput,
         Finding,
-        InputType,
-        NotesLocation,
         ObserveInput,
         ObserverOutput,
         PlanInput,
         PlannerOutput,
-        QueryType,
         RetrieveInput,
         RetrieverOutput,
         SubQuery,
         SynthesizeInput,
         SynthesizerOutput,
-        Verdict,
     )
+    from models.query_types import InputType, QueryType, Verdict
     from rules.query.domains import known_domains
     from rules.query.evaluation import (
         accumulate_feedback,

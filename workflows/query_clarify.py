@@ -13,14 +13,13 @@ with workflow.unsafe.imports_passed_through():
     from models.common import AgentResult
     from models.patches import query as query_patches
     from models.query import (
-        ClarifierOutput,
         ClarifyAnswer,
-        ClarifyInput,
         PendingClarification,
         PendingQuestion,
         StoreEntryInput,
         StoreEntryResult,
     )
+    from models.query_agents import ClarifierOutput, ClarifyInput
     from rules.query.corrections import chosen_entry, option_label
     from rules.query.machine import (
         State,

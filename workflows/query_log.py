@@ -17,20 +17,9 @@ with workflow.unsafe.imports_passed_through():
     from core import search_attributes as sa
     from models.common import AgentResult
     from models.patches import query as query_patches
-    from models.query import (
-        Entry,
-        Gap,
-        GapType,
-        InputType,
-        LoadDomainsInput,
-        ParseInput,
-        ParserOutput,
-        RecentEntriesInput,
-        RouteInput,
-        RouterOutput,
-        StoreEntryInput,
-        StoreEntryResult,
-    )
+    from models.query import LoadDomainsInput, RecentEntriesInput, StoreEntryInput, StoreEntryResult
+    from models.query_agents import ParseInput, ParserOutput, RouteInput, RouterOutput
+    from models.query_types import Entry, Gap, GapType, InputType
     from rules.query.corrections import check_target
     from rules.query.domains import combine_domains, domain_schemas, valid_selection
     from rules.query.imports import clean_text

@@ -44,14 +44,9 @@ with workflow.unsafe.imports_passed_through():
     )
     from core import search_attributes as sa
     from models.common import AgentResult
-    from models.interview import (
-        SIGNAL_SESSION_CONTROL,
-        InterviewInput,
-        PlannerInput,
-        PlanSnapshot,
-        SessionControl,
-    )
+    from models.interview import SIGNAL_SESSION_CONTROL, InterviewInput, PlanSnapshot, SessionControl
     from models.interview import WORKFLOW_TYPE as INTERVIEW_WORKFLOW_TYPE
+    from models.interview_activities import PlannerInput
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
     from models.study import (
         QUERY_EXPORT,
@@ -70,10 +65,8 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
         AddParticipants,
         CloseStudy,
-        DigestInput,
         Findings,
         LinkView,
-        LookupInput,
         MemberCheck,
         MemberCheckView,
         Missed,
@@ -82,8 +75,6 @@ with workflow.unsafe.imports_passed_through():
         Participant,
         ParticipantView,
         PlanReview,
-        PublishInput,
-        ReduceInput,
         ReviewPlan,
         RevokeParticipant,
         StudyExport,
@@ -91,6 +82,12 @@ with workflow.unsafe.imports_passed_through():
         StudyOutputs,
         StudyProgress,
         StudyResult,
+    )
+    from models.study_activities import (
+        DigestInput,
+        LookupInput,
+        PublishInput,
+        ReduceInput,
         SynthesisInput,
         ThemeMergeInput,
         TranslatePlanInput,

@@ -7,7 +7,8 @@ from pydantic import BaseModel
 
 from activities.agents.base import AgentSpec
 from models.common import AgentResult
-from models.interview import AssistantAnswer, AssistantInput
+from models.interview import AssistantAnswer
+from models.interview_activities import AssistantInput
 
 MAX_WORDS = 150
 

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from activities.artifacts import store
 from models.common import ArtifactRef
-from models.interview import NotesState, NoteTakerInput, OrchestratorInput, TranscriptEntry, WindowLine
+from models.interview import NotesState, TranscriptEntry, WindowLine
+from models.interview_activities import NoteTakerInput, OrchestratorInput
 from rules.interview.entries import format_transcript
 from rules.interview.notes import summary_text
 

@@ -13,15 +13,14 @@ from temporalio.exceptions import ApplicationError
 from activities.artifacts import store
 from activities.interview.common import read_entries
 from models.common import ArtifactRef
-from models.interview import (
+from models.interview import InterviewEvent, TranscriptEntry
+from models.interview_activities import (
     ArchiveInput,
     ExportInput,
     ExportRefs,
-    InterviewEvent,
     LoadSessionInput,
     SaveTranscriptInput,
     SessionRecord,
-    TranscriptEntry,
     TranscriptRefs,
 )
 from rules.interview.entries import format_transcript, merge_transcripts

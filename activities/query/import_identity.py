@@ -20,7 +20,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models.query import MAX_VANISHED_LISTED, Entry, FinishImportResult, StoreBatchResult
+from models.query import MAX_VANISHED_LISTED, FinishImportResult, StoreBatchResult
+from models.query_types import Entry
 from rules.query.imports import entry_key
 
 if TYPE_CHECKING:

@@ -44,13 +44,12 @@ from models.query import (
     NEEDS_PARSING,
     ApplyContextInput,
     ApplyContextResult,
-    DateRange,
-    Entry,
-    ParserOutput,
     ReparsedNote,
     StoreEntryResult,
     StoreReparsedResult,
 )
+from models.query_agents import ParserOutput
+from models.query_types import DateRange, Entry
 from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords

@@ -29,8 +29,6 @@ from activities.query.notes_repository import (
 from models.query import (
     ApplyContextInput,
     ApplyContextResult,
-    DomainCatalog,
-    Entry,
     FinishImportInput,
     FinishImportResult,
     ImportedNote,
@@ -47,6 +45,7 @@ from models.query import (
     StoreReparsedInput,
     StoreReparsedResult,
 )
+from models.query_types import DomainCatalog, Entry
 from rules.query.imports import IMPORT_SUFFIXES
 
 __all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "UNTIMED", "InvalidRequest", "StorageError", "StorageRepository",

@@ -28,16 +28,8 @@ from models.interview import (
     TranscriptEntry,
     TranscriptView,
 )
-from models.study import (
-    FindingQuote,
-    Findings,
-    InterviewDigest,
-    InterviewLookup,
-    LookupInput,
-    PublishInput,
-    ReduceInput,
-    StudyOutputs,
-)
+from models.study import FindingQuote, Findings, StudyOutputs
+from models.study_activities import InterviewDigest, InterviewLookup, LookupInput, PublishInput, ReduceInput
 from rules.grounding import check_quote
 from rules.study.analysis import answers_of, reduce_digests
 from rules.study.report import to_html, to_markdown

@@ -18,8 +18,8 @@ from models.interview import (
     OrchestratorDecision,
     SectionRuntime,
     SectionSnapshot,
-    SectionSummaryInput,
 )
+from models.interview_activities import SectionSummaryInput
 from models.patches import interview as patches
 
 from . import coverage, timing

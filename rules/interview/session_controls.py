@@ -6,13 +6,13 @@ from datetime import datetime
 
 from models.interview import (
     AssistantAnswer,
-    AssistantInput,
     AssistantQuery,
     InterviewState,
     NextQuestion,
     SessionControl,
     TranscriptEntry,
 )
+from models.interview_activities import AssistantInput
 
 from . import decisions
 from .entries import (

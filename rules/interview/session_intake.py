@@ -6,13 +6,12 @@ from datetime import datetime, timedelta
 
 from models.interview import (
     FollowUpAnalysis,
-    PlannerInput,
     PlanSnapshot,
     SectionRuntime,
-    SessionRecord,
     SubmitEntryResult,
     TranscriptEntry,
 )
+from models.interview_activities import PlannerInput, SessionRecord
 from models.patches import interview as patches
 
 from . import coverage, timing

@@ -6,12 +6,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from models.interview import (
-    Heartbeat,
-    InterviewResult,
-    NextQuestion,
-    SectionSummaryInput,
-)
+from models.interview import Heartbeat, InterviewResult, NextQuestion
+from models.interview_activities import SectionSummaryInput
 from models.patches import interview as patches
 
 from . import decisions, timing

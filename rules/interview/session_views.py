@@ -6,20 +6,22 @@ from datetime import datetime
 
 from models.common import ArtifactRef
 from models.interview import (
-    AnalysisInput,
     AnalysisSummary,
     EventLogPage,
-    ExportInput,
     FollowUpAnalysis,
+    SectionArtifact,
+    SectionStatus,
+    SessionState,
+    TranscriptView,
+)
+from models.interview_activities import (
+    AnalysisInput,
+    ExportInput,
     FollowUpInput,
     NoteTakerInput,
     OrchestratorInput,
     ResearcherInput,
     SaveTranscriptInput,
-    SectionArtifact,
-    SectionStatus,
-    SessionState,
-    TranscriptView,
     WriterInput,
 )
 from models.status import interview_status

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.query import EvaluationFeedback, EvaluatorOutput, Gap, Verdict
+from models.query_agents import EvaluatorOutput
+from models.query_types import EvaluationFeedback, Gap, Verdict
 
 DIMENSIONS = ("accuracy", "relevance", "safety", "completeness")
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from models.query import AnalyzerOutput, Gap, GapType, PlannerOutput, Verdict
+from models.query_agents import AnalyzerOutput, PlannerOutput
+from models.query_types import Gap, GapType, Verdict
 
 
 class State(StrEnum):

@@ -11,25 +11,23 @@ from datetime import date, datetime
 from models.common import ArtifactRef, LLMUsage, UsageTotals
 from models.query import (
     MAX_ANSWER_CHARS,
-    ActiveDomainContext,
-    AnalyzerOutput,
     ClarifyAnswer,
+    PendingClarification,
+    QueryRequest,
+    QueryResult,
+    ReparseResult,
+    SessionStateView,
+    StoreEntryResult,
+)
+from models.query_agents import AnalyzerOutput, ParserOutput, PlannerOutput, RouterOutput, SynthesizerOutput
+from models.query_types import (
+    ActiveDomainContext,
     DomainCatalog,
     Entry,
     EvaluationFeedback,
     Gap,
     InputType,
-    ParserOutput,
-    PendingClarification,
-    PlannerOutput,
-    QueryRequest,
-    QueryResult,
-    ReparseResult,
     RetrievalAttempt,
-    RouterOutput,
-    SessionStateView,
-    StoreEntryResult,
-    SynthesizerOutput,
 )
 from models.status import query_status
 from rules.query.evidence import checked_answer

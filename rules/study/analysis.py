@@ -23,14 +23,13 @@ from models.study import (
     Disagreement,
     FindingQuote,
     Findings,
-    InterviewDigest,
     MinorityView,
     Missed,
     Position,
     QuestionCoverage,
-    QuestionDepth,
     Theme,
 )
+from models.study_activities import InterviewDigest, QuestionDepth
 from rules.interview.similarity import jaccard
 from rules.study.ledger import add_coverage
 

@@ -17,9 +17,7 @@ from models.study import (
     ConsentRecord,
     ConsentVersion,
     Correction,
-    DigestSummary,
     Findings,
-    InterviewLookup,
     LinkView,
     MemberCheck,
     MemberChecking,
@@ -30,7 +28,6 @@ from models.study import (
     ParticipantView,
     PlanReview,
     QuestionCoverage,
-    QuestionDepth,
     ReviewPlan,
     RevokeParticipant,
     StudyExport,
@@ -40,6 +37,7 @@ from models.study import (
     Theme,
     interview_id,
 )
+from models.study_activities import DigestSummary, InterviewLookup, QuestionDepth
 from rules.study import consent
 
 DRAFT_THEMES = 30

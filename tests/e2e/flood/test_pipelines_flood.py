@@ -17,8 +17,9 @@ import pytest
 from activities.query.storage import StorageRepository
 from models.discussion import WORKFLOW_TYPE as DISCUSSION
 from models.discussion import DiscussionInput, DiscussionResult
-from models.query import MAX_INPUT_CHARS, Entry, QueryRequest, QueryResult
+from models.query import MAX_INPUT_CHARS, QueryRequest, QueryResult
 from models.query import WORKFLOW_TYPE as QUERY
+from models.query_types import Entry
 from models.writing import MAX_STORY_CHARS, WritingInput, WritingResult
 from models.writing import WORKFLOW_TYPE as WRITING
 

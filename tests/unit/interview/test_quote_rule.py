@@ -13,7 +13,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.artifacts import store
 from activities.interview.analysis import interview_analysis
 from activities.interview.section_summary import interview_section_summary
-from models.interview import AnalysisInput, NotesState, PlanSnapshot, SectionSummaryInput, TranscriptEntry
+from models.interview import NotesState, PlanSnapshot, TranscriptEntry
+from models.interview_activities import AnalysisInput, SectionSummaryInput
 
 SAID = "We paged everyone for every alert, and nobody slept for a month."
 ASKED = "What changed after the outage in March?"

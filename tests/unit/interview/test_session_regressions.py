@@ -243,7 +243,7 @@ def test_a_summary_after_continue_as_new_points_at_the_archived_entries():
 def test_the_summary_activity_reads_the_archived_entries_of_its_section(tmp_path, monkeypatch):
     from activities.artifacts import store
     from activities.interview.section_summary import section_entries
-    from models.interview import SectionSummaryInput
+    from models.interview_activities import SectionSummaryInput
 
     monkeypatch.setenv("COLLOQUY_DATA_DIR", str(tmp_path))
     older = [TranscriptEntry(entry_id=f"a{i}", speaker="interviewee", text=f"answer {i}", section_id=sid)

@@ -18,7 +18,8 @@ from activities.writing.audit import writing_audit, writing_final_audit
 from activities.writing.draft import writing_draft
 from activities.writing.synthesize import writing_synthesize
 from models.common import AgentResult, LLMUsage
-from models.interview import AnalysisInput, AnalysisSummary
+from models.interview import AnalysisSummary
+from models.interview_activities import AnalysisInput
 from models.writing import TaskResult, WritingTaskInput
 
 

@@ -23,7 +23,7 @@ from activities.llm.schema import cap_schema, enumerate_bounded_numbers, token_b
 from activities.query.parser import parser_schema
 from activities.query.storage import load_catalog
 from models.discussion import ScoringOutput
-from models.query import ParseInput, ParserOutput
+from models.query_agents import ParseInput, ParserOutput
 from rules.query.domains import combine_domains, domain_schemas
 
 
@@ -121,8 +121,8 @@ def test_a_call_schema_is_what_the_model_is_asked_for(provider):
 
 
 def test_optional_free_form_objects_are_left_out_for_small_models_typed_maps_kept():
-    from models.query import PlannerOutput
-    from models.study import ThemeMergeOutput
+    from models.query_agents import PlannerOutput
+    from models.study_activities import ThemeMergeOutput
 
     capped = cap_schema(PlannerOutput.model_json_schema(), 160, 4)
     assert "dependencies" not in capped["properties"]  # list[dict[str, Any]]
@@ -211,7 +211,8 @@ def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
 
 def test_the_router_selects_available_domains_and_never_files_a_question_as_a_note():
     from activities.query.router import router_schema
-    from models.query import DomainInfo, RouteInput
+    from models.query_agents import RouteInput
+    from models.query_types import DomainInfo
 
     domains = [DomainInfo(name="strength", description="Strength training and weightlifting"),
                DomainInfo(name="running", description="Running")]

@@ -12,7 +12,7 @@ from activities.llm import gateway
 from activities.llm.gateway import INVALID_OUTPUT, check_prose, parse_output
 from activities.llm.offline import Fault
 from models.interview import AnalysisSummary, NotesState, ResearchOutput
-from models.query import ParserOutput
+from models.query_agents import ParserOutput
 from workers import registry
 
 registry.llm_activities()  # every agent declared

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from models.query import AnalyzerOutput, Gap, PlannerOutput
+from models.query_agents import AnalyzerOutput, PlannerOutput
+from models.query_types import Gap
 from rules.query.machine import (
     LoopCounters,
     LoopLimits,

@@ -9,7 +9,9 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from activities.query.storage import StorageRepository
-from models.query import OFFLINE_ANSWER_LABEL, Entry, EvaluationFeedback, PlannerOutput
+from models.query import OFFLINE_ANSWER_LABEL
+from models.query_agents import PlannerOutput
+from models.query_types import Entry, EvaluationFeedback
 from rules.query.clock import utc_offset_minutes
 from rules.query.corrections import check_target, chosen_entry, option_label
 from rules.query.evaluation import accumulate_feedback, missing_items, plain_reason

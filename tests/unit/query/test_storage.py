@@ -12,7 +12,9 @@ import pytest
 
 from activities.query import notes_repository
 from activities.query.storage import InvalidRequest, StorageError, StorageRepository, load_catalog
-from models.query import ApplyContextInput, ContextUpdate, DateRange, Entry, ParserOutput
+from models.query import ApplyContextInput
+from models.query_agents import ContextUpdate, ParserOutput
+from models.query_types import DateRange, Entry
 
 
 def _entry(day: str, text: str, hhmm: str = "08:00", data: dict | None = None) -> Entry:

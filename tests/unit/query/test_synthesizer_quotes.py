@@ -10,7 +10,8 @@ import pytest
 
 from activities.artifacts import store
 from activities.query.synthesizer import synthesize_answer
-from models.query import AnalyzerOutput, Entry, QueryType, SynthesizeInput, Verdict
+from models.query_agents import AnalyzerOutput, SynthesizeInput
+from models.query_types import Entry, QueryType, Verdict
 
 NOTE = "Squats felt heavy today, 5x5 at 100kg, left knee a bit sore after the third set."
 

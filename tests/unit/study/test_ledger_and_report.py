@@ -13,18 +13,20 @@ from models.common import ArtifactRef
 from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot, TranscriptEntry
 from models.study import (
     AddParticipants,
-    DigestQuote,
-    DigestSummary,
-    DigestTheme,
     FindingQuote,
-    InterviewDigest,
-    InterviewLookup,
     Invitation,
     OpenLink,
-    QuestionDepth,
     RevokeParticipant,
     StudyInput,
     StudyState,
+)
+from models.study_activities import (
+    DigestQuote,
+    DigestSummary,
+    DigestTheme,
+    InterviewDigest,
+    InterviewLookup,
+    QuestionDepth,
 )
 from rules.study.analysis import question_coverage, reduce_digests
 from rules.study.ledger import Ledger, StudyError

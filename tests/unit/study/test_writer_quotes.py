@@ -10,7 +10,8 @@ import pytest
 
 from activities.artifacts import store
 from activities.interview.writer import interview_writer
-from models.interview import AnalysisSummary, PlanSnapshot, SectionSnapshot, TranscriptEntry, WriterInput
+from models.interview import AnalysisSummary, PlanSnapshot, SectionSnapshot, TranscriptEntry
+from models.interview_activities import WriterInput
 
 ANSWER = "The worst night was a settlement batch that failed at three in the morning, and we had no runbook."
 

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from activities.query.storage import StorageRepository
-from models.query import OFFLINE_ANSWER_LABEL, Entry, QueryRequest
+from models.query import OFFLINE_ANSWER_LABEL, QueryRequest
+from models.query_types import Entry
 from workflows.query import QueryWorkflow
 
 TODAY = date(2026, 1, 16)

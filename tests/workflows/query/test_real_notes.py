@@ -13,7 +13,8 @@ from pathlib import Path
 from activities.llm.offline import Fault
 from activities.query.storage import StorageRepository
 from client.notes import run_import
-from models.query import ClarifyAnswer, Entry
+from models.query import ClarifyAnswer
+from models.query_types import Entry
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,

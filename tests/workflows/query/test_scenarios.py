@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from models.query import InputType, QueryResult
+from models.query import QueryResult
+from models.query_types import InputType
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
