@@ -71,13 +71,13 @@ demo: install
 test: install install-local system-deps lint
 	$(VENV)/bin/pytest -q -m "not slow"
 
-# The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server) and the browser
-# voice room with real speech; make test runs the interview on both paths.
+# The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server); make test runs
+# the interview on both paths and the browser voice room with real speech.
 test-slow: install install-local
 	$(VENV)/bin/pytest -q -m slow
 
 test-fast: install
-	$(VENV)/bin/pytest -q -m "not local_model and not slow and not drill"
+	$(VENV)/bin/pytest -q -m "not local_model and not voice and not slow and not drill"
 
 # Crash drills and floods (docs/platform.md "Timeouts, heartbeats and the recovery bound"); part of `make test` too.
 test-crash: install

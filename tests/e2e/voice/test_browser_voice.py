@@ -27,7 +27,7 @@ from tests.e2e.voice.helpers import SECRET, local_voice_missing, serve, spoken_w
 from tests.workflows.interview.helpers import adaptive_plan, control, decision
 
 MISSING = local_voice_missing()
-pytestmark = [pytest.mark.dev_server, pytest.mark.slow, pytest.mark.voice,
+pytestmark = [pytest.mark.dev_server, pytest.mark.voice,
               pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is needed (make test installs it)"),
               pytest.mark.skipif(MISSING is not None, reason=f"the local voice path: {MISSING}")]
 expect = playwright_api.expect
