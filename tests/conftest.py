@@ -60,7 +60,7 @@ async def ts_env() -> AsyncIterator[WorkflowEnvironment]:
     the timer that just fired ("invalid history builder state for action" in the worker's log) and leave the run
     stuck for good (temporalio/sdk-java#2606, #3088). End such runs with a control, or use `dev_env` and real time
     (tests/workflows/interview/test_replay.py). Where it still happens, tests/wedge_guard.py ends the stuck run and
-    the test is rerun (at most three times, only for that failure).
+    the test is rerun (at most five times, only for that failure).
     """
     guard = WedgeGuard()  # the server's known wedge: the test fails at once and is rerun (tests/wedge_guard.py)
     env = await WorkflowEnvironment.start_time_skipping(
@@ -142,14 +142,14 @@ def pytest_runtest_call(item):  # noqa: ANN001, ANN201
 
 
 def pytest_collection_modifyitems(config, items) -> None:  # noqa: ANN001
-    """Tests on `ts_env` are rerun (three times at most) only when the test server wedged a run (tests/wedge_guard.py).
+    """Tests on `ts_env` are rerun (five times at most) only when the test server wedged a run (tests/wedge_guard.py).
 
     `deep` tests (the generated tests' larger budgets: 20,000 state-machine sequences, 200 whole interviews,
     thousands of fuzzed requests) run only when the marker expression names them (`pytest -m deep`); `make test`
     runs the default budgets."""
     for item in items:
         if "ts_env" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.flaky(reruns=3, only_rerun=["TestServerWedged"]))
+            item.add_marker(pytest.mark.flaky(reruns=5, only_rerun=["TestServerWedged"]))
     if "deep" in (config.option.markexpr or ""):
         return
     skip = pytest.mark.skip(reason="a larger generated budget: run it with `pytest -m deep`")

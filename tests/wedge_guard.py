@@ -9,7 +9,7 @@ that lets time skip through a busy stretch of a live interview can hit it.
 `WedgeGuard` watches every workflow a test starts through its `ts_env` client, and their children. A run whose history has not moved
 for STILL_S seconds while it ends in two workflow tasks started with no completion between them (the server's own
 inconsistency: it never happens on a real server) is terminated with WEDGED in the reason, and the test fails at
-once with `TestServerWedged`; conftest reruns only that failure (pytest-rerunfailures, `only_rerun`), at most three
+once with `TestServerWedged`; conftest reruns only that failure (pytest-rerunfailures, `only_rerun`), at most five
 times.
 """
 
