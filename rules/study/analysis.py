@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from datetime import datetime
 
 from models.interview import PlanSnapshot, TranscriptEntry
@@ -90,6 +91,21 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!?;:")
 
 
+def split_views(theme: Theme, quotes: Mapping[tuple[str, str], FindingQuote]) -> tuple[list[Disagreement],
+                                                                                    list[MinorityView]]:
+    """A theme's disagreement (two or more positions held by two or more people each) and its minority views
+    (positions held by at most MINORITY_SHARE of those who took one, and fewer than the largest), with the quote
+    kept for each (theme, position)."""
+    disagreement = ([Disagreement(theme=theme.title, positions=theme.positions)]
+                    if sum(1 for p in theme.positions if p.count >= 2) >= 2 else [])
+    spoke = sum(p.count for p in theme.positions)
+    views = [MinorityView(theme=theme.title, position=p.position, participants=p.participants, count=p.count,
+                          quote=quotes.get((theme.title, p.position)))
+             for p in theme.positions
+             if len(theme.positions) >= 2 and p.count / spoke <= MINORITY_SHARE and p.count < theme.positions[0].count]
+    return disagreement, views
+
+
 def reduce_digests(study_id: str, topic: str, research_goal: str, analysis_language: str, plan: PlanSnapshot,
                    digests: list[InterviewDigest], mapping: dict[str, str], abandoned: int,
                    now: datetime | None = None) -> Findings:
@@ -134,20 +150,16 @@ def reduce_digests(study_id: str, topic: str, research_goal: str, analysis_langu
                 if d.participant_id not in ids:
                     ids.append(d.participant_id)
     themes = sorted(catalogue.values(), key=lambda t: (-len(t.participants), t.title))
-    disagreements, minority = [], []
+    disagreements: list[Disagreement] = []
+    minority: list[MinorityView] = []
     for theme in themes:
         theme.count = len(theme.participants)
         held = positions.get(theme.title, {})
         theme.positions = sorted((Position(position=p, participants=ids, count=len(ids)) for p, ids in held.items()),
                                  key=lambda p: (-p.count, p.position))
-        spoke = sum(p.count for p in theme.positions)
-        if sum(1 for p in theme.positions if p.count >= 2) >= 2:
-            disagreements.append(Disagreement(theme=theme.title, positions=theme.positions))
-        if len(theme.positions) >= 2:
-            for p in theme.positions:
-                if p.count / spoke <= MINORITY_SHARE and p.count < theme.positions[0].count:
-                    minority.append(MinorityView(theme=theme.title, position=p.position, participants=p.participants,
-                                                 count=p.count, quote=position_quotes.get((theme.title, p.position))))
+        disagreement, views = split_views(theme, position_quotes)
+        disagreements += disagreement
+        minority += views
     for cov in coverage.values():
         for level in DEPTHS:
             cov.depth.setdefault(level, 0)

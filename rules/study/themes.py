@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from models.study import Disagreement, FindingQuote, Findings, MinorityView, Position, Theme
-from rules.study.analysis import MINORITY_SHARE, QUOTES_PER_THEME
+from rules.study.analysis import QUOTES_PER_THEME, split_views
 from rules.study.ledger import StudyError
 
 
@@ -55,20 +55,15 @@ def _positions(positions: list[Position]) -> list[Position]:
 
 
 def _recount(f: Findings, minority_quotes: Mapping[tuple[str, str], FindingQuote]) -> None:
-    """Counts, order, disagreements and minority views from the edited themes (analysis.reduce_digests' rules)."""
-    disagreements, minority = [], []
+    """Counts, order, disagreements and minority views from the edited themes (analysis.split_views)."""
+    disagreements: list[Disagreement] = []
+    minority: list[MinorityView] = []
     for t in f.themes:
         t.count = len(t.participants)
         t.positions = _positions(t.positions)
-        spoke = sum(p.count for p in t.positions)
-        if sum(1 for p in t.positions if p.count >= 2) >= 2:
-            disagreements.append(Disagreement(theme=t.title, positions=t.positions))
-        if len(t.positions) >= 2:
-            for p in t.positions:
-                if p.count / spoke <= MINORITY_SHARE and p.count < t.positions[0].count:
-                    quote = minority_quotes.get((t.title, p.position))
-                    minority.append(MinorityView(theme=t.title, position=p.position, participants=p.participants,
-                                                 count=p.count, quote=quote))
+        disagreement, views = split_views(t, minority_quotes)
+        disagreements += disagreement
+        minority += views
     f.themes.sort(key=lambda t: (-t.count, t.title))
     f.disagreements, f.minority_views = disagreements, minority
 
