@@ -37,6 +37,9 @@ INVARIANTS: dict[str, str] = {
                                   "interviewee entry of the section",
     "carried-state-is-the-state": "continue-as-new at any moment carries the session unchanged (same view, same "
                                   "question, same clock), and an ended session is never live again",
+    "carried-state-bounded": "however long the interview and however large the agents' answers, the notes and research "
+                             "the session holds stay within their byte budgets (rules/interview/budget.py), so the "
+                             "carried state fits its input limit",
 }
 
 RANK = {"not_covered": 0, "partially_covered": 1, "covered": 2}

@@ -14,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from models.common import ArtifactRef
     from models.interview import InterviewInput
     from models.interview_activities import ArchiveInput
-    from models.patches.interview import BOUNDED_PAYLOADS, ENDED_NOT_CARRIED
+    from models.patches.interview import BOUNDED_PAYLOADS, CARRY_ARRIVALS, ENDED_NOT_CARRIED
     from rules.interview import budget
     from rules.interview.session import Session
     from workflows.calls import call_activity
@@ -60,6 +60,12 @@ class ContinueAsNew:
             segments.append(await call_activity(interview_archive_lines, ArchiveInput(
                 workflow_id=self.wid, name=budget.part_name(name, index), lines=group), kind="artifact",
                 summary=summary if len(groups) == 1 else f"{summary} ({index + 1}/{len(groups)})"))
+
+    def _arrivals_over_budget(self, archived_events: int) -> bool:
+        """Whether the transcript tail or the events still to carry outgrew CARRY_TEXT_BYTES (entries that arrived
+        while the archive steps ran)."""
+        return (budget.carry_over_budget(self.s.state.transcript_tail, budget.entry_bytes)
+                or budget.carry_over_budget(self.s.log.events[archived_events:], budget.event_bytes))
 
     def _keep_entries(self) -> int:
         """Transcript entries kept in memory: KEEP_ENTRIES, fewer where their texts exceed the carry budget."""
@@ -115,12 +121,29 @@ class ContinueAsNew:
         await self._archive(st.activity_log_segments, f"activity-log-part-{run:03d}.txt", old_lines,
                             "archive activity log")
         await workflow.wait_condition(workflow.all_handlers_finished)
+        archived_events, archived_lines = len(old_events), len(old_lines)
+        late = 0
+        while self._arrivals_over_budget(archived_events) and workflow.patched(CARRY_ARRIVALS):
+            # a flood arrived during the archive steps: archive it too, until what is carried fits its budget
+            del events[:archived_events]
+            del st.activity_log[:archived_lines]
+            archived_events = archived_lines = 0
+            late += 1
+            more_entries = self.s.archive_transcript(self._keep_entries())
+            await self._archive(st.transcript_segments, f"transcript-part-{run:03d}-late{late}.jsonl",
+                                [e.model_dump_json() for e in more_entries], f"archive {len(more_entries)} entries")
+            keep_events = self._keep_events()
+            more_events = events[:-keep_events] if len(events) > keep_events else []
+            await self._archive(st.event_segments, f"events-part-{run:03d}-late{late}.jsonl",
+                                [e.model_dump_json() for e in more_events], f"archive {len(more_events)} events")
+            del events[:len(more_events)]
+            await workflow.wait_condition(workflow.all_handlers_finished)
         if self.s.ended and workflow.patched(ENDED_NOT_CARRIED):
-            del events[:len(old_events)]            # archived above: the final export reads them from there
-            del st.activity_log[:len(old_lines)]
+            del events[:archived_events]            # archived above: the final export reads them from there
+            del st.activity_log[:archived_lines]
             self.s.say(workflow.now(), "↻ The interview ended while continuing as new: finishing in this run")
             return
         # nothing awaits from here on: entries/events that arrived meanwhile are all carried
-        carried = self.s.carry(run, archived_events=len(old_events), archived_lines=len(old_lines))
+        carried = self.s.carry(run, archived_events=archived_events, archived_lines=archived_lines)
         workflow.continue_as_new(self.inp.model_copy(update={"carried": carried, "plan": None}))
 

@@ -47,3 +47,8 @@ ENDED_NOT_CARRIED = _declare("interview-ended-is-not-carried", _CARRIED,
                              "an interview that ended is not continued as new")
 FINISH_CARRIED_END = _declare("interview-carried-end-finishes", _CARRIED,
                               "a run that starts from a state carried after the end only writes up")
+_SHIPPED_CARRY = date(2026, 11, 27)
+CARRY_ARRIVALS = declare("interview", "interview-carry-archives-arrivals", _CARRIED, _SHIPPED_CARRY,
+                         "entries that arrive while a run archives are archived too before the state is carried")
+NOTES_BOUNDED = declare("interview", "interview-notes-and-research-bounded", _CARRIED, _SHIPPED_CARRY,
+                        "the merged notes and research items shed their oldest past a byte budget")

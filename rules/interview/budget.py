@@ -9,19 +9,28 @@ transcript save and the export step. So texts held in workflow memory are measur
 - CARRY_TEXT_BYTES: what a continue-as-new carries of each (transcript tail, events tail), at most, besides the
   count limits (KEEP_ENTRIES, KEEP_EVENTS); the same bound applies to the final save and export inputs;
 - ARCHIVE_CHUNK_BYTES: an archive step writes its lines in chunks of at most this many bytes (one activity
-  each), so no archive input is larger, however many entries arrived at once.
+  each), so no archive input is larger, however many entries arrived at once;
+- NOTES_BYTES, RESEARCH_BYTES: the NoteTaker's merged notes and the Researcher's items, which grow with every
+  window of a long interview: past these, the oldest items of the largest list go first (`shed_oldest`).
+
+Together (tails, notes, research, and the small rest) they keep the carried state under `MAX_CARRIED_BYTES`.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from models.interview import InterviewEvent, TranscriptEntry
+from pydantic import BaseModel
+
+from models.interview import InterviewEvent, NotesState, ResearchItem, TranscriptEntry
 
 MEMORY_TEXT_BYTES = 768 * 1024
 CARRY_TEXT_BYTES = 256 * 1024
 ARCHIVE_CHUNK_BYTES = 512 * 1024
+NOTES_BYTES = 192 * 1024
+RESEARCH_BYTES = 64 * 1024
 #: ids, timestamps, speaker... of one entry or event, on top of its text
 OVERHEAD_BYTES = 256
 
@@ -38,6 +47,48 @@ def event_bytes(event: InterviewEvent) -> int:
 
 def memory_bytes(tail: Sequence[TranscriptEntry], events: Sequence[InterviewEvent]) -> int:
     return sum(entry_bytes(e) for e in tail) + sum(event_bytes(e) for e in events)
+
+
+def carry_over_budget(items: Sequence[T], size: Callable[[T], int]) -> bool:
+    """Whether `items`, carried whole, hold more than CARRY_TEXT_BYTES (a single item never counts as over)."""
+    return len(items) > 1 and sum(size(i) for i in items) > CARRY_TEXT_BYTES
+
+
+def model_bytes(item: BaseModel) -> int:
+    return len(item.model_dump_json().encode("utf-8"))
+
+
+NOTE_LISTS = ("key_ideas", "stories", "claims", "gaps", "contradictions", "quotable_lines", "possible_titles")
+
+
+def notes_bytes(notes: NotesState) -> int:
+    return model_bytes(notes)
+
+
+def shed_notes(notes: NotesState, limit: int = NOTES_BYTES) -> NotesState:
+    """`notes` within `limit` bytes: the oldest items of the largest list go first, one at a time (section
+    coverage, one per plan section, stays). Unchanged when already within."""
+    sizes = {name: [len(_item_json(x)) + 1 for x in getattr(notes, name)] for name in NOTE_LISTS}
+    total = notes_bytes(notes)
+    if total <= limit:
+        return notes
+    drop = dict.fromkeys(NOTE_LISTS, 0)
+    while total > limit:
+        name = max(NOTE_LISTS, key=lambda n: (sum(sizes[n][drop[n]:]), n))
+        if drop[name] >= len(sizes[name]):
+            break   # nothing left to shed but section coverage
+        total -= sizes[name][drop[name]]
+        drop[name] += 1
+    return notes.model_copy(update={name: getattr(notes, name)[drop[name]:] for name in NOTE_LISTS})
+
+
+def _item_json(item: object) -> bytes:
+    return (item.model_dump_json() if isinstance(item, BaseModel) else json.dumps(item, ensure_ascii=False)).encode()
+
+
+def shed_research(items: list[ResearchItem], limit: int = RESEARCH_BYTES) -> list[ResearchItem]:
+    """The newest research items that fit in `limit` bytes (the Orchestrator is sent only the newest few)."""
+    return items[len(items) - keep_count(items, len(items), limit, model_bytes):] if items else items
 
 
 def keep_count(items: Sequence[T], keep: int, budget: int, size: Callable[[T], int]) -> int:

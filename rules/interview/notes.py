@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from models.interview import NotesState, SectionCoverage
 
-from .similarity import is_duplicate
+from .similarity import jaccard_sets, words
 
 KEY_IDEA_THRESHOLD = 0.7
 CONTRADICTION_THRESHOLD = 0.6
@@ -30,11 +30,16 @@ def _append_unique_exact(existing: list, new: list, key) -> list:
 
 def _append_unique_similar(existing: list, new: list, key, threshold: float) -> list:
     out = list(existing)
+    if not new:
+        return out
+    kept = [words(key(x)) for x in out]      # each kept item's words, once
     for item in new:
         text = key(item)
-        if not text.strip() or is_duplicate(text, [key(x) for x in out], threshold):
+        mine = words(text)
+        if not text.strip() or any(jaccard_sets(mine, other) >= threshold for other in kept):
             continue
         out.append(item)
+        kept.append(mine)
     return out
 
 

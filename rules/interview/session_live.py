@@ -16,7 +16,7 @@ from models.interview import (
 )
 from models.patches import interview as patches
 
-from . import cadence, coverage, decisions, timing
+from . import budget, cadence, coverage, decisions, timing
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import progress_percent
@@ -51,6 +51,8 @@ class SessionLive(SessionControls):
         out, s = self._begin(now), self.state
         before = s.notes
         s.notes = merge_note_states(s.notes, found)
+        if budget.notes_bytes(s.notes) > budget.NOTES_BYTES and self.patched(patches.NOTES_BOUNDED):
+            s.notes = budget.shed_notes(s.notes)    # a long interview: the oldest notes go (carried state bounded)
         self._say(f"📝 NoteTaker found: {diff_summary(before, s.notes)}")
         return out
 
@@ -66,6 +68,9 @@ class SessionLive(SessionControls):
                 items.append(item)
         s.researched_at = cadence.mark_researched(s.researched_at, [i.topic for i in items], at)
         s.research.extend(items)
+        if (sum(map(budget.model_bytes, s.research)) > budget.RESEARCH_BYTES
+                and self.patched(patches.NOTES_BOUNDED)):
+            s.research = budget.shed_research(s.research)
         if found.topics_considered:
             self._say(f"🔍 Researcher wants to look up: {', '.join(found.topics_considered[:4])}")
         self._say(f"🔍 Researcher done — {len(items)} new piece(s) of context")

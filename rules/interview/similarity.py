@@ -12,7 +12,10 @@ def words(text: str) -> set[str]:
 
 
 def jaccard(a: str, b: str) -> float:
-    wa, wb = words(a), words(b)
+    return jaccard_sets(words(a), words(b))
+
+
+def jaccard_sets(wa: set[str], wb: set[str]) -> float:
     if not wa and not wb:
         return 1.0
     if not wa or not wb:
@@ -22,4 +25,5 @@ def jaccard(a: str, b: str) -> float:
 
 def is_duplicate(text: str, existing: list[str], threshold: float) -> bool:
     """Similar enough (>= threshold) to one already kept."""
-    return any(jaccard(text, other) >= threshold for other in existing)
+    mine = words(text)
+    return any(jaccard_sets(mine, words(other)) >= threshold for other in existing)

@@ -30,15 +30,20 @@ from models.interview import (
     DimensionSpec,
     Heartbeat,
     InterviewInput,
+    KeyIdea,
     NextQuestion,
+    NotesState,
     OrchestratorDecision,
     PlanSnapshot,
     QuestionSnapshot,
+    QuotableLine,
+    ResearchItem,
+    ResearchOutput,
     SectionSnapshot,
     SessionControl,
     TranscriptEntry,
 )
-from rules.interview import decisions
+from rules.interview import budget, decisions
 from rules.interview.entries import EntryError
 from rules.interview.questions import normalized
 from rules.interview.session import LIVE_STATUSES, Outcome, Session
@@ -282,6 +287,21 @@ class SessionMachine(RuleBasedStateMachine):
             method = "orchestrator"
         self._take(s.present_decision(self.now, decision, method))
 
+    @precondition(lambda self: not self.finished)
+    @rule(items=st.integers(0, 4), chars=st.sampled_from([10, 3000, 8000]))
+    def the_listeners_answer(self, items, chars):
+        """NoteTaker and Researcher land, with anything from a line to pages per item (a model quoting whole
+        answers), every item new."""
+        self.step = "listeners"
+        self.listened = getattr(self, "listened", 0) + 1
+        text = "漢" * chars
+        tag = [f"n{self.listened}-{i}" for i in range(items)]
+        self._take(self.s.merge_notes(self.now, NotesState(
+            key_ideas=[KeyIdea(title=t, description=text) for t in tag],
+            quotable_lines=[QuotableLine(text=f"{t} {text}") for t in tag], possible_titles=tag)))
+        self._take(self.s.add_research(self.now, ResearchOutput(items=[
+            ResearchItem(topic=t, summary=text) for t in tag])))
+
     # ------------------------------------------------------------------------------------------ continue-as-new
     @precondition(lambda self: not self.finished and self.pending is None)
     @rule(keep=st.integers(1, 40), events=st.integers(0, 200))
@@ -351,6 +371,12 @@ class SessionMachine(RuleBasedStateMachine):
                     f"never summarised: {sorted(sections_with_answers - set(self.ledger.summarized))}")
         else:
             require(st_.status in LIVE_STATUSES, "ended-is-final", f"live session with status {st_.status}")
+        if self.step == "listeners":      # (only they add notes and research; measuring is not free)
+            require(budget.notes_bytes(st_.notes) <= budget.NOTES_BYTES, "carried-state-bounded",
+                    f"notes hold {budget.notes_bytes(st_.notes):,} bytes")
+            research = sum(map(budget.model_bytes, st_.research))
+            require(research <= budget.RESEARCH_BYTES or len(st_.research) == 1, "carried-state-bounded",
+                    f"research holds {research:,} bytes")
         s.view(self.now)       # every view renders
 
 
