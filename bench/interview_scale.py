@@ -1,22 +1,23 @@
-"""Scale: how many concurrent rehearsed sessions Temporal workers sustain at a 10 s cadence with a simulated 1 s
-model, their decision latency (p50/p95) against the same agents driven by a plain in-process asyncio loop, and
+"""Scale: how many concurrent rehearsed sessions Temporal workers sustain at a given pace (`--cadence`, 10 s by
+default) with a simulated 1 s model, their decision latency (p50/p95) against the same agents driven by a plain in-process asyncio loop, and
 where the CPU goes (dev server vs worker processes vs this client).
 
-Each session: every 10 s the interviewer's question goes in, the answer 5 s later (both through `submit_entry`;
-no polling). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
+Each session: every `--cadence` s the interviewer's question goes in, the answer half a cadence later (both
+through `submit_entry`), and the state is read once per exchange (the `session_state` query a client makes). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
 it (read back from the workflow's event log; same host clock). Temporal side: one dev server (a child of this
 process) and N worker PROCESSES (`colloquy worker --role all`, the offline provider at the same simulated latency
 through COLLOQUY_OFFLINE_LATENCY_MS / COLLOQUY_OFFLINE_LATENCY_AGENTS), tuned by COLLOQUY_WORKER_*
 (core.settings.WorkerTuning); `--in-process` runs one worker pair inside this process instead (the old layout).
 Baseline: the same agent functions (NoteTaker ∥ Researcher, then Orchestrator unless a question is waiting for its
 answer; same windows, merge and fallback logic), one asyncio task per session, nothing durable. "Sustained" = no
-missed decision and p95 below the 10 s cadence.
+missed decision and p95 below the cadence (a decision lands before the next exchange).
 
 CPU: utime + stime from /proc/<pid>/stat of the dev server, each worker process and this process (the client:
 session drivers and queries), from the moment each is ready to the end of the run, per cycle (one session's
-question + answer) and per session-minute (bench/scale_metrics.py).
+question + answer) and per session-minute (bench/scale_metrics.py). History per exchange: events, workflow and
+activity tasks, updates, signals, timers and bytes, from a sample of the sessions' histories (bench/scale_history.py).
 
-    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0]
+    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10]
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
@@ -34,180 +35,21 @@ import contextlib
 import os
 import resource
 import signal
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, fields
-from datetime import UTC, datetime
-from pathlib import Path
-from typing import cast
+from dataclasses import dataclass, fields
 
-from bench.interview_common import ANSWERS, artifacts_in_tmp, median, pct, quiet, workers
-from bench.scale_metrics import (
-    CpuUse,
-    Summary,
-    children,
-    cmdline,
-    cpu_seconds,
-    kill_windows,
-    rusage_seconds,
-    summarize,
-)
+from bench.interview_common import ANSWERS, artifacts_in_tmp, median, pct, quiet
+from bench.scale_asyncio import CYCLE, run_asyncio
+from bench.scale_history import SAMPLE, HistoryCounts
+from bench.scale_metrics import CpuUse, Result, cpu_seconds, kill_windows
+from bench.scale_processes import SLOW_AGENTS, dev_server_pid, temporal_side
 from core.server import TUNED_DYNAMIC_CONFIG
 from core.settings import SDK_WORKER_DEFAULTS, WORKER_TUNING_ENV, WorkerTuning
 
-CADENCE = 10.0
-ANSWER_AFTER = 5.0
-LIVE = ("interview_note_taker", "interview_researcher", "interview_orchestrator")
-SLOW_AGENTS = (*LIVE, "interview_planner")  # the agents given the simulated latency (as before, in-process)
-ROOT = Path(__file__).resolve().parent.parent
+CADENCE = 10.0          # default seconds between a session's exchanges (--cadence)
 QUERY_CONCURRENCY = 16  # the final event-log queries: bounded, not 500 at once (each needs a workflow task)
 MAIN_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]  # what the dev server had before
-
-
-@dataclass
-class Result:
-    latencies: list[float] = field(default_factory=list)
-    missed: int = 0
-    wall_s: float = 0.0
-    decisions: list[tuple[float, float | None]] = field(default_factory=list)  # (answer sent, latency or None)
-    lost: int = 0            # sessions whose workflow is not running at the end, or unreadable
-    ack_timeouts: int = 0    # entries the client gave up waiting for (submit_entry's 10 s); they may still land
-    cpu: CpuUse | None = None
-    kill_at: float | None = None
-    window_s: float = 0.0
-
-    def summary(self) -> Summary:
-        return summarize([*self.latencies, *([None] * self.missed)])
-
-    def line(self, label: str, n: int) -> str:
-        s = self.summary()
-        extra = ""
-        if self.lost or self.ack_timeouts:
-            extra = f", sessions lost {self.lost}, entries unacknowledged {self.ack_timeouts}"
-        return (f"  {label:<18} {n:>4} sessions: {s.text()}{extra} "
-                f"-> {'sustained' if s.sustained(CADENCE) else 'NOT sustained'}")
-
-
-# ----------------------------------------------------------------------------------------------- processes
-@dataclass
-class WorkerProcess:
-    index: int
-    proc: subprocess.Popen[bytes]
-    log: Path
-    ready_cpu: float = 0.0
-    final_cpu: float | None = None
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def cpu_now(self) -> float:
-        return cpu_seconds(self.pid)
-
-    async def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
-        """Signal the worker and reap it; its CPU comes from the exit rusage (whole life)."""
-        if self.final_cpu is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(self.pid, sig)
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status, ru = os.wait4(self.pid, os.WNOHANG)
-            if pid:
-                self.proc.returncode = os.waitstatus_to_exitcode(status)
-                self.final_cpu = rusage_seconds(ru)
-                return
-            if time.monotonic() > deadline and sig != signal.SIGKILL:
-                sig = signal.SIGKILL
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(self.pid, sig)
-            await asyncio.sleep(0.05)
-
-
-def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update({
-        "COLLOQUY_PROFILE": "offline",
-        "COLLOQUY_LOG_LEVEL": "ERROR",
-        "RUST_LOG": "error",
-        "COLLOQUY_OFFLINE_LATENCY_MS": str(int(latency * 1000)),
-        "COLLOQUY_OFFLINE_LATENCY_AGENTS": ",".join(SLOW_AGENTS),
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
-    })
-    for name, var in WORKER_TUNING_ENV.items():
-        env[var] = str(getattr(tuning, name))
-    env.pop("COLLOQUY_MAX_CONCURRENT_ACTIVITIES", None)
-    return env
-
-
-async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
-                                 tuning: WorkerTuning, timeout: float = 120.0) -> list[WorkerProcess]:
-    """`colloquy worker --role all` processes on `queue`; returns once the server sees each poll both queues."""
-    from core.pollers import check_queues
-
-    env = worker_env(latency, tuning)
-    procs = []
-    logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
-    for i in range(count):
-        cmd = [sys.executable, "-m", "client.cli", "worker", "--role", "all", "--task-queue", queue,
-               "--address", address]
-        log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
-        with open(log, "wb") as out:
-            proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT)
-        procs.append(WorkerProcess(i + 1, proc, log))
-    deadline = time.monotonic() + timeout
-    waiting = {p.pid for p in procs}
-    while waiting:
-        for p in procs:
-            if p.proc.poll() is not None:
-                err = p.log.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
-        checks = await check_queues(client, queue, "all")
-        seen = [{int(x.identity.split("@", 1)[0]) for x in c.pollers if x.identity.split("@", 1)[0].isdigit()}
-                for c in checks]
-        waiting = {pid for pid in waiting if not all(pid in s for s in seen)}
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"worker processes {sorted(waiting)} not polling {queue} after {timeout:.0f} s")
-        if waiting:
-            await asyncio.sleep(0.5)
-    for p in procs:
-        p.ready_cpu = p.cpu_now()
-    return procs
-
-
-def dev_server_pid() -> int | None:
-    """The ephemeral dev server: a child process of this one running `temporal server start-dev`."""
-    for pid in children(os.getpid()):
-        if "start-dev" in cmdline(pid):
-            return pid
-    return None
-
-
-@asynccontextmanager
-async def temporal_side(n_workers: int, latency: float, tuning: WorkerTuning, in_process: bool,
-                        server_config: list[str]) -> AsyncIterator[tuple[object, str, list[WorkerProcess]]]:
-    from core.server import start_ephemeral_dev_server
-
-    env = await start_ephemeral_dev_server(dynamic_config=server_config)
-    try:
-        queue = f"bench-{uuid.uuid4().hex[:6]}"
-        if in_process:
-            async with workers(env.client, queue, tuning=tuning):
-                yield env, queue, []
-        else:
-            address = env.client.service_client.config.target_host
-            procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning)
-            try:
-                yield env, queue, procs
-            finally:
-                await asyncio.gather(*(p.stop() for p in procs))
-    finally:
-        await env.shutdown()
 
 
 # ----------------------------------------------------------------------------------------------- Temporal
@@ -218,13 +60,14 @@ class SessionRun:
     ack_timeouts: int = 0
 
 
-async def temporal_session(client, queue: str, index: int, n: int, exchanges: int) -> SessionRun:  # noqa: ANN001
+async def temporal_session(client, queue: str, index: int, n: int, exchanges: int,  # noqa: ANN001
+                           pace: float) -> SessionRun:
     from client.interview import session_state, start_interview, submit_entry, wait_for_state
     from client.interview_calls import InterviewClientError
     from models.interview import InterviewInput, TranscriptEntry
 
-    await asyncio.sleep(index * CADENCE / n)  # people do not all start on the same second
-    inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CADENCE)
+    await asyncio.sleep(index * pace / n)  # people do not all start on the same second
+    inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CYCLE)
     handle = await start_interview(client, inp, f"interview-bench-scale-{index}-{uuid.uuid4().hex[:4]}", queue)
     state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 300, 0.5)
     run = SessionRun(handle.id, [])
@@ -238,11 +81,11 @@ async def temporal_session(client, queue: str, index: int, n: int, exchanges: in
     for turn in range(1, exchanges + 1):
         began = time.monotonic()
         await submit(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer", text=state.next_question or "Go on?"))
-        await asyncio.sleep(max(0.0, ANSWER_AFTER - (time.monotonic() - began)))
+        await asyncio.sleep(max(0.0, pace / 2 - (time.monotonic() - began)))
         run.sent.append(time.time())
         await submit(TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
                                      text=ANSWERS[(index + turn) % len(ANSWERS)]))
-        await asyncio.sleep(max(0.0, CADENCE - (time.monotonic() - began)))
+        await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
         with contextlib.suppress(InterviewClientError):
             state = await session_state(handle)
     return run
@@ -280,6 +123,8 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
     from models.interview import QUERY_EVENT_LOG, EventLogPage
 
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
+    res.history = HistoryCounts()
+    sampled = {r.workflow_id for r in runs[:SAMPLE] if isinstance(r, SessionRun)}
 
     async def one(run: SessionRun) -> None:
         async with gate:
@@ -299,6 +144,9 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
             res.latencies += [lat for _, lat in pairs if lat is not None]
             res.missed += sum(1 for _, lat in pairs if lat is None)
             res.ack_timeouts += run.ack_timeouts
+            if run.workflow_id in sampled and res.history is not None:
+                with contextlib.suppress(Exception):
+                    res.history.add((await handle.fetch_history()).events, exchanges)
             with contextlib.suppress(Exception):
                 await handle.terminate("benchmark done")
 
@@ -311,8 +159,8 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
 
 async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTuning, n_workers: int = 1,
                        in_process: bool = False, server_config: list[str] | None = None,
-                       kill_after: float | None = None) -> Result:
-    res = Result()
+                       kill_after: float | None = None, pace: float = CADENCE) -> Result:
+    res = Result(pace=pace)
     async with temporal_side(n_workers, latency, tuning, in_process,
                              server_config if server_config is not None else TUNED_DYNAMIC_CONFIG) as (env, queue, procs):
         client = env.client  # type: ignore[attr-defined]
@@ -331,9 +179,9 @@ async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTun
 
             killer = asyncio.create_task(kill())
             res.window_s = tuning.sticky_queue_timeout_s + 10.0
-        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges) for i in range(n)),
+        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges, pace) for i in range(n)),
                                     return_exceptions=True)
-        await asyncio.sleep(CADENCE / 2)  # let the last decisions land
+        await asyncio.sleep(CYCLE / 2)  # let the last decisions land
         res.wall_s = time.monotonic() - began
         if killer is not None:
             await killer
@@ -347,105 +195,6 @@ async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTun
             cpu = {("client+worker" if k == "client" else k): v for k, v in cpu.items()}
         res.cpu = CpuUse(cpu)
         await collect(client, list(runs), exchanges, res)
-    return res
-
-
-# ----------------------------------------------------------------------------------------------- asyncio
-async def asyncio_session(index: int, n: int, exchanges: int, res: Result) -> None:
-    """The same live agents, the engine's cycle rule (wake on new entries or every 10 s; NoteTaker ∥ Researcher
-    with new content, then the Orchestrator), in one plain asyncio task: no server, no history, no durability."""
-    from activities.interview import interview_note_taker, interview_orchestrator, interview_researcher
-    from models.interview import NotesState, Phase, ResearchItem, TranscriptEntry
-    from models.interview_activities import NoteTakerInput, OrchestratorInput, ResearcherInput
-    from rules.interview import cadence, coverage, decisions
-    from rules.interview.notes import merge_notes, summary_text
-    from rules.interview.phases import phase_for
-    from rules.interview.plan import default_plan
-
-    await asyncio.sleep(index * CADENCE / n)
-    topic = f"What on-call taught me #{index}"
-    plan = default_plan(topic, "", "adaptive", 900)
-    started = time.monotonic()
-    tail: list[TranscriptEntry] = []
-    notes = NotesState()
-    research: list[ResearchItem] = []
-    asked: set[str] = set()
-    decision = decisions.fallback_decision(plan, asked, "opening")
-    processed = 0
-    wake = asyncio.Event()
-    orchestrations: list[tuple[float, float]] = []  # (request, response) wall times
-    done = False
-
-    async def live_loop() -> None:
-        nonlocal notes, decision, processed
-        while not done:
-            try:
-                await asyncio.wait_for(wake.wait(), CADENCE)
-            except TimeoutError:
-                pass
-            wake.clear()
-            new = len(tail) - processed
-            up_to = len(tail)
-            if any(e.speaker == "interviewee" for e in tail[processed:]):   # like the engine: new answers only
-                nt, rs = await asyncio.gather(
-                    interview_note_taker(NoteTakerInput(
-                        topic=topic, research_goal=plan.research_goal, angle=plan.angle,
-                        window=cadence.lines(cadence.listen_window(tail, processed, cadence.NOTES_WINDOW)),
-                        notes_text=summary_text(notes))),
-                    interview_researcher(ResearcherInput(
-                        topic=topic, window=cadence.lines(cadence.listen_window(tail, processed, cadence.RESEARCH_WINDOW)),
-                        existing_topics=[r.topic for r in research])))
-                notes = merge_notes(notes, nt.output)
-                research.extend(rs.output.items)
-            processed = up_to
-            if not new or tail[-1].speaker == "interviewer":
-                continue  # like the engine: nothing new, or the interviewer's question is waiting for its answer
-            asked_now = time.time()
-            elapsed = time.monotonic() - started
-            phase = cast(Phase, phase_for(elapsed, 900))
-            out = await interview_orchestrator(OrchestratorInput(
-                topic=topic, research_goal=plan.research_goal, angle=plan.angle,
-                plan_coverage=coverage.plan_coverage_text(plan, asked),
-                window=cadence.lines(cadence.window(tail, cadence.ORCHESTRATOR_WINDOW)), notes_text=summary_text(notes),
-                research=research[-cadence.RESEARCH_IN_PROMPT:],
-                elapsed_seconds=elapsed, target_seconds=900, phase=phase,
-                fallback=decisions.fallback_decision(plan, asked, phase)))
-            orchestrations.append((asked_now, time.time()))
-            decision = out.output
-            if decision.next_question.source_question_id:
-                asked.add(decision.next_question.source_question_id)
-
-    loop = asyncio.create_task(live_loop())
-    sent: list[float] = []
-    for turn in range(1, exchanges + 1):
-        began = time.monotonic()
-        tail.append(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer", text=decision.next_question.text,
-                                    seq=len(tail) + 1, received_at=datetime.now(UTC)))
-        wake.set()
-        await asyncio.sleep(max(0.0, ANSWER_AFTER - (time.monotonic() - began)))
-        sent.append(time.time())
-        tail.append(TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
-                                    text=ANSWERS[(index + turn) % len(ANSWERS)], seq=len(tail) + 1,
-                                    received_at=datetime.now(UTC)))
-        wake.set()
-        await asyncio.sleep(max(0.0, CADENCE - (time.monotonic() - began)))
-    await asyncio.sleep(CADENCE / 2)
-    done = True
-    wake.set()
-    await loop
-    for at in sent:
-        hit = next((end for start, end in orchestrations if start >= at), None)
-        if hit is None:
-            res.missed += 1
-        else:
-            res.latencies.append(hit - at)
-
-
-async def run_asyncio(n: int, exchanges: int) -> Result:
-    res = Result()
-    began = time.monotonic()
-    await asyncio.gather(*(asyncio_session(i, n, exchanges, res) for i in range(n)))
-    res.wall_s = time.monotonic() - began
     return res
 
 
@@ -515,26 +264,28 @@ async def main_async(args: argparse.Namespace) -> None:
     print("\n".join(header), flush=True)
     sizes = [int(x) for x in args.sessions.split(",")]
     rows: list[tuple[int, dict[int, Result], Result, Result | None]] = []
-    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges)
+    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges, args.cadence)
     async with artifacts_in_tmp():
         for n in sizes:
             temporal: dict[int, Result] = {}
             for w in counts:
-                t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config)
+                t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config,
+                                       pace=args.cadence)
                 temporal[w] = t
                 print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
                 print("    " + _cpu(t, n, args.exchanges), flush=True)
-            a = await run_asyncio(n, args.exchanges)
+            a = await run_asyncio(n, args.exchanges, args.cadence)
             print(a.line("asyncio", n), flush=True)
             k = None
             if args.kill_drill:
-                k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after)
+                k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after,
+                                       pace=args.cadence)
                 print(k.line("temporal kill", n), flush=True)
                 print("\n".join(kill_lines(n, k)), flush=True)
             rows.append((n, temporal, a, k))
     print()
     print("\n".join(header))
-    print(f"scale — cadence {CADENCE:.0f} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
+    print(f"scale — cadence {args.cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
           f"exchanges per session; server, workers and client share this machine's {os.cpu_count()} CPUs")
     for n, temporal, a, k in rows:
         for w, t in temporal.items():
@@ -553,16 +304,17 @@ async def main_async(args: argparse.Namespace) -> None:
             print("\n".join(kill_lines(n, k)))
 
 
-def default_kill_after(exchanges: int) -> float:
+def default_kill_after(exchanges: int, pace: float = CADENCE) -> float:
     """Seconds after the sessions start: past the start spread (one cadence) and the plans, then a third of the
     exchanges in, so that (with 6 or more exchanges) decisions land before, inside and after the window."""
-    return CADENCE + 5 + CADENCE * max(1, exchanges // 3)
+    return pace + 5 + pace * max(1, exchanges // 3)
 
 
 def _cpu(res: Result, n: int, exchanges: int) -> str:
     if res.cpu is None:
         return "CPU: not measured"
-    return res.cpu.line(cycles=n * exchanges, session_minutes=n * res.wall_s / 60, wall_s=res.wall_s)
+    line = res.cpu.line(cycles=n * exchanges, session_minutes=n * res.wall_s / 60, wall_s=res.wall_s)
+    return line if res.history is None else f"{line}\n    {res.history.line()}"
 
 
 def main() -> None:
@@ -570,6 +322,9 @@ def main() -> None:
     parser.add_argument("--sessions", default="10,50,100", help="Comma-separated concurrent session counts.")
     parser.add_argument("--exchanges", type=int, default=2, help="Question/answer exchanges per session.")
     parser.add_argument("--latency", type=float, default=1.0, help="Simulated seconds per LLM call.")
+    parser.add_argument("--cadence", type=float, default=CADENCE,
+                        help="Seconds between a session's exchanges (the answer comes half-way); people take 20-60 s "
+                             "to answer aloud or in writing. A decision must land within one to count as sustained.")
     parser.add_argument("--workers", type=int, default=1,
                         help="Run each size with 1..N worker processes (2: what the second worker adds).")
     parser.add_argument("--kill-drill", action=argparse.BooleanOptionalAction, default=None,
@@ -586,6 +341,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.in_process and (args.workers > 1 or args.kill_drill):
         parser.error("--in-process runs one worker pair in this process: no --workers > 1 or --kill-drill")
+    if args.cadence < 2:
+        parser.error("--cadence must be at least 2 seconds")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.kill_drill is None:

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bench.scale_history import HistoryCounts
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -147,3 +151,29 @@ def kill_windows(decisions: Iterable[tuple[float, float | None]], kill_at: float
         else:
             groups["after"].append(latency)
     return {k: summarize(v) for k, v in groups.items()}
+
+
+@dataclass
+class Result:
+    latencies: list[float] = field(default_factory=list)
+    missed: int = 0
+    wall_s: float = 0.0
+    decisions: list[tuple[float, float | None]] = field(default_factory=list)  # (answer sent, latency or None)
+    lost: int = 0            # sessions whose workflow is not running at the end, or unreadable
+    ack_timeouts: int = 0    # entries the client gave up waiting for (submit_entry's 10 s); they may still land
+    cpu: CpuUse | None = None
+    kill_at: float | None = None
+    window_s: float = 0.0
+    pace: float = 10.0       # seconds between a session's exchanges: a decision must land within one
+    history: HistoryCounts | None = None
+
+    def summary(self) -> Summary:
+        return summarize([*self.latencies, *([None] * self.missed)])
+
+    def line(self, label: str, n: int) -> str:
+        s = self.summary()
+        extra = ""
+        if self.lost or self.ack_timeouts:
+            extra = f", sessions lost {self.lost}, entries unacknowledged {self.ack_timeouts}"
+        return (f"  {label:<18} {n:>4} sessions: {s.text()}{extra} "
+                f"-> {'sustained' if s.sustained(self.pace) else 'NOT sustained'}")

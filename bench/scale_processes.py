@@ -1,0 +1,142 @@
+"""The Temporal side of `bench.interview_scale`: an ephemeral dev server (a child of the bench) and N worker
+PROCESSES (`colloquy worker --role all`, the offline provider at the simulated latency), or one worker pair in the
+bench process (`--in-process`); CPU of each read from /proc (bench/scale_metrics.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.interview_common import workers
+from bench.scale_metrics import children, cmdline, cpu_seconds, rusage_seconds
+from core.settings import WORKER_TUNING_ENV, WorkerTuning
+
+LIVE = ("interview_note_taker", "interview_researcher", "interview_orchestrator")
+SLOW_AGENTS = (*LIVE, "interview_planner")  # the agents given the simulated latency (as before, in-process)
+ROOT = Path(__file__).resolve().parent.parent
+
+@dataclass
+class WorkerProcess:
+    index: int
+    proc: subprocess.Popen[bytes]
+    log: Path
+    ready_cpu: float = 0.0
+    final_cpu: float | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def cpu_now(self) -> float:
+        return cpu_seconds(self.pid)
+
+    async def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> None:
+        """Signal the worker and reap it; its CPU comes from the exit rusage (whole life)."""
+        if self.final_cpu is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, sig)
+        deadline = time.monotonic() + timeout
+        while True:
+            pid, status, ru = os.wait4(self.pid, os.WNOHANG)
+            if pid:
+                self.proc.returncode = os.waitstatus_to_exitcode(status)
+                self.final_cpu = rusage_seconds(ru)
+                return
+            if time.monotonic() > deadline and sig != signal.SIGKILL:
+                sig = signal.SIGKILL
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(self.pid, sig)
+            await asyncio.sleep(0.05)
+
+
+def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({
+        "COLLOQUY_PROFILE": "offline",
+        "COLLOQUY_LOG_LEVEL": "ERROR",
+        "RUST_LOG": "error",
+        "COLLOQUY_OFFLINE_LATENCY_MS": str(int(latency * 1000)),
+        "COLLOQUY_OFFLINE_LATENCY_AGENTS": ",".join(SLOW_AGENTS),
+        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+    })
+    for name, var in WORKER_TUNING_ENV.items():
+        env[var] = str(getattr(tuning, name))
+    env.pop("COLLOQUY_MAX_CONCURRENT_ACTIVITIES", None)
+    return env
+
+
+async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
+                                 tuning: WorkerTuning, timeout: float = 120.0) -> list[WorkerProcess]:
+    """`colloquy worker --role all` processes on `queue`; returns once the server sees each poll both queues."""
+    from core.pollers import check_queues
+
+    env = worker_env(latency, tuning)
+    procs = []
+    logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
+    for i in range(count):
+        cmd = [sys.executable, "-m", "client.cli", "worker", "--role", "all", "--task-queue", queue,
+               "--address", address]
+        log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT)
+        procs.append(WorkerProcess(i + 1, proc, log))
+    deadline = time.monotonic() + timeout
+    waiting = {p.pid for p in procs}
+    while waiting:
+        for p in procs:
+            if p.proc.poll() is not None:
+                err = p.log.read_text(errors="replace")[-2000:]
+                raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
+        checks = await check_queues(client, queue, "all")
+        seen = [{int(x.identity.split("@", 1)[0]) for x in c.pollers if x.identity.split("@", 1)[0].isdigit()}
+                for c in checks]
+        waiting = {pid for pid in waiting if not all(pid in s for s in seen)}
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"worker processes {sorted(waiting)} not polling {queue} after {timeout:.0f} s")
+        if waiting:
+            await asyncio.sleep(0.5)
+    for p in procs:
+        p.ready_cpu = p.cpu_now()
+    return procs
+
+
+def dev_server_pid() -> int | None:
+    """The ephemeral dev server: a child process of this one running `temporal server start-dev`."""
+    for pid in children(os.getpid()):
+        if "start-dev" in cmdline(pid):
+            return pid
+    return None
+
+
+@asynccontextmanager
+async def temporal_side(n_workers: int, latency: float, tuning: WorkerTuning, in_process: bool,
+                        server_config: list[str]) -> AsyncIterator[tuple[object, str, list[WorkerProcess]]]:
+    from core.server import start_ephemeral_dev_server
+
+    env = await start_ephemeral_dev_server(dynamic_config=server_config)
+    try:
+        queue = f"bench-{uuid.uuid4().hex[:6]}"
+        if in_process:
+            async with workers(env.client, queue, tuning=tuning):
+                yield env, queue, []
+        else:
+            address = env.client.service_client.config.target_host
+            procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning)
+            try:
+                yield env, queue, procs
+            finally:
+                await asyncio.gather(*(p.stop() for p in procs))
+    finally:
+        await env.shutdown()
