@@ -242,6 +242,9 @@ def rejects_mode(exc: Exception, mode: str) -> bool:
     return False
 
 
+IN_PROCESS_PROVIDERS = (OFFLINE_PROVIDER, LOCAL_PROVIDER)
+
+
 def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution,
                   messages: list[dict[str, Any]], call_schema: dict[str, Any] | None = None
                   ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -259,6 +262,11 @@ def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution
         if res.small_model or call_schema is not None:
             fields["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": output_model.__name__, "schema": schema}}
+        elif res.litellm_model.split("/", 1)[0] in IN_PROCESS_PROVIDERS:
+            # the offline and local providers read the model's own schema (generated once per model): litellm
+            # would otherwise build its strict form anew on every call, a fifth of a busy worker's CPU
+            fields["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": output_model.__name__, "schema": json_schema_of(output_model)}}
     elif mode in ("json_object", "tools"):
         schema = enumerate_bounded_numbers(schema)  # decoded with a grammar where the server takes the schema
     if mode == "json_object":
