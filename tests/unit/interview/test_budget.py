@@ -88,3 +88,10 @@ def test_carry_over_budget_never_counts_a_single_item():
     assert not budget.carry_over_budget([entry(0, 64_000)], budget.entry_bytes)
     assert budget.carry_over_budget([entry(i) for i in range(12)], budget.entry_bytes)
     assert not budget.carry_over_budget([entry(i) for i in range(3)], budget.entry_bytes)
+
+
+def test_shed_notes_measures_exactly_when_it_empties_lists():
+    """Emptying a list saves one byte less than its item and separator: the result is measured, not summed."""
+    notes = NotesState(possible_titles=["t"], claims=[Claim(text="c")], key_ideas=[KeyIdea(title="k" * 50)])
+    for limit in range(budget.notes_bytes(NotesState()), budget.notes_bytes(notes) + 1):
+        assert budget.notes_bytes(budget.shed_notes(notes, limit)) <= limit
