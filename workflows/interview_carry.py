@@ -85,18 +85,23 @@ class ContinueAsNew:
     async def _shed_before_finish(self) -> None:
         """The final save and export take the in-memory transcript and events as input: when a burst of long
         entries arrived since the last continue-as-new, archive the older ones first (bounded inputs)."""
+        await self._archive_beyond_kept(f"{self.s.state.continued + 1:03d}-final", over_bytes_only=True)
+
+    async def _archive_beyond_kept(self, tag: str, over_bytes_only: bool) -> None:
+        """Archive the transcript entries and events beyond what memory keeps (`_keep_entries`, `_keep_events`) as
+        transcript-part-<tag>.jsonl and events-part-<tag>.jsonl; `over_bytes_only`: only where their texts are over
+        the carry budget (not merely more than the counts kept)."""
         st = self.s.state
-        run = st.continued + 1
         keep = self._keep_entries()
-        if keep < len(st.transcript_tail) and keep < KEEP_ENTRIES:
+        if keep < len(st.transcript_tail) and (keep < KEEP_ENTRIES or not over_bytes_only):
             old_entries = self.s.archive_transcript(keep)
-            await self._archive(st.transcript_segments, f"transcript-part-{run:03d}-final.jsonl",
+            await self._archive(st.transcript_segments, f"transcript-part-{tag}.jsonl",
                                 [e.model_dump_json() for e in old_entries], f"archive {len(old_entries)} entries")
         keep = self._keep_events()
         events = self.s.log.events
-        if keep < len(events) and keep < KEEP_EVENTS:
+        if keep < len(events) and (keep < KEEP_EVENTS or not over_bytes_only):
             old_events = events[:-keep]
-            await self._archive(st.event_segments, f"events-part-{run:03d}-final.jsonl",
+            await self._archive(st.event_segments, f"events-part-{tag}.jsonl",
                                 [e.model_dump_json() for e in old_events], f"archive {len(old_events)} events")
             del events[:len(old_events)]
 
@@ -129,14 +134,7 @@ class ContinueAsNew:
             del st.activity_log[:archived_lines]
             archived_events = archived_lines = 0
             late += 1
-            more_entries = self.s.archive_transcript(self._keep_entries())
-            await self._archive(st.transcript_segments, f"transcript-part-{run:03d}-late{late}.jsonl",
-                                [e.model_dump_json() for e in more_entries], f"archive {len(more_entries)} entries")
-            keep_events = self._keep_events()
-            more_events = events[:-keep_events] if len(events) > keep_events else []
-            await self._archive(st.event_segments, f"events-part-{run:03d}-late{late}.jsonl",
-                                [e.model_dump_json() for e in more_events], f"archive {len(more_events)} events")
-            del events[:len(more_events)]
+            await self._archive_beyond_kept(f"{run:03d}-late{late}", over_bytes_only=False)
             await workflow.wait_condition(workflow.all_handlers_finished)
         if self.s.ended and workflow.patched(ENDED_NOT_CARRIED):
             del events[:archived_events]            # archived above: the final export reads them from there
