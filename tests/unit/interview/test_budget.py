@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
-from models.interview import MAX_ENTRY_CHARS, TranscriptEntry
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from models.interview import (
+    MAX_ENTRY_CHARS,
+    Claim,
+    KeyIdea,
+    NotesState,
+    QuotableLine,
+    ResearchItem,
+    SectionCoverage,
+    TranscriptEntry,
+)
 from rules.interview import budget
+from rules.interview.notes import merge_notes
 
 
 def entry(i: int, chars: int = MAX_ENTRY_CHARS, ch: str = "漢") -> TranscriptEntry:
@@ -39,11 +52,6 @@ def test_part_names():
 
 
 # ------------------------------------------------------------------------------ notes and research (carried-state-bounded)
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from models.interview import Claim, KeyIdea, NotesState, QuotableLine, ResearchItem, SectionCoverage  # noqa: E402
-
 TEXTS = st.text(st.sampled_from("ab漢 é"), max_size=9000)
 
 
@@ -67,7 +75,6 @@ def test_shed_notes_fits_keeps_the_newest_and_the_coverage(ideas, quotes, claims
 def test_notes_from_a_long_interview_stay_within_the_budget():
     """The regression: merged notes grew by every NoteTaker window (96 KB each in a flood of long answers) until
     the carried state outgrew its input limit and the continued run was refused."""
-    from rules.interview.notes import merge_notes
     notes = NotesState()
     for window in range(20):
         found = NotesState(quotable_lines=[QuotableLine(text=f"{window}-{i} " + "漢" * 8000) for i in range(4)])
