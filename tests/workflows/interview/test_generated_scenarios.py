@@ -7,8 +7,8 @@ Every scenario checks, from the run's own records: it finished (within a bound: 
 within its duration + late grace; the exported 003 event log passes tests/interview_invariants.py
 `check_event_log`; the transcript holds exactly the accepted entries, in order; every section has an exit reason.
 
-`make test` runs 50 scenarios (5 seeds × 10); `pytest -m deep` 200 more. A failing scenario prints its seed and script:
-it becomes a named regression test (below, or in tests/unit/interview/test_session_regressions.py)."""
+`make test` judges 50 scenarios (5 seeds × 10; one the test server stalled is replaced); `pytest -m deep` 200 more.
+A failing scenario prints its seed and script: it becomes a named regression test (below, or in tests/unit/interview/test_session_regressions.py)."""
 
 from __future__ import annotations
 
@@ -208,10 +208,14 @@ def check_run(run: Run, result: InterviewResult, total: float, grace: float) -> 
 
 @pytest.mark.parametrize("seed", range(5))
 async def test_generated_scenarios(ts_env, worker, offline, seed):
-    """10 generated scenarios per seed (50 in all), each a whole interview with continue-as-new at random points."""
+    """10 generated scenarios judged per seed (50 in all), each a whole interview with continue-as-new at random
+    points; one the test server stalled is abandoned and the next seed is played in its place (at most 5 times)."""
     async with worker(ts_env.client) as queue:
-        played = [await scenario(ts_env, queue, seed * 1000 + n) for n in range(10)]
-    assert sum(played) >= 8, f"{10 - sum(played)} of 10 scenarios abandoned: the time-skipping server stalled"
+        judged = tries = 0
+        while judged < 10 and tries < 15:
+            judged += await scenario(ts_env, queue, seed * 1000 + tries)
+            tries += 1
+    assert judged == 10, f"{tries - judged} of {tries} scenarios abandoned: the time-skipping server stalled"
 
 
 @pytest.mark.deep
