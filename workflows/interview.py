@@ -33,6 +33,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.agents.base import agent_activity
     from activities.interview import (
         interview_analysis,
         interview_assistant,
@@ -190,7 +191,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         if isinstance(plan, PlannerInput):
             request = plan
             try:
-                plan = (await self._agent(interview_planner, request, agent="interview_planner", actor="system", summary=f"Planner: {request.topic[:60]}")).output
+                plan = (await self._agent(interview_planner, request, actor="system", summary=f"Planner: {request.topic[:60]}")).output
             except AgentFailed:
                 self._say("⚠️ Planner failed — using the plan derived from the topic")
                 plan = self.s.planner_fallback(request)
@@ -285,8 +286,8 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         assistant_input, out = self.s.assistant_asked(workflow.now(), query)
         self._apply(out)
         try:
-            result = await self._agent(interview_assistant, assistant_input, agent="interview_assistant",
-                                       actor="assistant_ai", summary=f"Assistant: {query.text[:60]}")
+            result = await self._agent(interview_assistant, assistant_input, actor="assistant_ai",
+                                       summary=f"Assistant: {query.text[:60]}")
             answer = result.output
         except AgentFailed as err:
             answer = self.s.assistant_unavailable(query, str(err))
@@ -351,7 +352,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
     async def _run_note_taker(self) -> None:
         inp = self.s.note_taker_input()
         try:
-            result = await self._agent(interview_note_taker, inp, agent="interview_note_taker", actor="system", summary=f"NoteTaker: last {len(inp.window)} entries")
+            result = await self._agent(interview_note_taker, inp, actor="system", summary=f"NoteTaker: last {len(inp.window)} entries")
         except AgentFailed:
             self._say("📝 NoteTaker failed — keeping the previous notes")
             return
@@ -360,7 +361,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
     async def _run_researcher(self, now: datetime) -> None:
         inp = self.s.researcher_input(now)
         try:
-            result = await self._agent(interview_researcher, inp, agent="interview_researcher", actor="system", summary=f"Researcher: last {len(inp.window)} entries")
+            result = await self._agent(interview_researcher, inp, actor="system", summary=f"Researcher: last {len(inp.window)} entries")
         except AgentFailed:
             self._say("🔍 Researcher failed — no new research this cycle")
             return
@@ -373,8 +374,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
             return
         asked = len(self.s.state.asked_question_ids)
         try:
-            result = await self._agent(interview_orchestrator, self.s.orchestrator_input(now),
-                                       agent="interview_orchestrator", actor="interviewer_ai",
+            result = await self._agent(interview_orchestrator, self.s.orchestrator_input(now), actor="interviewer_ai",
                                        summary=f"Orchestrator: {self.s.state.phase}, {asked} asked")
             decision, method = result.output, "orchestrator"
         except AgentFailed:
@@ -390,7 +390,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
             return
         try:
             result = await self._agent(interview_orchestrator, self.s.orchestrator_input(workflow.now()),
-                                       agent="interview_orchestrator", actor="interviewer_ai",
+                                       actor="interviewer_ai",
                                        summary=f"Interviewer AI: coverage of {sec.id}", section_id=sec.id)
         except AgentFailed as err:
             self._apply(self.s.terminate(workflow.now(), "system_error", f"interviewer AI failed after one retry: {err}"))
@@ -400,15 +400,18 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
     async def _summarize_section(self, index: int, summary_input: SectionSummaryInput) -> None:
         sid = summary_input.section_id
         try:
-            result = await self._agent(interview_section_summary, summary_input, agent="interview_section_summary",
-                                       actor="system", summary=f"Section summary: {sid}", section_id=sid)
+            result = await self._agent(interview_section_summary, summary_input, actor="system",
+                                       summary=f"Section summary: {sid}", section_id=sid)
             self.s.state.sections[index].summary = result.output
         except AgentFailed:
             self._say(f"⚠️ Section summary for {sid} failed — the section keeps its raw transcript only")
 
     # ======================================================================================= agent calls
-    async def _agent(self, fn: Any, arg: Any, *, agent: str, actor: str, summary: str,
-                     section_id: str | None = None) -> Any:
+    async def _agent(self, fn: Any, arg: Any, *, actor: str, summary: str, section_id: str | None = None) -> Any:
+        """Call an agent through its declaration (its name is the declaration's, logged as AI_REQUEST/…)."""
+        declared = agent_activity(fn)
+        assert declared is not None, f"{fn!r} is not an agent activity"
+        agent = declared.spec.name
         self.s.agent_called(workflow.now(), actor, agent, summary, section_id)
         try:
             result = await call_agent(fn, arg, summary=summary)
@@ -434,13 +437,12 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         ref, essay, analysis_ref, title, follow_up, error = transcript.json_ref, None, None, "", None, self.s.error
         if self.s.wants_essay():
             try:
-                analysis = (await self._agent(interview_analysis, self.s.analysis_input(ref), agent="interview_analysis",
-                                              actor="system",
+                analysis = (await self._agent(interview_analysis, self.s.analysis_input(ref), actor="system",
                                               summary=f"Analysis: {transcript.entries} entries")).output
                 analysis_ref = await save_artifact(self.wid, "analysis.json", analysis.model_dump_json(indent=1),
                                                    "application/json")
                 written = (await self._agent(interview_writer, self.s.writer_input(analysis, ref),
-                                             agent="interview_writer", actor="system",
+                                             actor="system",
                                              summary=f"Writer: {inp.style} essay")).output
                 essay, title = written.essay, written.title
                 self._say(f"✍️ Essay written: {title!r}, {written.words} words, {written.quotes_verified} verified quotes")
@@ -449,7 +451,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
                 self._say(f"⚠️ {error} (the transcript is saved)")
             try:
                 follow_up = (await self._agent(interview_follow_up, self.s.follow_up_input(ref),
-                                               agent="interview_follow_up", actor="system",
+                                               actor="system",
                                                summary="Follow-up suggestions")).output
             except AgentFailed as err:
                 self._say(f"⚠️ follow-up suggestions failed: {err}")
