@@ -124,10 +124,21 @@ class SessionTimings:
     missed: int = 0                                                  # no decision within the timeout
 
 
+async def show_question(handle: WorkflowHandle, state, entry_id: str) -> None:  # noqa: ANN001
+    """The client shows the question in force. The engine records it as the interviewer's entry itself
+    (`question_entry_id`); on a run from before it did, the client records it (an update)."""
+    from client.interview import submit_entry
+    from models.interview import TranscriptEntry
+
+    if not state.question_entry_id:
+        await submit_entry(handle, TranscriptEntry(entry_id=entry_id, speaker="interviewer",
+                                                   text=state.next_question or "Go on?"))
+
+
 async def drive_exchanges(handle: WorkflowHandle, answers: list[str], cadence_s: float, answer_after_s: float,
                           poll_s: float = 0.1, timeout_s: float = 60.0, start_offset_s: float = 0.0
                           ) -> SessionTimings:
-    """A measuring rehearsal client. Every `cadence_s`: record the engine's question (`submit_entry`), answer
+    """A measuring rehearsal client. Every `cadence_s`: show the engine's question (`show_question`), answer
     `answer_after_s` after it, and time answer -> the engine's decision made with that answer in hand (event log:
     interviewer-AI request after the answer, then its response)."""
     from client.interview import session_state, submit_entry, wait_for_decision, wait_for_state
@@ -139,8 +150,7 @@ async def drive_exchanges(handle: WorkflowHandle, answers: list[str], cadence_s:
         await asyncio.sleep(start_offset_s)  # spread sessions over the cadence, like real people
     for turn, answer in enumerate(answers, start=1):
         began = time.monotonic()
-        await submit_entry(handle, TranscriptEntry(entry_id=f"b{turn}q", speaker="interviewer",
-                                                   text=state.next_question or "Go on?"))
+        await show_question(handle, state, f"b{turn}q")
         rest = answer_after_s - (time.monotonic() - began)
         if rest > 0:
             await asyncio.sleep(rest)  # the interviewee thinking: real time is the point of this client loop

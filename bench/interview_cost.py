@@ -21,6 +21,7 @@ from bench.interview_common import (
     artifacts_in_tmp,
     prompt_tokens,
     quiet,
+    show_question,
     time_skipping_server,
     workers,
 )
@@ -49,8 +50,7 @@ async def run(minutes: int, every: int) -> None:
             for _ in range(per_minute):
                 turn += 1
                 state = await session_state(handle)
-                await submit_entry(handle, TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
-                                                           text=state.next_question or "Go on?"))
+                await show_question(handle, state, f"q{turn}")
                 answer = f"{ANSWERS[turn % len(ANSWERS)]} (point {turn}: the {turn}th detail of that story.)"
                 await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))
                 await env.sleep(every)

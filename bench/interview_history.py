@@ -17,7 +17,14 @@ import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bench.interview_common import ANSWERS, artifacts_in_tmp, quiet, time_skipping_server, workers
+from bench.interview_common import (
+    ANSWERS,
+    artifacts_in_tmp,
+    quiet,
+    show_question,
+    time_skipping_server,
+    workers,
+)
 
 
 @dataclass
@@ -57,8 +64,7 @@ async def session_history(cycle: float, minutes: float, every: float, answer_aft
         turns = int(minutes * 60 // every)
         for turn in range(1, turns + 1):
             state = await session_state(handle)
-            await submit_entry(handle, TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
-                                                       text=state.next_question or "Go on?"))
+            await show_question(handle, state, f"q{turn}")
             await env.sleep(answer_after)
             answer = f"{ANSWERS[turn % len(ANSWERS)]} (point {turn}: the {turn}th detail of that story.)"
             await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))

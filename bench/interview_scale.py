@@ -2,8 +2,9 @@
 default) with a simulated 1 s model, their decision latency (p50/p95) against the same agents driven by a plain in-process asyncio loop, and
 where the CPU goes (dev server vs worker processes vs this client).
 
-Each session: every `--cadence` s the interviewer's question goes in, the answer half a cadence later (both
-through `submit_entry`), and the state is read once per exchange (the `session_state` query a client makes). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
+Each session: every `--cadence` s an answer goes in (`submit_entry`) half a cadence after the question; the engine
+records its own question as the interviewer's entry, so a client sends nothing else (on a run from before that
+change it echoed the question as an update and read `session_state` once per exchange). Decision latency = answer submitted -> the Orchestrator's response to the first request made after
 it (read back from the workflow's event log; same host clock). Temporal side: one dev server (a child of this
 process) and N worker PROCESSES (`colloquy worker --role all`, the offline provider at the same simulated latency
 through COLLOQUY_OFFLINE_LATENCY_MS / COLLOQUY_OFFLINE_LATENCY_AGENTS), tuned by COLLOQUY_WORKER_*
@@ -80,14 +81,17 @@ async def temporal_session(client, queue: str, index: int, n: int, exchanges: in
 
     for turn in range(1, exchanges + 1):
         began = time.monotonic()
-        await submit(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer", text=state.next_question or "Go on?"))
+        if not state.question_entry_id:     # a run from before the engine recorded its questions: the client does
+            await submit(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
+                                         text=state.next_question or "Go on?"))
         await asyncio.sleep(max(0.0, pace / 2 - (time.monotonic() - began)))
         run.sent.append(time.time())
         await submit(TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
                                      text=ANSWERS[(index + turn) % len(ANSWERS)]))
         await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
-        with contextlib.suppress(InterviewClientError):
-            state = await session_state(handle)
+        if not state.question_entry_id:     # (since, nothing to echo: no state query per exchange either)
+            with contextlib.suppress(InterviewClientError):
+                state = await session_state(handle)
     return run
 
 

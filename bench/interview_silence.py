@@ -15,7 +15,14 @@ import asyncio
 import uuid
 from collections import Counter
 
-from bench.interview_common import ANSWERS, artifacts_in_tmp, quiet, time_skipping_server, workers
+from bench.interview_common import (
+    ANSWERS,
+    artifacts_in_tmp,
+    quiet,
+    show_question,
+    time_skipping_server,
+    workers,
+)
 
 
 async def run(cycle: float) -> None:
@@ -30,8 +37,7 @@ async def run(cycle: float) -> None:
         handle = await start(env, inp, queue)
         for turn, answer in enumerate(ANSWERS[:2], start=1):  # get the conversation going
             state = await session_state(handle)
-            await submit_entry(handle, TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
-                                                       text=state.next_question or "Go on?"))
+            await show_question(handle, state, f"q{turn}")
             cursor = (await session_state(handle)).last_event_id
             await submit_entry(handle, TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee", text=answer))
             await wait_for_decision(handle, f"a{turn}", cursor, 30, 0.05)
@@ -42,8 +48,7 @@ async def run(cycle: float) -> None:
         h_after = (await history_events(handle)) - h0
 
         state = await session_state(handle)                   # the interviewer asks; the interviewee is silent
-        await submit_entry(handle, TranscriptEntry(entry_id="q-silent", speaker="interviewer",
-                                                   text=state.next_question or "Go on?"))
+        await show_question(handle, state, "q-silent")
         await env.sleep(1)
         before, h0 = len(offline.calls()), await history_events(handle)
         await env.sleep(60)                                   # 60 s waiting for the answer

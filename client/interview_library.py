@@ -288,15 +288,16 @@ async def wait_for_decision(handle: WorkflowHandle, entry_id: str, after_event_i
         await asyncio.sleep(poll)
 
 
-ENTRY_EVENTS = {"CANDIDATE_MESSAGE", "CANDIDATE_CODE_SUBMISSION", "INTERVIEWER_MESSAGE"}
+ENTRY_EVENTS = {"CANDIDATE_MESSAGE", "CANDIDATE_CODE_SUBMISSION", "INTERVIEWER_MESSAGE",
+                "PROMPT_PRESENTED", "FOLLOWUP_PRESENTED"}    # (a question the engine recorded: its entry_id there)
 
 
 async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts: RehearsalOptions | None = None,
                    say: Callable[[str], None] | None = None) -> RehearsalReport:
     """Drive a live session with a simulated interviewee until it ends.
 
-    Each turn: read `session_state`; record the engine's next question as the interviewer's entry; get the
-    answer from `source`; submit it (split into several entries when it is over the engine's length limit); wait
+    Each turn: read `session_state`; take the engine's next question (the engine records it as the interviewer's
+    entry; on a run from before it did, this client records it); get the answer from `source`; submit it (split into several entries when it is over the engine's length limit); wait
     until the engine has decided its next question *with* that answer (event log: an interviewer-AI call after the
     answer). When the engine keeps its question after an answer, the interviewer asks it again and the next answer
     is given: no answer is dropped. When the source has nothing more to say the interviewer closes (000 closing
@@ -346,14 +347,18 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
             await close()
             break
         turn += 1
-        asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
-                                                      text=question), report)
-        if asked is None:
-            turn -= 1
-            break
+        if state.question_entry_id:     # the engine recorded its question as the interviewer's entry itself
+            asked_entry = TranscriptEntry(entry_id=state.question_entry_id, speaker="interviewer", text=question)
+        else:                           # a run from before it did: the client records the question it asks
+            asked = await _submit(handle, TranscriptEntry(entry_id=_entry_id(turn, "q"), speaker="interviewer",
+                                                          text=question), report)
+            if asked is None:
+                turn -= 1
+                break
+            asked_entry = asked.entry
         report.questions.append(question)
         say(f"Interviewer: {question}")
-        recent.append(asked.entry)
+        recent.append(asked_entry)
         last_question = question
         answer = await source.answer(turn, question, recent[-8:])
         if answer is None:  # a source that gives up mid-turn: the question stays unanswered, the session goes on

@@ -214,11 +214,12 @@ class LiveJoin:
                 self.shown_question = question
                 self.question_section = state.current_section.id if state.current_section else None
                 self.counter += 1
-                try:
-                    await submit_entry(self.handle, TranscriptEntry(entry_id=f"{self.prefix}-{self.counter}-q",
-                                                                    speaker="interviewer", text=question))
-                except InterviewClientError as exc:
-                    self.say(f"[yellow]{escape(str(exc))}[/yellow]")
+                if not state.question_entry_id:     # a run from before the engine recorded its questions itself
+                    try:
+                        await submit_entry(self.handle, TranscriptEntry(entry_id=f"{self.prefix}-{self.counter}-q",
+                                                                        speaker="interviewer", text=question))
+                    except InterviewClientError as exc:
+                        self.say(f"[yellow]{escape(str(exc))}[/yellow]")
                 self.say(f"[cyan]Interviewer[/cyan] \\[{state.phase}, {fmt_seconds(state.seconds_remaining_overall)}"
                          f" left]: {escape(question)}")
 
@@ -312,7 +313,9 @@ class LiveJoin:
             self.say(f"[yellow]you left this unsent when you pressed Ctrl-C last time"
                      f"{' (it is in the prompt: Enter sends it)' if self.interactive else ''}:[/yellow] "
                      f"{escape(self.draft)}")
-        self.shown_question = await self._last_recorded_question(state)
+        # (the engine records its questions itself: shown as the question in force; a run from before that: join
+        # recorded the question it showed, and a rejoin must not record it twice)
+        self.shown_question = None if state.question_entry_id else await self._last_recorded_question(state)
         if self.shown_question:
             self.question_section = state.current_section.id if state.current_section else None
             self.say(f"[cyan]Interviewer[/cyan] (asked already): {escape(self.shown_question)}")

@@ -29,8 +29,9 @@ history) every `poll_s` and pushes to every page watching that session when what
 re-sync every few seconds for the clocks. temporalio.contrib.workflow_streams was considered and not used:
 see docs/interview-clients.md ("Why a watcher, not workflow_streams").
 
-The question a page shows is recorded as the interviewer's entry (entry id `room-q-<event id that put it in
-force>`), before the page gets it: a reopened page sees the same question and records nothing new.
+The engine records each question it puts in force as the interviewer's entry itself (`question_entry_id`); on a
+run started before it did, the room records the question a page shows (entry id `room-q-<event id that put it in
+force>`) before the page gets it, and a reopened page sees the same question and records nothing new.
 """
 
 from __future__ import annotations
@@ -236,8 +237,9 @@ class Rooms:
         return notices.latest() if notices is not None else []
 
     async def record_question(self, s: SessionState) -> None:
-        """The question a page is about to show becomes the interviewer's entry, once per presentation."""
-        if not s.next_question or not s.question_event_id or s.status in ENDED:
+        """On a run from before the engine recorded its questions itself (`question_entry_id` unset), the question a
+        page is about to show becomes the interviewer's entry, once per presentation. Since then: nothing to do."""
+        if not s.next_question or not s.question_event_id or s.question_entry_id or s.status in ENDED:
             return
         key = f"{s.workflow_id}/{s.question_event_id}"
         if key in self.recorded:

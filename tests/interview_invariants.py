@@ -22,8 +22,8 @@ INVARIANTS: dict[str, str] = {
                              "repeated entry id changes nothing",
     "question-stays-until-answered": "a question in force that an interviewer entry asked changes only on an answer, "
                                      "a section end, a skip the person asked for, or the end",
-    "asked-only-when-asked": "a plan question is counted as asked only when an interviewer entry asked it (or, "
-                             "structured, the engine put it on the screen)",
+    "asked-only-when-asked": "a plan question is counted as asked only when an interviewer entry asked it: the "
+                             "engine's own, recorded when it put the question in force, or a person's",
     "no-repeated-question": "the engine never presents the same question twice in a row without an answer in between, "
                             "and never presents again a question already answered (adaptive)",
     "clock-never-past-twice": "after the clock looked at `now`, nothing is due at or before `now` (no timer for a "
@@ -47,6 +47,12 @@ PRESENTED = ("PROMPT_PRESENTED", "FOLLOWUP_PRESENTED")
 ENTRY_TYPES = ("CANDIDATE_MESSAGE", "CANDIDATE_CODE_SUBMISSION", "INTERVIEWER_MESSAGE")
 
 
+def is_entry(e: InterviewEvent) -> bool:
+    """An event that records a transcript entry: a client's, or a question the engine put in force and recorded as
+    the interviewer's entry (its presentation event carries the entry's id and number: one event, one id)."""
+    return e.type in ENTRY_TYPES or e.type in PRESENTED and "entry_id" in e.payload
+
+
 class InvariantBroken(AssertionError):
     def __init__(self, name: str, detail: str) -> None:
         assert name in INVARIANTS, name
@@ -65,9 +71,10 @@ def check_event_log(events: Sequence[InterviewEvent], *, mode: str) -> None:
     ids = [e.event_id for e in events]
     require(ids == sorted(ids) and len(set(ids)) == len(ids), "entries-once-in-order",
             f"event ids not strictly increasing: {ids[:20]}…")
-    seqs = [e.payload.get("seq") for e in events if e.type in ENTRY_TYPES]
+    entries = [e for e in events if is_entry(e)]
+    seqs = [e.payload.get("seq") for e in entries]
     require(seqs == list(range(1, len(seqs) + 1)), "entries-once-in-order", f"entry numbers {seqs[:30]}")
-    entry_ids = [e.payload.get("entry_id") for e in events if e.type in ENTRY_TYPES]
+    entry_ids = [e.payload.get("entry_id") for e in entries]
     require(len(set(entry_ids)) == len(entry_ids), "entries-once-in-order", "an entry id was recorded twice")
     check_presentations(events, mode=mode)
     check_coverage_events(events)
@@ -99,6 +106,8 @@ def check_presentations(events: Iterable[InterviewEvent], *, mode: str) -> None:
                 require(text not in answered, "no-repeated-question",
                         f"event {e.event_id} presents {text[:60]!r}, already answered")
             last, answered_since = text, False
+            if "entry_id" in e.payload:             # the engine recorded it: asked
+                asked_open.append(text)
 
 
 def check_coverage_events(events: Iterable[InterviewEvent]) -> None:

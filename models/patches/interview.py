@@ -52,3 +52,7 @@ CARRY_ARRIVALS = declare("interview", "interview-carry-archives-arrivals", _CARR
                          "entries that arrive while a run archives are archived too before the state is carried")
 NOTES_BOUNDED = declare("interview", "interview-notes-and-research-bounded", _CARRIED, _SHIPPED_CARRY,
                         "the merged notes and research items shed their oldest past a byte budget")
+_ENGINE_ASKS = ("interview_engine_asks_adaptive", "interview_engine_asks_structured")
+ENGINE_ASKS = declare("interview", "interview-engine-records-its-question", _ENGINE_ASKS, _SHIPPED_CARRY,
+                      "the engine records the question it puts in force as the interviewer's entry (one event, one "
+                      "id); clients no longer echo it, and no entry is matched against the decision")

@@ -18,6 +18,7 @@ from models.interview import (
     OrchestratorDecision,
     SectionRuntime,
     SectionSnapshot,
+    TranscriptEntry,
 )
 from models.interview_activities import SectionSummaryInput
 from models.patches import interview as patches
@@ -27,6 +28,8 @@ from .events import EventLog
 from .instructions import interviewer_instructions, status_instructions
 
 LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
+#: The client id of the interviewer entries the engine records itself (the questions it puts in force).
+ENGINE_CLIENT = "engine"
 
 # Behaviour changes that change the workflow's commands are each behind `Session.patched(<id>)` (the workflow
 # passes `workflow.patched`); the ids are registered in models/patches/interview.py.
@@ -189,9 +192,11 @@ class SessionBase:
         assert s.plan is not None
         marked, how = coverage.resolve_asked_question(question.source_question_id, question.text, s.plan,
                                                       set(s.asked_question_ids))
-        # A decision only proposes its question (asked when an interviewer entry asks it, `_mark_asked`); in
-        # structured mode the engine is the interviewer: what it presents is on the interviewee's screen, asked.
-        if marked and marked not in s.asked_question_ids and self.inp.mode == "structured" and method == "engine":
+        # The engine records what it puts in force as the interviewer's entry (`engine_asks`, runs since that
+        # change): asked. Runs from before: a decision only proposes (asked when a client's interviewer entry
+        # echoes it, `_mark_asked`), except in structured mode, where what the engine presents is on the screen.
+        if marked and marked not in s.asked_question_ids and (s.engine_asks or self.inp.mode == "structured"
+                                                               and method == "engine"):
             s.asked_question_ids.append(marked)
             self._say(f"✓ Question marked as asked (id: {marked}, method: {how.replace('_', ' ')})")
         previous = s.decision.decision.next_question.text if s.decision else None
@@ -202,8 +207,30 @@ class SessionBase:
                                     section_id=self.current_section_id())
         self.instructions = interviewer_instructions(decision, s.notes, s.research, s.plan)
         if question.text != previous or event_type == "FOLLOWUP_PRESENTED" and method == "engine":
-            self._event("interviewer_ai" if method != "engine" else "system", event_type,
-                        {"text": question.text, "source": question.source, "question_id": marked,
-                         "method": method, **(extra or {})})
+            payload = {"text": question.text, "source": question.source, "question_id": marked, "method": method,
+                       **(extra or {})}
+            if s.engine_asks:
+                payload.update(self._record_question(question.text))
+            self._event("interviewer_ai" if method != "engine" else "system", event_type, payload)
             s.question_event_id = self.log.last_id
+            if s.engine_asks:
+                s.question_entry_id = payload["entry_id"]
         self._say(f"✅ Update complete — now in {s.phase} phase")
+
+    def _record_question(self, text: str) -> dict[str, Any]:
+        """The question put in force becomes the interviewer's entry, numbered like every entry; its id is
+        `question-<the id of the event that presents it>` (one event, one id). Returns what that event carries."""
+        s = self.state
+        entry_id = f"question-{self.log.next_id}"
+        s.transcript_count += 1
+        section_id = self.current_section_id()
+        entry = TranscriptEntry(entry_id=entry_id, speaker="interviewer", text=text, seq=s.transcript_count,
+                                received_at=self._now, elapsed_seconds=self.elapsed(self._now),
+                                section_id=section_id, session_id=self.wid, client_id=ENGINE_CLIENT)
+        self.seen.add(entry_id)
+        s.seen_entry_ids.append(entry_id)
+        s.transcript_tail.append(entry)
+        rt = self.runtime()
+        if rt is not None:
+            rt.entry_ids.append(entry_id)
+        return {"entry_id": entry_id, "seq": entry.seq}

@@ -25,7 +25,7 @@ from .entries import (
 )
 from .plan import default_plan, follow_up_plan, normalize_plan
 from .questions import record_answer
-from .session_base import LIVE_STATUSES, Outcome
+from .session_base import ENGINE_CLIENT, LIVE_STATUSES, Outcome
 from .session_schedule import SessionSchedule
 from .similarity import jaccard
 
@@ -107,6 +107,7 @@ class SessionIntake(SessionSchedule):
             durations = timing.fit_durations(durations, self.inp.duration_seconds)
             total = self.inp.duration_seconds
         s.started_at, s.ends_at = now, now + timedelta(seconds=total)
+        s.engine_asks = self.patched(patches.ENGINE_ASKS)     # (carried: a run from before keeps its clients' echo)
         s.sections = [SectionRuntime(id=x.id, duration_seconds=d,
                                      followup_budget=x.followup_cap if self.inp.mode == "structured" else 0,
                                      coverage_flags=coverage.initial_flags(x))
@@ -131,12 +132,13 @@ class SessionIntake(SessionSchedule):
     def started(self) -> bool:
         return self.state.started_at is not None
 
-    def check_entry(self, entry: TranscriptEntry) -> TranscriptEntry:
-        """The entry with its speaker normalised, or EntryError saying what is wrong."""
+    def check_entry(self, entry: TranscriptEntry, validated: bool = False) -> TranscriptEntry:
+        """The entry with its speaker normalised, or EntryError saying what is wrong. `validated`: `entry` is what
+        this returned before (its text and fields are not checked again; whether it may land now is)."""
         if not self.accepting:
             raise EntryError(f"interview {self.wid} has ended ({self.state.exit_reason or 'finished'}); "
                              f"entries are no longer accepted")
-        checked = validate_entry(entry, self.inp.max_entry_chars)
+        checked = entry if validated else validate_entry(entry, self.inp.max_entry_chars)
         self._check_order(checked)
         return checked
 
@@ -157,10 +159,12 @@ class SessionIntake(SessionSchedule):
         self._event("system", "ENTRY_REJECTED", {"entry_id": entry.entry_id, "error": str(error)})
         return out
 
-    def accept_entry(self, now: datetime, raw: TranscriptEntry) -> tuple[TranscriptEntry, bool, Outcome]:
-        """Record an entry: (the recorded entry, whether it was a duplicate, outcome). Dedupe by entry id."""
+    def accept_entry(self, now: datetime, raw: TranscriptEntry,
+                     validated: bool = False) -> tuple[TranscriptEntry, bool, Outcome]:
+        """Record an entry: (the recorded entry, whether it was a duplicate, outcome). Dedupe by entry id.
+        `validated`: `raw` is what `check_entry` returned (not validated again)."""
         out, s = self._begin(now), self.state
-        entry = validate_entry(raw, self.inp.max_entry_chars)
+        entry = raw if validated else validate_entry(raw, self.inp.max_entry_chars)
         if entry.entry_id in self.seen:
             existing = next((e for e in s.transcript_tail if e.entry_id == entry.entry_id), entry)
             return existing, True, out
@@ -197,9 +201,10 @@ class SessionIntake(SessionSchedule):
         return entry, False, out
 
     def echoes_decision(self, text: str) -> bool:
-        """Whether an interviewer entry repeats the question the engine proposed (the decision in force)."""
+        """Whether an interviewer entry repeats the question the engine proposed (the decision in force) — only on
+        a run from before the engine recorded its questions, where clients echoed them (retired with ENGINE_ASKS)."""
         d = self.state.decision
-        if d is None:
+        if d is None or self.state.engine_asks:
             return False
         proposed = d.decision.next_question.text
         return " ".join(text.split()) == " ".join(proposed.split()) or jaccard(text, proposed) > coverage.MATCH_THRESHOLD
@@ -223,8 +228,10 @@ class SessionIntake(SessionSchedule):
 
     def _closes(self, text: str) -> bool:
         """Closing detection (000, see docs/interview.md "Closing"): a closing remark with no question or topic
-        turn after it ends the interview when a person wrote it; the engine's own proposal (the decision in force,
-        recorded as the interviewer's line by `join`/`rehearse`) closes only in the wrap-up phase."""
+        turn after it ends the interview when a person wrote it. The engine's own question closes only in the
+        wrap-up phase (`_engine_closes`; on runs from before ENGINE_ASKS: its echo by `join`/`rehearse`)."""
+        if self.state.engine_asks:
+            return is_closing_remark(text)
         old = is_closing_remark_v1(text)
         if not old:
             return False
@@ -264,6 +271,7 @@ class SessionIntake(SessionSchedule):
             return False
         if entry.reply_to_section_id:
             return entry.reply_to_section_id == prev.id
-        asked_here = {e.entry_id for e in self.state.transcript_tail
-                      if e.section_id == rt.id and e.speaker == "interviewer"}
+        asked_here = {e.entry_id for e in self.state.transcript_tail      # (a person asked there; the engine's own
+                      if e.section_id == rt.id and e.speaker == "interviewer"    # prompt does not say the client
+                      and e.client_id != ENGINE_CLIENT}                          # showed it yet)
         return not asked_here

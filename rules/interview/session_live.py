@@ -17,6 +17,7 @@ from models.interview import (
 from models.patches import interview as patches
 
 from . import budget, cadence, coverage, decisions, timing
+from .entries import is_closing_remark
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import progress_percent
@@ -133,6 +134,11 @@ class SessionLive(SessionControls):
         self._say(f"   ↳ Phase: {decision.phase}, Reason: {decision.next_question.source}")
         etype = "PROMPT_PRESENTED" if decision.next_question.source == "plan" else "FOLLOWUP_PRESENTED"
         self._present(decision.next_question, brief=decision.interviewer_brief, method=method, event_type=etype)
+        if self.state.engine_asks and self.state.phase == "wrap_up" and is_closing_remark(decision.next_question.text):
+            # the engine's own closing line (wrap-up only: a closing-sounding question earlier is just a question)
+            self._event("system", "CLOSING_DETECTED", {"entry_id": self.state.question_entry_id})
+            self._say("👋 Closing remark — ending the interview")
+            self._end_interview("interviewer_closing", section_reason="interview_ended")
         return out
 
     def answers_to_assess(self, new: list[TranscriptEntry]) -> list[TranscriptEntry]:

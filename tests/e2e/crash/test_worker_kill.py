@@ -66,7 +66,8 @@ async def test_interview_analysis_killed_mid_call(dev_env, tmp_path):
         result, recovery = await drill.result_within_bound(handle)
     assert result.status == "COMPLETED" and result.essay is not None, result
     transcript = json.loads(ArtifactStore(tmp_path / "artifacts").get(result.transcript))
-    assert [e["entry_id"] for e in transcript] == [f"e{i}-{s}" for i in range(3) for s in ("interviewer", "interviewee")]
+    assert [e["entry_id"] for e in transcript if e["client_id"] != "engine"] == [  # (the engine's own questions too)
+        f"e{i}-{s}" for i in range(3) for s in ("interviewer", "interviewee")]
     assert await completed_activities(handle, "interview_analysis") == 1
     print(f"interview: recovered and completed {recovery:.1f}s after the kill")
 
@@ -100,7 +101,10 @@ async def test_interview_live_orchestrator_killed_mid_call_answers_within_the_bo
         assert recovery < RECOVERY_BOUND_S, recovery
         await handle.signal(SIGNAL_SESSION_CONTROL, SessionControl(action="end"))
         result = await handle.result()
-    assert result.status == "COMPLETED" and result.entries == 2, result
+    assert result.status == "COMPLETED", result
+    transcript = json.loads(ArtifactStore(tmp_path / "artifacts").get(result.transcript))
+    assert [e["entry_id"] for e in transcript if e["client_id"] != "engine"] == ["q1", "a1"]
+    assert [e["text"] for e in transcript if e["client_id"] == "engine"]   # the retried decision, recorded
     print(f"interview live cycle: the orchestrator answered {recovery:.1f}s after the kill")
 
 

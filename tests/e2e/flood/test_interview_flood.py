@@ -20,7 +20,7 @@ from models.interview import (
     SessionControl,
     TranscriptEntry,
 )
-from tests.workflows.interview.helpers import adaptive_plan
+from tests.workflows.interview.helpers import adaptive_plan, decision
 from workflows.interview import InterviewWorkflow
 
 pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
@@ -42,8 +42,12 @@ def ascii_text(i: int) -> str:
     (cjk, 100, 5000),     # the default: continue-as-new because of the texts in memory
     (ascii_text, 300, 5000),
 ], ids=["cjk-100-can400", "cjk-100-default", "ascii-300-default"])
-async def test_maximal_valid_entries_complete(dev_env, worker, tmp_path, monkeypatch, make, count, can_after):
+async def test_maximal_valid_entries_complete(dev_env, worker, offline, tmp_path, monkeypatch, make, count, can_after):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    # a new question each time (the offline double's plan questions would all be answered within the flood, and
+    # an interview with nothing left to ask ends on its own)
+    offline.script("interview_orchestrator", *[decision(f"And what happened after part {n}?", source="gap")
+                                               for n in range(2 * count)])
     client = dev_env.client
     async with worker(client) as queue:
         inp = InterviewInput(topic="洪水测试", plan=adaptive_plan(), duration_seconds=3600, cycle_seconds=1.0,
@@ -60,10 +64,12 @@ async def test_maximal_valid_entries_complete(dev_env, worker, tmp_path, monkeyp
                 await asyncio.sleep(1.5)  # let cycles run (note-taker windows, continue-as-new) mid-flood
         await handle.signal(SIGNAL_SESSION_CONTROL, SessionControl(action="end"))
         result: InterviewResult = await asyncio.wait_for(handle.result(), 240)
-    assert result.status == "COMPLETED" and result.entries == count, result
+    assert result.status == "COMPLETED", result
     transcript = json.loads(store().get(result.transcript))
-    assert [e["entry_id"] for e in transcript] == [f"flood-{i:03d}" for i in range(count)]  # none lost, none twice
-    assert all(e["text"] == make(i) for i, e in enumerate(transcript))
+    assert result.entries == len(transcript) and [e["seq"] for e in transcript] == list(range(1, len(transcript) + 1))
+    sent = [e for e in transcript if e["client_id"] != "engine"]          # (and the questions the engine asked)
+    assert [e["entry_id"] for e in sent] == [f"flood-{i:03d}" for i in range(count)]  # none lost, none twice
+    assert all(e["text"] == make(i) for i, e in enumerate(sent))
     exported = [json.loads(line) for line in store().get(result.event_log).splitlines()]
     assert [e["event_id"] for e in exported] == list(range(1, len(exported) + 1))
     assert result.essay is not None

@@ -43,13 +43,15 @@ async def test_rehearsed_interview_ends_in_an_essay(dev_env, worker, offline, tm
     # The live stream saw every event once, in order, and stopped by itself at the end.
     assert [e.event_id for e in streamed] == list(range(1, last_seen + 1)) and last_seen == final_log.last_event_id
     assert "INTERVIEW_COMPLETED" in [e.type for e in streamed]
-    assert [e.payload["entry_id"] for e in streamed if e.type in ("CANDIDATE_MESSAGE", "INTERVIEWER_MESSAGE")] == \
-        [e.entry_id for e in view.entries]
+    assert [e.payload["entry_id"] for e in streamed if "entry_id" in e.payload and e.type in (
+        "CANDIDATE_MESSAGE", "INTERVIEWER_MESSAGE", "PROMPT_PRESENTED", "FOLLOWUP_PRESENTED")] == \
+        [e.entry_id for e in view.entries]      # (the engine's questions: their presentation is their entry)
     assert report.turns == 4 and report.closed_by_client and not report.rejected
     assert report.final_status in ("FINALIZING", "COMPLETED")
     # The engine asked, the rehearsal answered, in order; nothing lost, nothing doubled.
-    ids = [e.entry_id for e in view.entries]
-    assert ids == [f"rehearsal-t{t:03d}-{w}" for t in range(1, 5) for w in "qa"] + ["rehearsal-closing"]
+    ids = [e.entry_id if e.client_id != "engine" else "engine" for e in view.entries]
+    assert ids == [x for t in range(1, 5) for x in ("engine", f"rehearsal-t{t:03d}-a")] + ["engine",
+                                                                                         "rehearsal-closing"]
     assert [e.text for e in view.entries if e.speaker == "interviewee"] == ANSWERS[:4]
     assert [e.text for e in view.entries if e.speaker == "interviewer"][:4] == report.questions
     assert len(set(report.questions)) == 4  # a fresh question each turn
@@ -58,4 +60,4 @@ async def test_rehearsed_interview_ends_in_an_essay(dev_env, worker, offline, tm
     assert result.status == "COMPLETED" and result.essay is not None
     assert "A certificate expired at 2 a.m. on Black Friday" in essay
     assert path == ArtifactStore.local_path(result.essay) and path.is_file() and path.is_relative_to(tmp_path)
-    assert result.entries == 9
+    assert result.entries == len(view.entries) == 10

@@ -60,11 +60,12 @@ async def test_worker_killed_mid_session_then_restarted_loses_and_duplicates_not
         await wait_for_state(handle, lambda s: s.status == "COMPLETED", 10)
 
     ids = [e.entry_id for e in view.entries]
-    expected = [f"rehearsal-t{t:03d}-{w}" for t in range(1, len(ANSWERS) + 1) for w in "qa"] + ["rehearsal-closing"]
-    assert ids == expected, ids
-    assert len(ids) == len(set(ids))
+    sent = [e.entry_id for e in view.entries if e.client_id != "engine"]   # (the engine records its questions)
+    expected = [f"rehearsal-t{t:03d}-{w}" for t in range(1, len(ANSWERS) + 1) for w in ("qa" if t == 4 else "a")]
+    assert sent == [*expected, "rehearsal-closing"], ids
+    assert len(ids) == len(set(ids)) and len(ids) > len(sent)
     assert [e.seq for e in view.entries] == sorted(e.seq for e in view.entries)
     assert [e.text for e in view.entries if e.speaker == "interviewee"] == ANSWERS
     assert part2.turns == len(ANSWERS) and part2.duplicates == 0
-    assert result.status == "COMPLETED" and result.entries == len(expected)
+    assert result.status == "COMPLETED" and result.entries == len(ids)
     assert "Black Friday" in essay

@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from activities.voice.store import AudioStore
+from client.interview import wait_for_state
 from client.room import room_path
 from models.interview import QUERY_TRANSCRIPT, InterviewInput, InterviewResult, TranscriptView
 from models.voice import clip_workflow_id
@@ -22,11 +23,12 @@ from tests.workflows.interview.helpers import adaptive_plan, control, decision
 
 pytestmark = pytest.mark.dev_server
 Q1 = "How did you end up carrying the pager?"
+Q2 = "Tell me about the worst night you had on call"
 SAID = "I kept answering the pager at night and after a year it became my job"
 
 
 async def test_spoken_answers_over_http(dev_env, worker, offline, tmp_path, monkeypatch):
-    offline.script("interview_orchestrator", *[decision(Q1, qid="q-origin")] * 40)
+    offline.script("interview_orchestrator", decision(Q1, qid="q-origin"), *[decision(Q2, qid="q-worst")] * 40)
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
     monkeypatch.setenv("COLLOQUY_SPEECH_PROFILE", "offline")
     clip, unknown = tone_wav(440, seconds=8.0), tone_wav(523)   # 256 kB: arrives in several pieces
@@ -92,6 +94,8 @@ async def test_spoken_answers_over_http(dev_env, worker, offline, tmp_path, monk
                 transcription = client.get_workflow_handle(clip_workflow_id(wid, key))
                 assert await completed_activities(transcription, "voice_transcribe") == 1   # transcribed once
 
+                # the engine decides with the spoken answer in hand: its next question is the one in force
+                await wait_for_state(handle, lambda s: s.next_question == Q2, 30)
                 async with http.get(room + "/question-audio") as r:
                     assert r.status == 200 and r.content_type.startswith("audio/")
                     audio, qid = await r.read(), r.headers["X-Colloquy-Question-Id"]

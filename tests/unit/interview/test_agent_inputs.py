@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from models.interview import KeyIdea, NotesState, OrchestratorDecision, ResearchItem, WindowLine
 from rules.interview import cadence
 from tests.unit.interview.test_session import T0, at, entry, started
@@ -49,13 +51,16 @@ def _decided(s, seconds: float) -> None:
     s.present_decision(at(seconds), d, "orchestrator")
 
 
-def test_a_timer_is_due_only_while_a_decision_can_expire():
+@pytest.mark.parametrize("engine_asks", [True, False])
+def test_a_timer_is_due_only_while_a_decision_can_expire(engine_asks):
     s = started("adaptive")
+    s.state.engine_asks = engine_asks                # False: a run from before, whose clients echoed the question
     assert s.decision_due() is None                  # nothing decided yet: an entry or the first cycle will
     s.accept_entry(at(1), entry("a1", "interviewee", "It started by accident."))
     _decided(s, 2)
-    assert s.decision_due() == at(2) + timedelta(seconds=cadence.DECISION_REUSE_SECONDS)
-    s.accept_entry(at(5), entry("q2", "interviewer", "Go on?"))
+    if not engine_asks:
+        assert s.decision_due() == at(2) + timedelta(seconds=cadence.DECISION_REUSE_SECONDS)
+        s.accept_entry(at(5), entry("q2", "interviewer", "Go on?"))
     assert s.decision_due() is None                  # a question waits for its answer: only an entry can change it
     s.accept_entry(at(9), entry("a2", "interviewee", "Then it became my job."))
     assert s.decision_due() is not None

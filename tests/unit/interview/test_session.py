@@ -35,6 +35,13 @@ def entry(entry_id: str, speaker: str, text: str) -> TranscriptEntry:
     return TranscriptEntry(entry_id=entry_id, speaker=speaker, text=text)
 
 
+def shown(s: Session, now: datetime, entry_id: str) -> None:
+    """A client shows the question in force. Since the engine records its questions (ENGINE_ASKS) that is all; on
+    a run from before, the client recorded it as the interviewer's entry (its echo)."""
+    if not s.state.engine_asks:
+        s.accept_entry(now, entry(entry_id, "interviewer", s.next_question() or ""))
+
+
 def sections() -> list[SectionSnapshot]:
     """Two structured sections: 5 min (T-2:00 and T-0:30 warnings) and 1 min (no T-2:00 warning)."""
     return [
@@ -107,12 +114,13 @@ def test_without_a_plan_the_planner_is_asked_and_its_failure_falls_back_to_the_t
 # ---------------------------------------------------------------------------------------- entries
 def test_an_entry_is_numbered_attributed_and_logged_and_a_repeated_id_changes_nothing():
     s = started()
+    assert [e.entry_id for e in s.state.transcript_tail] == ["question-5"]    # the engine's primary prompt
     accepted, duplicate, out = s.accept_entry(at(5), entry("e-1", "candidate", "A counter per key."))
-    assert not duplicate and accepted.seq == 1 and accepted.speaker == "interviewee"
+    assert not duplicate and accepted.seq == 2 and accepted.speaker == "interviewee"
     assert accepted.section_id == "design" and not accepted.late and accepted.session_id == WID
     assert out.types() == ["CANDIDATE_MESSAGE"] and out.wake
     again, duplicate, out = s.accept_entry(at(6), entry("e-1", "candidate", "A counter per key."))
-    assert duplicate and again.seq == 1 and out.events == [] and s.state.transcript_count == 1
+    assert duplicate and again.seq == 2 and out.events == [] and s.state.transcript_count == 2
 
 
 def test_bad_entries_are_rejected_with_a_reason():
@@ -122,7 +130,7 @@ def test_bad_entries_are_rejected_with_a_reason():
     with pytest.raises(EntryError, match="unknown speaker"):
         s.check_entry(entry("e-1", "narrator", "hello"))
     out = s.reject_entry(at(1), entry("e-1", "narrator", "hello"), EntryError("unknown speaker"))
-    assert out.types() == ["ENTRY_REJECTED"] and s.state.transcript_count == 0
+    assert out.types() == ["ENTRY_REJECTED"] and s.state.transcript_count == 1     # (the engine's prompt)
 
 
 def test_an_interviewer_closing_remark_ends_the_interview():
@@ -321,9 +329,9 @@ def test_a_spent_budget_ends_the_section_and_the_last_section_ends_the_interview
     s = started()
     rt = s.runtime()
     assert rt is not None
-    s.assess_coverage(at(5), rt, assessment())
-    s.assess_coverage(at(6), rt, assessment())
-    out = s.assess_coverage(at(7), rt, assessment())
+    for i in range(3):                                   # an answer to each question the engine asked, assessed
+        s.accept_entry(at(4.5 + i), entry(f"a-{i}", "interviewee", "It counts."))
+        out = s.assess_coverage(at(5 + i), rt, assessment())
     assert rt.followup_budget == 0 and out.types()[0] == "SECTION_ENDED"
     assert rt.exit_reason == "followup_budget_exhausted"
     last = s.runtime()
@@ -374,7 +382,7 @@ def test_the_whole_state_crosses_continue_as_new_as_one_model():
     s.on_clock(at(180))
     carried = s.carry(run=1, archived_events=2, archived_lines=0)
     assert carried.continued == 1 and carried.event_seq == s.log.last_id
-    assert carried.events_tail[0].event_id == 3 and carried.seen_entry_ids == ["e-1"]
+    assert carried.events_tail[0].event_id == 3 and carried.seen_entry_ids == ["e-1", "question-5"]
     inp = InterviewInput(topic="Rate limiter", mode="structured", sections=sections(), carried=carried)
     again = Session(InterviewInput.model_validate_json(inp.model_dump_json()), WID,
                     InterviewInput.model_validate_json(inp.model_dump_json()).carried)

@@ -48,6 +48,7 @@ from rules.interview.entries import EntryError
 from rules.interview.questions import normalized
 from rules.interview.session import LIVE_STATUSES, Outcome, Session
 from tests.interview_invariants import (
+    PRESENTED,
     RANK,
     Ledger,
     check_clock,
@@ -110,6 +111,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.asked_before: list[str] = []
         self.questions_asked: list[str] = []
         self.step = "start"
+        self.recorded_question = False      # this step recorded a question the engine put in force
         self._take(self.s.create(T0))
         ready = self.s.plan_or_request()
         assert isinstance(ready, PlanSnapshot)
@@ -120,6 +122,11 @@ class SessionMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------------------------------ helpers
     def _take(self, out: Outcome) -> Outcome:
         self.ledger.events.extend(out.events)
+        for e in out.events:                # questions the engine put in force and recorded as the interviewer's
+            if e.type in PRESENTED and "entry_id" in e.payload:
+                self.ledger.accepted.append(e.payload["entry_id"])
+                self.questions_asked.append(str(e.payload["text"]))
+                self.recorded_question = True
         for _index, summary in out.summaries:
             sid = summary.section_id
             require(sid not in self.ledger.summarized, "summaries-see-every-answer", f"{sid} summarised twice")
@@ -175,10 +182,11 @@ class SessionMachine(RuleBasedStateMachine):
     @precondition(lambda self: not self.finished)
     @rule()
     def client_shows_the_question(self):
-        """The room / join / rehearse record the question they show as the interviewer's entry."""
+        """The room / join / rehearse show the question in force. On a run from before the engine recorded its
+        questions (every patch off) they recorded it as the interviewer's entry (echoed it); now they only show it."""
         self.step = "echo"
         q = self.s.next_question()
-        if q:
+        if q and not self.s.state.engine_asks:
             self._entry("interviewer", q)
 
     @precondition(lambda self: not self.finished)
@@ -274,7 +282,8 @@ class SessionMachine(RuleBasedStateMachine):
                 coverage=[DimensionAssessment.model_validate({"dimension": k, "status": v}) for k, v in flags.items()])
             self._take(s.assess_coverage(self.now, rt, assessment))
             return
-        texts = [q.text for x in self.plan.sections for q in x.questions] + [decisions.GENERIC_CLOSING_QUESTION]
+        texts = [q.text for x in self.plan.sections for q in x.questions] + [decisions.GENERIC_CLOSING_QUESTION,
+                                                                             CLOSING]
         texts += self.questions_asked[-5:]
         if s.next_question():
             texts.append(s.next_question() or "")
@@ -344,12 +353,15 @@ class SessionMachine(RuleBasedStateMachine):
                         "question-stays-until-answered",
                         f"{watch.text[:50]!r} (asked, unanswered) became {now_q[:50]!r} at step {self.step!r}")
             watch.put_in_force(now_q, st_.current_index)
+            watch.asked = bool(now_q and st_.engine_asks and st_.question_entry_id)    # the engine recorded it
         # asked-only-when-asked: the asked set grows only when an interviewer entry asked, or the engine presented
         grown = [q for q in st_.asked_question_ids if q not in self.asked_before]
         if grown:
-            require(self.step in ("echo", "interviewer") or self.inp.mode == "structured",
-                    "asked-only-when-asked", f"{grown} counted as asked at step {self.step!r}")
+            require(self.step in ("echo", "interviewer") or self.inp.mode == "structured"
+                    or self.recorded_question, "asked-only-when-asked",
+                    f"{grown} counted as asked at step {self.step!r}")
             self.asked_before = list(st_.asked_question_ids)
+        self.recorded_question = False
         # coverage-only-rises
         for rt in st_.sections:
             for dim, flag in rt.coverage_flags.items():

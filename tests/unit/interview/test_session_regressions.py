@@ -22,12 +22,14 @@ from models.interview import (
 from rules.interview import decisions
 from rules.interview.session import Session
 from tests.unit.interview.test_session import T0, WID, assessment, at, entry, plan, started
+from tests.unit.interview.test_session import shown as show
 
 AFTER_FIX, BEFORE_FIX = False, True
 
 
 def patched_off(s: Session) -> Session:
     s.patched = lambda _patch_id: False
+    s.state.engine_asks = False          # (asked at the start: the engine from before, whose clients echoed)
     return s
 
 
@@ -54,7 +56,7 @@ def test_a_waiting_question_is_not_swapped_at_a_phase_change(old):
     s = adaptive(old)
     decide(s, at(120))
     shown = s.next_question()
-    s.accept_entry(at(121), entry("q1", "interviewer", shown or ""))    # the room shows it: the interviewer's entry
+    show(s, at(121), "q1")                                               # the room shows it
     s.on_clock(at(126))                                                  # deep_dive
     swapped = decide(s, at(126))
     if old:
@@ -67,8 +69,7 @@ def test_a_waiting_question_is_not_swapped_at_a_phase_change(old):
 def test_a_waiting_question_survives_continue_as_new(old):
     s = adaptive(old)
     decide(s, at(10))
-    shown = s.next_question()
-    s.accept_entry(at(11), entry("q1", "interviewer", shown or ""))
+    show(s, at(11), "q1")
     carried = InterviewState.model_validate_json(s.carry(1, 0, 0).model_dump_json())
     inp = s.inp.model_copy(update={"carried": carried, "plan": None})
     again = Session(inp, WID, inp.carried)
@@ -99,7 +100,7 @@ def test_one_answer_then_silence_counts_only_questions_that_were_asked(old):
             decide(s, now)
         if s.next_question() != shown and s.next_question():
             n += 1
-            s.accept_entry(now, entry(f"q{n}", "interviewer", s.next_question() or ""))
+            show(s, now, f"q{n}")
             if n == 1:
                 s.accept_entry(now + timedelta(seconds=2), entry("a1", "interviewee", "We started small."))
         now += timedelta(seconds=3)
@@ -125,7 +126,7 @@ def test_an_answered_question_is_never_presented_again_and_nothing_left_ends_the
         if s.ended:
             break
         presented.append(s.next_question())
-        s.accept_entry(at(11 + 10 * i), entry(f"q{i}", "interviewer", s.next_question() or ""))
+        show(s, at(11 + 10 * i), f"q{i}")
         s.accept_entry(at(12 + 10 * i), entry(f"a{i}", "interviewee", "Nothing more, really."))
     if old:
         assert presented.count(closing) == 6                             # the defect
@@ -143,7 +144,7 @@ def test_a_proposal_that_arrives_after_a_skip_does_not_replace_the_prompt_the_pe
     s.control(at(6), "candidate_done")
     prompt = s.next_question()
     assert prompt == decisions.MINIMUM_CONTENT_PROMPT
-    s.accept_entry(at(7), entry("q1", "interviewer", prompt))
+    show(s, at(7), "q1")
     s.present_decision(at(8), s.fallback_decision(), "orchestrator")
     assert s.next_question() == prompt
 
@@ -268,7 +269,7 @@ def test_a_late_assessment_does_not_replace_the_outline_prompt_after_a_skip():
     s.accept_entry(at(5), entry("a1", "interviewee", "latency"))
     s.control(at(6), "candidate_done")                        # the assessment of a1 is under way meanwhile
     prompt = s.next_question()
-    s.accept_entry(at(7), entry("q1", "interviewer", prompt or ""))
+    show(s, at(7), "q1")
     s.assess_coverage(at(8), rt, assessment(metrics="not_covered", limits="not_covered"))
     assert s.next_question() == prompt == decisions.MINIMUM_CONTENT_PROMPT and rt.followup_budget == 5
 

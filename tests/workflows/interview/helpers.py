@@ -9,6 +9,7 @@ from temporalio.client import WorkflowHandle
 from models.interview import (
     QUERY_EVENT_LOG,
     QUERY_SESSION_STATE,
+    QUERY_TRANSCRIPT,
     SIGNAL_SESSION_CONTROL,
     UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
@@ -19,7 +20,9 @@ from models.interview import (
     SessionState,
     SubmitEntryResult,
     TranscriptEntry,
+    TranscriptView,
 )
+from rules.interview.session_base import ENGINE_CLIENT
 from rules.text import workflow_id
 from workflows.interview import InterviewWorkflow
 
@@ -51,6 +54,17 @@ async def state(handle: WorkflowHandle) -> SessionState:
 async def events(handle: WorkflowHandle, after: int = 0) -> list[InterviewEvent]:
     page = await handle.query(QUERY_EVENT_LOG, after, result_type=EventLogPage)
     return page.events
+
+
+async def sent(handle: WorkflowHandle) -> list[TranscriptEntry]:
+    """The transcript's entries that clients sent (not the questions the engine recorded itself)."""
+    view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    return [e for e in view.entries if e.client_id != ENGINE_CLIENT]
+
+
+def engine_questions(entries) -> list:
+    """The questions the engine recorded itself, from a transcript (entries or their JSON dicts)."""
+    return [e for e in entries if (e.get("client_id") if isinstance(e, dict) else e.client_id) == ENGINE_CLIENT]
 
 
 def of_type(evts: list[InterviewEvent], *types: str) -> list[InterviewEvent]:

@@ -23,7 +23,7 @@ from models.interview import (
     WORKFLOW_TYPE,
 )
 from models.study import WORKFLOW_TYPE as STUDY_TYPE
-from tests.workflows.interview.helpers import adaptive_plan, control, events, of_type, start, state
+from tests.workflows.interview.helpers import adaptive_plan, control, events, of_type, sent, start, state
 
 DEEP = "[" * 300 + "]" * 300
 
@@ -78,11 +78,11 @@ async def test_bad_signals_are_recorded_as_rejections_and_bad_updates_recorded_n
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await h.execute_update(UPDATE_SESSION_CONTROL, raw('{"action": "pause", "reason": "' + huge + '"}'))
         assert "reason" in str(err.value.cause)
-        s, evts = await state(h), await events(h)
+        s, evts, entries = await state(h), await events(h), await sent(h)
         await control(h, "end")
         await h.result()
         history = await h.fetch_history()
-    assert s.status == "IN_PROGRESS" and s.entries == 0
+    assert s.status == "IN_PROGRESS" and entries == []
     assert "invalid character" in of_type(evts, "ENTRY_REJECTED")[0].payload["error"]
     assert "nested too deep" in of_type(evts, "CONTROL_REJECTED")[0].payload["error"]
     oversized = of_type(evts, "ENTRY_REJECTED")[1].payload

@@ -186,7 +186,9 @@ async def test_interviewer_ai_failure_terminates_and_keeps_the_log(ts_env, worke
     assert types.index("INTERVIEW_TERMINATED") > types.index("AI_FAILED")
     assert exported[types.index("INTERVIEW_TERMINATED")]["payload"]["reason"] == "system_error"
     transcript = json.loads(store().get(result.transcript))
-    assert [e["text"] for e in transcript] == ["A token bucket per API key, stored in a shared cache."]
+    assert [e["text"] for e in transcript if e["speaker"] == "interviewee"] == [
+        "A token bucket per API key, stored in a shared cache."]
+    assert [e["speaker"] for e in transcript][:1] == ["interviewer"]      # the primary prompt, recorded by the engine
 
 
 async def _followups_for_one_run(env, worker, offline) -> list[tuple[str, str]]:

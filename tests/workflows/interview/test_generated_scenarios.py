@@ -1,5 +1,5 @@
 """Generated scenarios for the whole InterviewWorkflow on the time-skipping server: random scripts of answers (short,
-long, CJK near the length limit, bursts), the client recording the question it shows, silences, pauses, skips and
+long, CJK near the length limit, bursts), a person's own questions, silences, pauses, skips and
 the end — with `continue_as_new_after_events` drawn low so runs continue as new at random points, and bursts of long
 entries followed at once by the end (the end lands while the run continues as new). Nothing is killed.
 
@@ -28,8 +28,9 @@ from temporalio.service import RPCError
 
 from activities.artifacts import store
 from models.interview import DimensionSpec, InterviewEvent, InterviewResult, SectionSnapshot
-from tests.interview_invariants import check_event_log, require
-from tests.workflows.interview.helpers import adaptive_plan, control, say, start, state
+from rules.interview.session_base import ENGINE_CLIENT
+from tests.interview_invariants import PRESENTED, check_event_log, require
+from tests.workflows.interview.helpers import adaptive_plan, control, decision, say, start, state
 
 ANSWERS = ["We kept a paper log of every page.", "Latency mattered more than throughput, then the outage came.",
            "I would improve the rotation and measure sleep.", "Ich weiß es nicht genau.", "たぶん、そうです。",
@@ -153,16 +154,15 @@ async def scenario(env, queue: str, seed: int) -> bool:
 
 async def play(env, h: WorkflowHandle, rng: random.Random, run: Run, total: float, grace: float) -> None:
     for _ in range(rng.randint(6, 22)):
-        kind = rng.choices(["answer", "long", "echo", "sleep", "pause", "resume", "skip", "burst-end", "end"],
-                           [6, 2, 6, 5, 1, 1, 1, 0.4, 0.3])[0]
+        kind = rng.choices(["answer", "long", "ask", "sleep", "pause", "resume", "skip", "burst-end", "end"],
+                           [6, 2, 3, 5, 1, 1, 1, 0.4, 0.3])[0]
         run.script.append(kind)
         if kind == "answer":
             await submit(run, h, "interviewee", rng.choice(ANSWERS))
         elif kind == "long":
             await submit(run, h, "interviewee", rng.choice(["東京の夜。", "word "]) * rng.randint(200, 1600))
-        elif kind == "echo":                      # the client records the question it shows
-            if run.shown:
-                await submit(run, h, "interviewer", run.shown)
+        elif kind == "ask":                       # a person asks in their own words (the engine records its own)
+            await submit(run, h, "interviewer", rng.choice(["What happened next?", "Why did that matter to you?"]))
         elif kind == "sleep":
             await skip(env, rng.uniform(1, 70))
             run.shown = await look(h, run.shown)
@@ -190,8 +190,13 @@ def check_run(run: Run, result: InterviewResult, total: float, grace: float) -> 
     except AssertionError as err:
         raise AssertionError(f"{err} — {run}") from None
     transcript = json.loads(store().get(result.transcript))
-    require([e["entry_id"] for e in transcript] == run.accepted, "entries-once-in-order",
-            f"transcript {[e['entry_id'] for e in transcript][-5:]} vs accepted {run.accepted[-5:]} — {run}")
+    sent = [e["entry_id"] for e in transcript if e.get("client_id") != ENGINE_CLIENT]
+    require(sent == run.accepted, "entries-once-in-order",
+            f"transcript {sent[-5:]} vs accepted {run.accepted[-5:]} — {run}")
+    recorded = [e["entry_id"] for e in transcript if e.get("client_id") == ENGINE_CLIENT]
+    presented = [e.payload["entry_id"] for e in events if e.type in PRESENTED and "entry_id" in e.payload]
+    require(recorded == presented, "entries-once-in-order",
+            f"the engine's questions in the transcript {recorded[-5:]} vs presented {presented[-5:]} — {run}")
     require([e.type for e in events][:1] == ["INTERVIEW_CREATED"], "entries-once-in-order",
             f"the log starts with {[e.type for e in events][:2]} — {run}")
     done = next((e for e in events if e.type in ("INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED")), None)
@@ -228,14 +233,20 @@ async def test_generated_scenarios_long(ts_env, worker, offline, seed):
 
 async def test_the_end_during_continue_as_new_finishes(ts_env, worker, offline):
     """100 entries of 8,000 CJK characters, then `end`: the run that continued as new held an ended session and
-    never finished (status finalizing for 8+ minutes, a 1 ms timer re-armed every second)."""
+    never finished (status finalizing for 8+ minutes, a 1 ms timer re-armed every second). The Orchestrator asks a
+    new question each time (the offline double's plan questions would all be answered within the flood, and then
+    nothing is left: the interview would end on its own)."""
+    offline.script("interview_orchestrator", *[decision(f"What happened on night {n}?", source="gap")
+                                               for n in range(400)])
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, plan=adaptive_plan(), duration_seconds=600, write_essay=False)
         for i in range(100):
             await delivered(h, lambda i=i: say(h, "interviewee", "東京の夜は長い。" * 1000, entry_id=f"long-{i}"))
         await delivered(h, lambda: control(h, "end"))
         result: InterviewResult = await asyncio.wait_for(h.result(), timeout=120)
-    assert result.status == "COMPLETED" and result.exit_reason == "ended_by_client" and result.entries == 100
+    assert result.status == "COMPLETED" and result.exit_reason == "ended_by_client"
+    transcript = json.loads(store().get(result.transcript))
+    assert [e["entry_id"] for e in transcript if e["speaker"] == "interviewee"] == [f"long-{i}" for i in range(100)]
 
 
 async def test_late_answers_on_a_long_history_do_not_stall_the_run(ts_env, worker, offline):
