@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
@@ -90,16 +90,17 @@ with workflow.unsafe.imports_passed_through():
     from workflows.interview_loop import LiveLoop
 
 PIPELINE = "interview"
+R = TypeVar("R")
 
 
 class AgentFailed(Exception):
     pass
 
 
-def _validate(check: Callable[[Any], Any], arg: Any) -> None:
+def _validate(check: Callable[[Any], R], arg: Any) -> R:
     """Update validators: the session's EntryError becomes the non-retryable InvalidInput the caller sees."""
     try:
-        check(arg)
+        return check(arg)
     except EntryError as err:
         raise invalid(str(err)) from None
 
@@ -120,6 +121,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         self.schedule_changed = False  # the clock should re-plan
         self.can_requested = False
         self.summary_tasks: list[asyncio.Task[None]] = []
+        self.checked_entries: dict[str, TranscriptEntry] = {}   # update id -> the entry its validator checked
         self.timer_tasks: list[asyncio.Task[None]] = []
 
     # ================================================================================================ run
@@ -208,41 +210,45 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         if entry is None:
             return
         try:
-            self.s.check_entry(entry)
+            checked = self.s.check_entry(entry)
         except EntryError as err:
             self._apply(self.s.reject_entry(workflow.now(), entry, err))
             workflow.logger.warning("entry rejected: %s", err)
             return
         await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if self.s.accepting:
-            try:
-                self.s.check_entry(entry)  # again: an entry of the same client may have been recorded meanwhile
+            try:   # again (its order only): an entry of the same client may have been recorded meanwhile
+                self.s.check_entry(checked, validated=True)
             except EntryError as err:
                 self._apply(self.s.reject_entry(workflow.now(), entry, err))
                 return
-            self._apply(self.s.accept_entry(workflow.now(), entry)[2])
+            self._apply(self.s.accept_entry(workflow.now(), checked, validated=True)[2])
 
     @workflow.update(name=UPDATE_SUBMIT_ENTRY)
     async def submit_entry(self, raw: Any) -> SubmitEntryResult:
-        entry = update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY)
+        # parsed and validated once, by the validator (on replay validators do not run: then here)
+        checked = self.checked_entries.pop(workflow.current_update_info().id, None)  # type: ignore[union-attr]
+        entry = checked or update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY)
         # entries sent while the plan is being prepared join the first section
         await workflow.wait_condition(lambda: self.s.started or self.s.ended)
         if not self.s.accepting:
             raise ApplicationError(f"interview {self.wid} has ended ({self.s.state.exit_reason or 'finished'}); "
                                    f"entries are no longer accepted", type="InterviewEnded", non_retryable=True)
-        # validated on arrival, checked again now: a later entry of the same client (a signal delivered in the same
-        # task) may have been recorded meanwhile — then this one is refused, never recorded after it
+        # validated on arrival, its order checked again now: a later entry of the same client (a signal delivered
+        # in the same task) may have been recorded meanwhile — then this one is refused, never recorded after it
         try:
-            self.s.check_entry(entry)
+            entry = self.s.check_entry(entry, validated=checked is not None)
         except EntryError as err:
             raise ApplicationError(str(err), type="EntryRejected", non_retryable=True) from None
-        accepted, duplicate, out = self.s.accept_entry(workflow.now(), entry)
+        accepted, duplicate, out = self.s.accept_entry(workflow.now(), entry, validated=True)
         self._apply(out)
         return self.s.submit_result(accepted, duplicate)
 
     @submit_entry.validator
     def _validate_submit_entry(self, raw: Any) -> None:
-        _validate(self.s.check_entry, update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY))
+        entry = update_input(TranscriptEntry, raw, UPDATE_SUBMIT_ENTRY)
+        self.checked_entries[workflow.current_update_info().id] = _validate(  # type: ignore[union-attr]
+            self.s.check_entry, entry)
 
     @workflow.signal(name=SIGNAL_SESSION_CONTROL)
     def on_session_control(self, raw: Any) -> None:
