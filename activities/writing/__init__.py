@@ -2,9 +2,10 @@
 
 from typing import Any
 
-from activities.writing.audit import writing_audit, writing_final_audit
+from activities.writing.audit import writing_audit
 from activities.writing.draft import writing_draft
 from activities.writing.final_analysis import writing_final_analysis
+from activities.writing.final_audit import writing_final_audit
 from activities.writing.history import writing_record_history
 from activities.writing.orchestrator import writing_orchestrator
 from activities.writing.quality_gate import writing_quality_gate
