@@ -1,15 +1,19 @@
 """Agent declarations: one name for activity, config key and offline responder; declared tier and policy kind;
-agent keys in every config source must name a real agent (checked at worker start-up)."""
+agent keys in every config source must name a real agent (checked at worker start-up); the worker registers every
+declared agent activity."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from activities.agents.base import AGENTS, AgentSpec, agent_activity
+import activities
+from activities.agents.base import AGENTS, AgentSpec, agent_activities, agent_activity
 from activities.llm import offline
 from activities.llm.config import (
     AGENT_REGISTRY,
@@ -38,6 +42,38 @@ def test_every_agent_activity_is_declared_once_under_its_agent_name():
             assert declared.spec.activity_fn is fn
         assert declared.spec.name in AGENT_REGISTRY and AGENTS[declared.spec.name] is declared.spec
     assert KNOWN == set(AGENTS)
+
+
+def _every_agent_declared() -> dict[str, AgentSpec]:
+    """Import every module under activities/ (an agent module the registry does not import still declares)."""
+    for module in pkgutil.walk_packages(activities.__path__, "activities."):
+        importlib.import_module(module.name)
+    return dict(AGENTS)
+
+
+def _name(fn) -> str:
+    return fn.__temporal_activity_definition.name
+
+
+def test_the_llm_worker_registers_every_activity_declared_through_an_agent():
+    registered = registry.llm_worker_activities()
+    for name, spec in _every_agent_declared().items():
+        assert spec.activities, f"agent {name} declares no activity"
+        assert spec.activities[0] is spec.activity_fn and _name(spec.activity_fn) == name
+        for fn in spec.activities:  # the agent's own activity and any further one (parse_log_batch)
+            assert fn in registered, f"{_name(fn)} ({fn.__module__}) is declared but no worker registers it"
+    names = [_name(fn) for fn in registered]
+    assert len(names) == len(set(names))
+    assert {"parse_log_batch", "worker_models"} <= set(names)
+
+
+def test_a_pipeline_registers_the_agent_activities_of_its_modules_in_declaration_order():
+    from activities import query
+
+    assert query.LLM_ACTIVITIES == agent_activities("activities.query")
+    names = [_name(fn) for fn in query.LLM_ACTIVITIES]
+    assert names.index("parse_log") + 1 == names.index("parse_log_batch")
+    assert agent_activities("activities.que") == [] and agent_activities("activities.nothing") == []
 
 
 def test_offline_decorator_registers_the_responder_under_the_agent_name():
