@@ -15,6 +15,14 @@ responder's key; the policy kind (a key of rules/policies.py POLICIES) is what `
 schedules the activity with, on the `<queue>-llm` task queue. Every call goes through `gateway.complete()` and
 keeps heartbeating while the model works, so an activity the workflow cancelled stops its LLM call.
 
+One naming rule for agent, module and prompt: an agent `<P>_<role>` of pipeline P lives in
+`activities/<P>/<role>.py` (declaration, activities, fallback, offline responder; input/output models there
+too unless they are contracts in `models/`) with its prompt in `prompts/<P>/<role>.md`. The query pipeline's agents keep their historical names
+without a prefix (the name is the role: `route_input` is activities/query/route_input.py and
+prompts/query/route_input.md), and `model_check` is the platform's own (activities/model_check.py,
+prompts/platform/model_check.md). Names never change (they are activity types in recorded histories): a module or
+prompt that does not fit is renamed instead. tests/unit/platform/test_agents.py checks the rule.
+
 Registration is derived from the declarations: a pipeline's `activities/<pipeline>/__init__.py` imports its agent
 modules and sets `LLM_ACTIVITIES = agent_activities(__name__)`, every activity declared with `@SPEC.activity` there.
 

@@ -1,6 +1,6 @@
 """Agent declarations: one name for activity, config key and offline responder; declared tier and policy kind;
 agent keys in every config source must name a real agent (checked at worker start-up); the worker registers every
-declared agent activity."""
+declared agent activity; module and prompt are named after the agent, and no prompt file is left without one."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from activities.llm.config import (
     resolve_model,
     unknown_agents,
 )
+from core.resources import prompts_dir
 from core.settings import ROOT
 from rules.policies import POLICIES
 from workers import registry
@@ -74,6 +75,43 @@ def test_a_pipeline_registers_the_agent_activities_of_its_modules_in_declaration
     names = [_name(fn) for fn in query.LLM_ACTIVITIES]
     assert names.index("parse_log") + 1 == names.index("parse_log_batch")
     assert agent_activities("activities.que") == [] and agent_activities("activities.nothing") == []
+
+
+#: The one exception to the naming rule: the platform's own agent (activities/model_check.py).
+PLATFORM_AGENT = ("model_check", "activities.model_check", "platform/model_check.md")
+
+
+def test_module_and_prompt_are_named_after_the_agent():
+    """The rule (activities/agents/base.py): an agent `<P>_<role>` of pipeline P lives in
+    activities/<P>/<role>.py with its prompt in prompts/<P>/<role>.md; the query pipeline's agents keep their
+    historical unprefixed names (`route_input`: activities/query/route_input.py, prompts/query/route_input.md).
+    The declaration, its activities and its offline responder are in that one module."""
+    for name, spec in _every_agent_declared().items():
+        module = spec.activity_fn.__module__
+        if name == PLATFORM_AGENT[0]:
+            assert (name, module, spec.prompt) == PLATFORM_AGENT
+            continue
+        _, pipeline, _ = module.split(".")
+        assert pipeline in registry.PIPELINES, f"{name}: {module} is not in a pipeline package"
+        if pipeline == "query":
+            role = name
+        else:
+            assert name.startswith(f"{pipeline}_"), f"{name} (in activities/{pipeline}/) lacks its prefix"
+            role = name.removeprefix(f"{pipeline}_")
+        assert (module, spec.prompt) == (f"activities.{pipeline}.{role}", f"{pipeline}/{role}.md"), name
+        assert {fn.__module__ for fn in spec.activities} == {module}, name
+        assert offline._state.responders[name].__module__ == module, f"{name}: offline responder elsewhere"
+
+
+def test_every_prompt_file_belongs_to_a_declared_agent():
+    """No orphan prompt: each template under prompts/ is some agent's (prompts/writing/personas/ holds the
+    writing pipeline's persona texts, not templates)."""
+    root = prompts_dir()
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*.md")
+             if not p.relative_to(root).as_posix().startswith("writing/personas/")}
+    prompts = {spec.prompt for spec in _every_agent_declared().values()}
+    assert sorted(files - prompts) == [], "prompt files no agent declares"
+    assert sorted(prompts - files) == [], "agents naming a prompt file that does not exist"
 
 
 def test_offline_decorator_registers_the_responder_under_the_agent_name():
