@@ -1,6 +1,6 @@
 """The grounding check: is a quote the speaker's exact words? One pure function shared by everything that prints
 quotes — the interview essay (activities/interview/writer.py), study findings (activities/study/) and their
-reports, and query answers that quote notes (activities/query/synthesizer.py).
+reports, and query answers that quote notes (activities/query/synthesize_answer.py).
 
     check = check_quote('"Escalate early."', answers)        # answers: the texts the quote must come from
     check.verified       # True only for the exact words (whitespace and the outer quote marks aside)

@@ -75,7 +75,8 @@ def audio_activities() -> list[Any]:
 
 
 # One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
-# (agent activities) and ACTIVITIES (everything else).
+# (its agents' activities, derived from their declarations: activities.agents.base.agent_activities) and
+# ACTIVITIES (everything else).
 PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study", "voice"]
 
 

@@ -9,7 +9,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.query.parser import parse_log_batch
+    from activities.query.parse_log import parse_log_batch
     from activities.query.storage import (
         notes_finish_import,
         notes_list_import_files,

@@ -12,7 +12,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.query.parser import parse_log
+    from activities.query.parse_log import parse_log
     from activities.query.storage import (
         notes_load_domains,
         notes_needs_parsing,

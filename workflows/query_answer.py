@@ -7,16 +7,16 @@ import asyncio
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.query.analyzer import analyze_evidence
-    from activities.query.evaluator import evaluate_answer
-    from activities.query.observer import observe_context
-    from activities.query.planner import plan_query
+    from activities.query.analyze_evidence import analyze_evidence
+    from activities.query.evaluate_answer import evaluate_answer
+    from activities.query.observe_context import observe_context
+    from activities.query.plan_query import plan_query
     from activities.query.retriever import retrieve_notes
     from activities.query.storage import (
         notes_apply_context_updates,
         notes_read_global_context,
     )
-    from activities.query.synthesizer import synthesize_answer
+    from activities.query.synthesize_answer import synthesize_answer
     from models.common import AgentResult
     from models.patches import query as query_patches
     from models.query import ApplyContextInput, ApplyContextResult, NotesLocation

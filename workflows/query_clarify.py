@@ -7,7 +7,7 @@ from datetime import timedelta
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.query.clarifier import clarify_gaps
+    from activities.query.clarify_gaps import clarify_gaps
     from activities.query.storage import notes_store_entry
     from core import search_attributes as sa
     from models.common import AgentResult

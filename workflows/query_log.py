@@ -7,8 +7,8 @@ import asyncio
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.query.parser import parse_log
-    from activities.query.router import route_input
+    from activities.query.parse_log import parse_log
+    from activities.query.route_input import route_input
     from activities.query.storage import (
         notes_load_domains,
         notes_recent_entries,

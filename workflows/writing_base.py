@@ -12,9 +12,10 @@ from temporalio.exceptions import ActivityError
 from temporalio.exceptions import TimeoutError as TemporalTimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.writing.audit import writing_audit, writing_final_audit
+    from activities.writing.audit import writing_audit
     from activities.writing.draft import writing_draft
     from activities.writing.final_analysis import writing_final_analysis
+    from activities.writing.final_audit import writing_final_audit
     from activities.writing.quality_gate import writing_quality_gate
     from activities.writing.synthesize import writing_synthesize
     from core import search_attributes as sa

@@ -15,6 +15,17 @@ responder's key; the policy kind (a key of rules/policies.py POLICIES) is what `
 schedules the activity with, on the `<queue>-llm` task queue. Every call goes through `gateway.complete()` and
 keeps heartbeating while the model works, so an activity the workflow cancelled stops its LLM call.
 
+One naming rule for agent, module and prompt: an agent `<P>_<role>` of pipeline P lives in
+`activities/<P>/<role>.py` (declaration, activities, fallback, offline responder; input/output models there
+too unless they are contracts in `models/`) with its prompt in `prompts/<P>/<role>.md`. The query pipeline's agents keep their historical names
+without a prefix (the name is the role: `route_input` is activities/query/route_input.py and
+prompts/query/route_input.md), and `model_check` is the platform's own (activities/model_check.py,
+prompts/platform/model_check.md). Names never change (they are activity types in recorded histories): a module or
+prompt that does not fit is renamed instead. tests/unit/platform/test_agents.py checks the rule.
+
+Registration is derived from the declarations: a pipeline's `activities/<pipeline>/__init__.py` imports its agent
+modules and sets `LLM_ACTIVITIES = agent_activities(__name__)`, every activity declared with `@SPEC.activity` there.
+
 Prompt files are Jinja2 templates in `prompts/` with a `[system]` part and a `[user]` part, loaded from the
 `prompts` package (package data, through importlib: core/resources.py).
 """
@@ -118,6 +129,9 @@ class AgentSpec(Generic[Out]):
     heartbeat_every_s: float | None = HEARTBEAT_EVERY_S
     description: str = ""
     _activity_fn: list[Callable[..., Any]] = field(default_factory=list, init=False, repr=False, compare=False)
+    #: every activity declared with this agent, by activity name, in declaration order (its own and any further)
+    _activities: dict[str, Callable[..., Any]] = field(default_factory=dict, init=False, repr=False,
+                                                       compare=False)
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES or not self.policy.endswith("agent"):
@@ -142,6 +156,7 @@ class AgentSpec(Generic[Out]):
             setattr(defined, AGENT_ATTR, AgentActivity(self, kind))
             if name is None or name == self.name:
                 self._activity_fn[:] = [defined]
+            self._activities[name or self.name] = defined
             return defined
 
         return wrap(fn) if fn is not None else wrap
@@ -156,6 +171,11 @@ class AgentSpec(Generic[Out]):
         if not self._activity_fn:
             raise LookupError(f"agent {self.name} has no activity: decorate one with @{self.name.upper()}.activity")
         return self._activity_fn[0]
+
+    @property
+    def activities(self) -> list[Callable[..., Any]]:
+        """Every activity declared with `@SPEC.activity`: the agent's own and any further (`parse_log_batch`)."""
+        return list(self._activities.values())
 
     # ------------------------------------------------------------------------------------------ calls
     async def run(self, variables: dict[str, Any], *, offline_context: dict[str, Any] | None = None,
@@ -222,3 +242,13 @@ def agent_activity(fn: Any) -> AgentActivity | None:
         return AgentActivity(fn, fn.policy)
     found = getattr(fn, AGENT_ATTR, None)
     return found if isinstance(found, AgentActivity) else None
+
+
+def agent_activities(package: str) -> list[Any]:
+    """Every activity declared through an AgentSpec in a module of `package` ("activities.query"), in declaration
+    order: a pipeline's `LLM_ACTIVITIES`, what the LLM worker registers. Only modules already imported have
+    declared theirs, so a pipeline's `__init__` imports its agent modules first (tests/unit/platform/test_agents.py
+    checks that every declared agent is registered)."""
+    prefix = f"{package}."
+    return [fn for spec in AGENTS.values() for fn in spec.activities
+            if fn.__module__ == package or fn.__module__.startswith(prefix)]

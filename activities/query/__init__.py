@@ -2,23 +2,25 @@
 
 from typing import Any
 
-from activities.query.analyzer import analyze_evidence
-from activities.query.clarifier import clarify_gaps
-from activities.query.evaluator import evaluate_answer
-from activities.query.observer import observe_context
-from activities.query.parser import parse_log, parse_log_batch
-from activities.query.planner import plan_query
+from activities.agents.base import agent_activities
+from activities.query import (  # noqa: F401  (each agent module declares its agent)
+    analyze_evidence,
+    clarify_gaps,
+    evaluate_answer,
+    observe_context,
+    parse_log,
+    plan_query,
+    route_input,
+    synthesize_answer,
+)
 from activities.query.retriever import retrieve_notes
-from activities.query.router import route_input
 from activities.query.storage import (
     STORAGE_ACTIVITIES,
     notes_finish_import,
     notes_list_import_files,
     notes_store_batch,
 )
-from activities.query.synthesizer import synthesize_answer
 
-LLM_ACTIVITIES: list[Any] = [route_input, plan_query, analyze_evidence, synthesize_answer, evaluate_answer,
-                             clarify_gaps, parse_log, parse_log_batch, observe_context]
+LLM_ACTIVITIES: list[Any] = agent_activities(__name__)
 ACTIVITIES: list[Any] = [*STORAGE_ACTIVITIES, retrieve_notes, notes_list_import_files, notes_store_batch,
                          notes_finish_import]

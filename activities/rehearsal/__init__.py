@@ -2,7 +2,8 @@
 
 from typing import Any
 
-from activities.rehearsal.interviewee import rehearsal_interviewee
+from activities.agents.base import agent_activities
+from activities.rehearsal import interviewee  # noqa: F401  (the agent module declares its agent)
 
-LLM_ACTIVITIES: list[Any] = [rehearsal_interviewee]
+LLM_ACTIVITIES: list[Any] = agent_activities(__name__)
 ACTIVITIES: list[Any] = []

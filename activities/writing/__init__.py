@@ -2,15 +2,18 @@
 
 from typing import Any
 
-from activities.writing.audit import writing_audit, writing_final_audit
-from activities.writing.draft import writing_draft
-from activities.writing.final_analysis import writing_final_analysis
+from activities.agents.base import agent_activities
+from activities.writing import (  # noqa: F401  (each agent module declares its agent)
+    audit,
+    draft,
+    final_analysis,
+    final_audit,
+    orchestrator,
+    quality_gate,
+    synthesize,
+)
 from activities.writing.history import writing_record_history
-from activities.writing.orchestrator import writing_orchestrator
-from activities.writing.quality_gate import writing_quality_gate
 from activities.writing.storage import writing_dump_context, writing_prepare_run, writing_write_run_logs
-from activities.writing.synthesize import writing_synthesize
 
-LLM_ACTIVITIES: list[Any] = [writing_draft, writing_audit, writing_final_audit, writing_synthesize,
-                             writing_final_analysis, writing_quality_gate, writing_orchestrator]
+LLM_ACTIVITIES: list[Any] = agent_activities(__name__)
 ACTIVITIES: list[Any] = [writing_prepare_run, writing_write_run_logs, writing_record_history, writing_dump_context]

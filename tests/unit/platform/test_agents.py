@@ -1,15 +1,19 @@
 """Agent declarations: one name for activity, config key and offline responder; declared tier and policy kind;
-agent keys in every config source must name a real agent (checked at worker start-up)."""
+agent keys in every config source must name a real agent (checked at worker start-up); the worker registers every
+declared agent activity; module and prompt are named after the agent, and no prompt file is left without one."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 from pathlib import Path
 
 import pytest
 import yaml
 
-from activities.agents.base import AGENTS, AgentSpec, agent_activity
+import activities
+from activities.agents.base import AGENTS, AgentSpec, agent_activities, agent_activity
 from activities.llm import offline
 from activities.llm.config import (
     AGENT_REGISTRY,
@@ -20,6 +24,7 @@ from activities.llm.config import (
     resolve_model,
     unknown_agents,
 )
+from core.resources import prompts_dir
 from core.settings import ROOT
 from rules.policies import POLICIES
 from workers import registry
@@ -38,6 +43,75 @@ def test_every_agent_activity_is_declared_once_under_its_agent_name():
             assert declared.spec.activity_fn is fn
         assert declared.spec.name in AGENT_REGISTRY and AGENTS[declared.spec.name] is declared.spec
     assert KNOWN == set(AGENTS)
+
+
+def _every_agent_declared() -> dict[str, AgentSpec]:
+    """Import every module under activities/ (an agent module the registry does not import still declares)."""
+    for module in pkgutil.walk_packages(activities.__path__, "activities."):
+        importlib.import_module(module.name)
+    return dict(AGENTS)
+
+
+def _name(fn) -> str:
+    return fn.__temporal_activity_definition.name
+
+
+def test_the_llm_worker_registers_every_activity_declared_through_an_agent():
+    registered = registry.llm_worker_activities()
+    for name, spec in _every_agent_declared().items():
+        assert spec.activities, f"agent {name} declares no activity"
+        assert spec.activities[0] is spec.activity_fn and _name(spec.activity_fn) == name
+        for fn in spec.activities:  # the agent's own activity and any further one (parse_log_batch)
+            assert fn in registered, f"{_name(fn)} ({fn.__module__}) is declared but no worker registers it"
+    names = [_name(fn) for fn in registered]
+    assert len(names) == len(set(names))
+    assert {"parse_log_batch", "worker_models"} <= set(names)
+
+
+def test_a_pipeline_registers_the_agent_activities_of_its_modules_in_declaration_order():
+    from activities import query
+
+    assert query.LLM_ACTIVITIES == agent_activities("activities.query")
+    names = [_name(fn) for fn in query.LLM_ACTIVITIES]
+    assert names.index("parse_log") + 1 == names.index("parse_log_batch")
+    assert agent_activities("activities.que") == [] and agent_activities("activities.nothing") == []
+
+
+#: The one exception to the naming rule: the platform's own agent (activities/model_check.py).
+PLATFORM_AGENT = ("model_check", "activities.model_check", "platform/model_check.md")
+
+
+def test_module_and_prompt_are_named_after_the_agent():
+    """The rule (activities/agents/base.py): an agent `<P>_<role>` of pipeline P lives in
+    activities/<P>/<role>.py with its prompt in prompts/<P>/<role>.md; the query pipeline's agents keep their
+    historical unprefixed names (`route_input`: activities/query/route_input.py, prompts/query/route_input.md).
+    The declaration, its activities and its offline responder are in that one module."""
+    for name, spec in _every_agent_declared().items():
+        module = spec.activity_fn.__module__
+        if name == PLATFORM_AGENT[0]:
+            assert (name, module, spec.prompt) == PLATFORM_AGENT
+            continue
+        _, pipeline, _ = module.split(".")
+        assert pipeline in registry.PIPELINES, f"{name}: {module} is not in a pipeline package"
+        if pipeline == "query":
+            role = name
+        else:
+            assert name.startswith(f"{pipeline}_"), f"{name} (in activities/{pipeline}/) lacks its prefix"
+            role = name.removeprefix(f"{pipeline}_")
+        assert (module, spec.prompt) == (f"activities.{pipeline}.{role}", f"{pipeline}/{role}.md"), name
+        assert {fn.__module__ for fn in spec.activities} == {module}, name
+        assert offline._state.responders[name].__module__ == module, f"{name}: offline responder elsewhere"
+
+
+def test_every_prompt_file_belongs_to_a_declared_agent():
+    """No orphan prompt: each template under prompts/ is some agent's (prompts/writing/personas/ holds the
+    writing pipeline's persona texts, not templates)."""
+    root = prompts_dir()
+    files = {p.relative_to(root).as_posix() for p in root.rglob("*.md")
+             if not p.relative_to(root).as_posix().startswith("writing/personas/")}
+    prompts = {spec.prompt for spec in _every_agent_declared().values()}
+    assert sorted(files - prompts) == [], "prompt files no agent declares"
+    assert sorted(prompts - files) == [], "agents naming a prompt file that does not exist"
 
 
 def test_offline_decorator_registers_the_responder_under_the_agent_name():

@@ -14,8 +14,9 @@ from temporalio.testing import ActivityEnvironment
 from activities.artifacts import completed_once
 from activities.interview.analysis import interview_analysis
 from activities.interview.writer import interview_writer
-from activities.writing.audit import writing_audit, writing_final_audit
+from activities.writing.audit import writing_audit
 from activities.writing.draft import writing_draft
+from activities.writing.final_audit import writing_final_audit
 from activities.writing.synthesize import writing_synthesize
 from models.common import AgentResult, LLMUsage
 from models.interview import AnalysisSummary

@@ -16,11 +16,11 @@ from datetime import UTC, datetime
 import jsonschema
 import pytest
 
-from activities.discussion.moderator import scoring_schema
+from activities.discussion.score import scoring_schema
 from activities.llm import gateway
 from activities.llm.config import load_config, resolve_model
 from activities.llm.schema import cap_schema, enumerate_bounded_numbers, token_budget
-from activities.query.parser import parser_schema
+from activities.query.parse_log import parser_schema
 from activities.query.storage import load_catalog
 from models.discussion import ScoringOutput
 from models.query_agents import ParseInput, ParserOutput
@@ -170,7 +170,7 @@ def test_the_cross_audit_reviews_every_draft_by_its_name():
 
 
 def test_the_clarifier_asks_at_least_one_real_question():
-    from activities.query.clarifier import MAX_QUESTIONS, clarifier_schema
+    from activities.query.clarify_gaps import MAX_QUESTIONS, clarifier_schema
 
     schema = clarifier_schema()
     jsonschema.validate({"questions": [{"question": "How did you sleep that week?"}]}, schema)
@@ -210,7 +210,7 @@ def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
 
 
 def test_the_router_selects_available_domains_and_never_files_a_question_as_a_note():
-    from activities.query.router import router_schema
+    from activities.query.route_input import router_schema
     from models.query_agents import RouteInput
     from models.query_types import DomainInfo
 

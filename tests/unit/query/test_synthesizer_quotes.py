@@ -9,7 +9,7 @@ from datetime import date, datetime
 import pytest
 
 from activities.artifacts import store
-from activities.query.synthesizer import synthesize_answer
+from activities.query.synthesize_answer import synthesize_answer
 from models.query_agents import AnalyzerOutput, SynthesizeInput
 from models.query_types import Entry, QueryType, Verdict
 

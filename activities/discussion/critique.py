@@ -8,7 +8,7 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
-CRITIQUE = AgentSpec("discussion_critique", "discussion/critic.md", TurnOutput, tier="medium", role="auditor",
+CRITIQUE = AgentSpec("discussion_critique", "discussion/critique.md", TurnOutput, tier="medium", role="auditor",
                      policy="agent", free_text=True, max_tokens=700,
                      description="Critic: stress-tests the ideas of a discussion round (seed 002 step 3)")
 

@@ -12,7 +12,7 @@ from models.common import AgentResult
 from models.discussion import ScoringOutput, ScoringTurn, TurnInput
 from rules.discussion.scoring import CRITERIA
 
-SCORE = AgentSpec("discussion_score", "discussion/moderator.md", ScoringOutput, tier="medium", role="auditor",
+SCORE = AgentSpec("discussion_score", "discussion/score.md", ScoringOutput, tier="medium", role="auditor",
                   policy="agent",
                   description="Moderator: final validation, five 0-10 criteria per idea (seed 002 phase 3)")
 

@@ -8,7 +8,7 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
-RESEARCH = AgentSpec("discussion_research", "discussion/researcher.md", TurnOutput, tier="medium", role="writer",
+RESEARCH = AgentSpec("discussion_research", "discussion/research.md", TurnOutput, tier="medium", role="writer",
                      policy="agent", free_text=True, max_tokens=700,
                      description="Researcher: grounds each discussion round in facts (seed 002 step 1)")
 

@@ -8,7 +8,7 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
-SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesis.md", TurnOutput, tier="medium",
+SYNTHESIZE = AgentSpec("discussion_synthesize", "discussion/synthesize.md", TurnOutput, tier="medium",
                        role="writer", policy="agent", free_text=True, max_tokens=700,
                        description="Team Leader: synthesizes each round (seed 002 step 5)")
 

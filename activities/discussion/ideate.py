@@ -10,7 +10,7 @@ from models.discussion import IdeationOutput, IdeationTurn, TurnInput
 from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
 from rules.discussion.rounds import ideation_instruction
 
-IDEATE = AgentSpec("discussion_ideate", "discussion/ideation.md", IdeationOutput, tier="medium", role="writer",
+IDEATE = AgentSpec("discussion_ideate", "discussion/ideate.md", IdeationOutput, tier="medium", role="writer",
                    policy="agent",
                    description="Ideation Specialist: generates and refines 3-5 JSON ideas (seed 002 step 2)")
 

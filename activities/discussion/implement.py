@@ -8,7 +8,7 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import TurnInput, TurnOutput
 
-IMPLEMENT = AgentSpec("discussion_implement", "discussion/implementer.md", TurnOutput, tier="medium", role="coder",
+IMPLEMENT = AgentSpec("discussion_implement", "discussion/implement.md", TurnOutput, tier="medium", role="coder",
                       policy="agent", free_text=True, max_tokens=700,
                       description="Implementer: practical approach for a round's ideas (seed 002 step 4)")
 

@@ -8,7 +8,7 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.discussion import LeaderSelectionOutput, SelectionTurn, TurnInput
 
-SELECT = AgentSpec("discussion_select", "discussion/selection.md", LeaderSelectionOutput, tier="medium",
+SELECT = AgentSpec("discussion_select", "discussion/select.md", LeaderSelectionOutput, tier="medium",
                    role="writer", policy="fast_agent",
                    description="Team Leader: final selection comment (the score decides)")
 
