@@ -489,10 +489,8 @@ class SessionState(BaseModel):
     decision_method: str | None = Field(default=None, description="orchestrator | fallback | engine")
     usage: UsageTotals = Field(default_factory=UsageTotals)
     question_event_id: int = Field(default=0, description="Event that put next_question in force")
-    question_entry_id: IdStr | None = Field(default=None, description="The interviewer entry the engine recorded "
-                                            "for next_question. None on a run started before the engine recorded "
-                                            "its questions: there a client records the question it shows itself "
-                                            "(entry id from question_event_id), once per id")
+    question_entry_id: IdStr | None = Field(default=None, description="The entry the engine recorded for "
+                                            "next_question; None on a run from before: a client records it, once")
     paused_reason: str | None = Field(default=None, description="pause (a person) | disconnect (presence/client)")
     presence_timeout_seconds: float = Field(default=0.0, description="0: presence off for this session")
     interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat")
@@ -584,10 +582,8 @@ class InterviewState(BaseModel):
     exit_reason: str | None = None
     continued: int = 0
     question_event_id: int = Field(default=0, description="Event that put the decision's question in force")
-    engine_asks: bool = Field(default=False, description="The engine records each question it puts in force as "
-                              "the interviewer's entry (runs started before that: clients echo it)")
-    question_entry_id: str | None = Field(default=None, description="The entry the engine recorded for the "
-                                          "question in force (engine_asks)")
+    engine_asks: bool = Field(default=False, description="The engine records its questions (else clients echo)")
+    question_entry_id: str | None = Field(default=None, description="Its entry for the question in force")
     paused_reason: str | None = None
     interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat: "
                                                  "presence is on once set")

@@ -229,3 +229,15 @@ def test_the_client_never_imports_workflows() -> None:
     offenders = [f"{i.source}:{i.line} imports {i.target}" for i in all_imports()
                  if i.source.startswith("client") and i.target.split(".")[0] == "workflows"]
     assert not offenders, offenders
+
+
+CODE_FOLDERS = ("rules", "workflows", "activities", "client", "core", "models", "workers", "bench", "tests")
+MAX_LINES = 600
+
+
+def test_no_code_file_over_600_lines() -> None:
+    """One concern per file: no Python file of the project over 600 lines (a file that grows past it is split)."""
+    long = [f"{path.relative_to(ROOT)}: {n} lines" for folder in CODE_FOLDERS
+            for path in sorted((ROOT / folder).rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    assert not long, long
