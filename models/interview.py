@@ -583,7 +583,6 @@ class InterviewState(BaseModel):
     continued: int = 0
     question_event_id: int = Field(default=0, description="Event that put the decision's question in force")
     engine_asks: bool = Field(default=False, description="The engine records its questions (else clients echo)")
-    question_entry_id: str | None = Field(default=None, description="Its entry for the question in force")
     paused_reason: str | None = None
     interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat: "
                                                  "presence is on once set")

@@ -209,28 +209,32 @@ class SessionBase:
         if question.text != previous or event_type == "FOLLOWUP_PRESENTED" and method == "engine":
             payload = {"text": question.text, "source": question.source, "question_id": marked, "method": method,
                        **(extra or {})}
-            if s.engine_asks:
-                payload.update(self._record_question(question.text))
+            if s.engine_asks:       # the interviewer's entry, recorded here: one event (this one), one id
+                entry = self._append_entry(TranscriptEntry(entry_id=f"question-{self.log.next_id}",
+                                                           speaker="interviewer", text=question.text,
+                                                           client_id=ENGINE_CLIENT), self.current_section_id())
+                payload.update(entry_id=entry.entry_id, seq=entry.seq)
             self._event("interviewer_ai" if method != "engine" else "system", event_type, payload)
             s.question_event_id = self.log.last_id
-            if s.engine_asks:
-                s.question_entry_id = payload["entry_id"]
         self._say(f"✅ Update complete — now in {s.phase} phase")
 
-    def _record_question(self, text: str) -> dict[str, Any]:
-        """The question put in force becomes the interviewer's entry, numbered like every entry; its id is
-        `question-<the id of the event that presents it>` (one event, one id). Returns what that event carries."""
+    @property
+    def question_entry_id(self) -> str | None:
+        """The interviewer entry the engine recorded for the question in force (its id is the presenting event's)."""
+        return f"question-{self.state.question_event_id}" if self.state.engine_asks and self.next_question() else None
+
+    def _append_entry(self, entry: TranscriptEntry, section_id: str | None, late: bool = False) -> TranscriptEntry:
+        """Number, stamp and record an entry in the transcript and its section (every entry, a client's or the
+        engine's own question, lands through here)."""
         s = self.state
-        entry_id = f"question-{self.log.next_id}"
         s.transcript_count += 1
-        section_id = self.current_section_id()
-        entry = TranscriptEntry(entry_id=entry_id, speaker="interviewer", text=text, seq=s.transcript_count,
-                                received_at=self._now, elapsed_seconds=self.elapsed(self._now),
-                                section_id=section_id, session_id=self.wid, client_id=ENGINE_CLIENT)
-        self.seen.add(entry_id)
-        s.seen_entry_ids.append(entry_id)
+        entry = entry.model_copy(update={"seq": s.transcript_count, "received_at": self._now,
+                                         "elapsed_seconds": self.elapsed(self._now), "section_id": section_id,
+                                         "late": late, "session_id": self.wid})
+        self.seen.add(entry.entry_id)
+        s.seen_entry_ids.append(entry.entry_id)
         s.transcript_tail.append(entry)
-        rt = self.runtime()
+        rt = next((x for x in s.sections if x.id == section_id), None)
         if rt is not None:
-            rt.entry_ids.append(entry_id)
-        return {"entry_id": entry_id, "seq": entry.seq}
+            rt.entry_ids.append(entry.entry_id)
+        return entry

@@ -171,16 +171,8 @@ class SessionIntake(SessionSchedule):
         if entry.client_id is not None and entry.client_seq is not None:
             s.client_seqs[entry.client_id] = max(entry.client_seq, s.client_seqs.get(entry.client_id, 0))
         section_id, late = self.attribute_late(now, entry)
-        s.transcript_count += 1
-        entry = entry.model_copy(update={"seq": s.transcript_count, "received_at": now,
-                                         "elapsed_seconds": self.elapsed(now), "section_id": section_id,
-                                         "late": late, "session_id": self.wid})
-        self.seen.add(entry.entry_id)
-        s.seen_entry_ids.append(entry.entry_id)
-        s.transcript_tail.append(entry)
+        entry = self._append_entry(entry, section_id, late)
         rt = next((x for x in s.sections if x.id == section_id), None)
-        if rt is not None:
-            rt.entry_ids.append(entry.entry_id)
         if entry.speaker == "interviewee":
             s.answered_questions = record_answer(s.answered_questions, s.transcript_tail[:-1])
             if rt is not None:
@@ -229,7 +221,7 @@ class SessionIntake(SessionSchedule):
     def _closes(self, text: str) -> bool:
         """Closing detection (000, see docs/interview.md "Closing"): a closing remark with no question or topic
         turn after it ends the interview when a person wrote it. The engine's own question closes only in the
-        wrap-up phase (`_engine_closes`; on runs from before ENGINE_ASKS: its echo by `join`/`rehearse`)."""
+        wrap-up phase (`present_decision`; on runs from before ENGINE_ASKS: its echo by `join`/`rehearse`)."""
         if self.state.engine_asks:
             return is_closing_remark(text)
         old = is_closing_remark_v1(text)

@@ -136,7 +136,7 @@ class SessionLive(SessionControls):
         self._present(decision.next_question, brief=decision.interviewer_brief, method=method, event_type=etype)
         if self.state.engine_asks and self.state.phase == "wrap_up" and is_closing_remark(decision.next_question.text):
             # the engine's own closing line (wrap-up only: a closing-sounding question earlier is just a question)
-            self._event("system", "CLOSING_DETECTED", {"entry_id": self.state.question_entry_id})
+            self._event("system", "CLOSING_DETECTED", {"entry_id": self.question_entry_id})
             self._say("👋 Closing remark — ending the interview")
             self._end_interview("interviewer_closing", section_reason="interview_ended")
         return out

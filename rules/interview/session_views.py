@@ -97,7 +97,7 @@ class SessionViews(SessionLive):
             asked_question_ids=list(s.asked_question_ids),
             decision_method=s.decision.method if s.decision else None, usage=s.usage,
             question_event_id=s.question_event_id if self.next_question() else 0,
-            question_entry_id=s.question_entry_id if s.engine_asks and self.next_question() else None,
+            question_entry_id=self.question_entry_id,
             paused_reason=s.paused_reason,
             presence_timeout_seconds=self.inp.presence_timeout_seconds, interviewee_seen_at=s.interviewee_seen_at)
 

@@ -353,7 +353,7 @@ class SessionMachine(RuleBasedStateMachine):
                         "question-stays-until-answered",
                         f"{watch.text[:50]!r} (asked, unanswered) became {now_q[:50]!r} at step {self.step!r}")
             watch.put_in_force(now_q, st_.current_index)
-            watch.asked = bool(now_q and st_.engine_asks and st_.question_entry_id)    # the engine recorded it
+            watch.asked = bool(now_q and s.question_entry_id)    # the engine recorded it
         # asked-only-when-asked: the asked set grows only when an interviewer entry asked, or the engine presented
         grown = [q for q in st_.asked_question_ids if q not in self.asked_before]
         if grown:
