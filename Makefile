@@ -69,7 +69,7 @@ demo: install
 	$(COLLOQUY) demo
 
 test: install install-local system-deps lint
-	$(VENV)/bin/pytest -q -m "not slow"
+	$(VENV)/bin/pytest -q -m "not slow" --durations=40
 
 # The long real-model pipelines (notes, writing, discussion on `local` and over llama.cpp's server); make test runs
 # the interview on both paths and the browser voice room with real speech.

@@ -232,7 +232,7 @@ async def test_interview_signals_and_updates_refuse_malformed_arguments(door, of
     try:
         for _ in range(200):
             state = await handle.query(interview.QUERY_SESSION_STATE, result_type=interview.SessionState)
-            if state.status == "IN_PROGRESS":
+            if state.status == "IN_PROGRESS" and state.question_entry_id:   # the engine has recorded its question
                 break
             await asyncio.sleep(0.05)
         before = await handle.query(interview.QUERY_TRANSCRIPT, result_type=interview.TranscriptView)
