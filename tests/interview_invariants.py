@@ -26,6 +26,8 @@ INVARIANTS: dict[str, str] = {
                              "engine's own, recorded when it put the question in force, or a person's",
     "no-repeated-question": "the engine never presents the same question twice in a row without an answer in between, "
                             "and never presents again a question already answered (adaptive)",
+    "no-blank-question": "every question the engine puts in force has words (a blank plan question, follow-up or "
+                         "Orchestrator proposal is never presented)",
     "clock-never-past-twice": "after the clock looked at `now`, nothing is due at or before `now` (no timer for a "
                               "moment already past)",
     "ends-in-time": "every interview has ended once its duration plus the late grace has passed on the clock",
@@ -100,6 +102,7 @@ def check_presentations(events: Iterable[InterviewEvent], *, mode: str) -> None:
             asked_open = []
         elif e.type in PRESENTED:
             text = normalized(str(e.payload.get("text", "")))
+            require(text.strip(), "no-blank-question", f"event {e.event_id} presents a blank question")
             require(answered_since or text != last, "no-repeated-question",
                     f"event {e.event_id} presents {text[:60]!r} again with no answer in between")
             if mode == "adaptive" and e.payload.get("method") in ("orchestrator", "fallback"):

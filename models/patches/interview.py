@@ -56,3 +56,6 @@ _ENGINE_ASKS = ("interview_engine_asks_adaptive", "interview_engine_asks_structu
 ENGINE_ASKS = declare("interview", "interview-engine-records-its-question", _ENGINE_ASKS, _SHIPPED_CARRY,
                       "the engine records the question it puts in force as the interviewer's entry (one event, one "
                       "id); clients no longer echo it, and no entry is matched against the decision")
+NO_BLANK = declare("interview", "interview-no-blank-question", ("interview_blank_question",), _SHIPPED_CARRY,
+                   "a blank question is never put in force: a plan's blank questions are dropped (a plan left with "
+                   "none gets the topic's default), an Orchestrator's blank proposal gives way to the fallback's")

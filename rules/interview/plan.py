@@ -10,8 +10,16 @@ DEFAULT_FOLLOWUP_CAPS = (3, 4, 2, 1)          # 003 §12
 DEFAULT_SECTION_SHARES = (10, 15, 15, 5)      # 003 §12 (minutes of 45)
 
 
-def normalize_plan(plan: PlanSnapshot, mode: str) -> PlanSnapshot:
-    """Unique section/question ids, sane priorities, structured sections with budgets and pools."""
+def has_blank_question(plan: PlanSnapshot) -> bool:
+    """Whether any question, follow-up or primary prompt of the plan has no words (a weak model writes these)."""
+    return any(not q.text.strip() for s in plan.sections for q in s.questions) or any(
+        not t.strip() for s in plan.sections for pool in s.followup_pool.values() for t in pool) or any(
+        s.primary_prompt is not None and not s.primary_prompt.strip() for s in plan.sections)
+
+
+def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False) -> PlanSnapshot:
+    """Unique section/question ids, sane priorities, structured sections with budgets and pools; with `drop_blank`,
+    questions, follow-ups and primary prompts without words are left out (a blank question is never asked)."""
     sections: list[SectionSnapshot] = []
     seen_sections: set[str] = set()
     seen_questions: set[str] = set()
@@ -19,17 +27,21 @@ def normalize_plan(plan: PlanSnapshot, mode: str) -> PlanSnapshot:
         sid = s.id.strip() if s.id and s.id.strip() and s.id not in seen_sections else f"s{i}"
         seen_sections.add(sid)
         questions = []
-        for j, q in enumerate(s.questions, start=1):
+        kept = [q for q in s.questions if q.text.strip()] if drop_blank else s.questions
+        for j, q in enumerate(kept, start=1):
             qid = q.id.strip() if q.id and q.id.strip() and q.id not in seen_questions else f"{sid}-q{j}"
             seen_questions.add(qid)
             questions.append(q.model_copy(update={"id": qid, "priority": min(3, max(1, q.priority))}))
         update: dict = {"id": sid, "questions": questions}
         if mode == "structured":
             dims = s.required_dimensions or [DimensionSpec(name=s.title, keywords=sorted(words(s.title))[:4])]
-            pool = {d.name: list(s.followup_pool.get(d.name) or [f"Could you say more about {d.name.lower()}?"])
-                    for d in dims}
+            given = {name: [t for t in pool if t.strip()] if drop_blank else pool
+                     for name, pool in s.followup_pool.items()}
+            pool = {d.name: list(given.get(d.name) or [f"Could you say more about {d.name.lower()}?"]) for d in dims}
+            prompt = None if drop_blank and s.primary_prompt is not None and not s.primary_prompt.strip() \
+                else s.primary_prompt
             update.update(required_dimensions=dims, followup_pool=pool,
-                          primary_prompt=s.primary_prompt or (questions[0].text if questions else s.goal or s.title))
+                          primary_prompt=prompt or (questions[0].text if questions else s.goal or s.title))
         sections.append(s.model_copy(update=update))
     return plan.model_copy(update={"sections": sections})
 

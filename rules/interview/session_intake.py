@@ -23,7 +23,7 @@ from .entries import (
     validate_entry,
     word_count,
 )
-from .plan import default_plan, follow_up_plan, normalize_plan
+from .plan import default_plan, follow_up_plan, has_blank_question, normalize_plan
 from .questions import record_answer
 from .session_base import ENGINE_CLIENT, LIVE_STATUSES, Outcome
 from .session_schedule import SessionSchedule
@@ -85,8 +85,13 @@ class SessionIntake(SessionSchedule):
 
     def set_plan(self, now: datetime, plan: PlanSnapshot) -> Outcome:
         out, inp = self._begin(now), self.inp
-        p = normalize_plan(plan, inp.mode)
-        if not p.sections:
+        modelled = inp.plan is None and not inp.sections       # the Planner's plan, not one the person gave
+        empty = modelled and inp.mode == "adaptive" and not any(q.text.strip() for x in plan.sections
+                                                                 for q in x.questions)
+        drop_blank = bool(plan.sections) and (has_blank_question(plan) or empty) and self.patched(patches.NO_BLANK)
+        p = normalize_plan(plan, inp.mode, drop_blank=drop_blank)
+        if not p.sections or drop_blank and empty:
+            # no section, or a model's adaptive plan with no question to ask: the plan derived from the topic
             p = default_plan(inp.topic, inp.context, inp.mode, inp.duration_seconds)
         self.state.plan = p
         self._event("system", "PLAN_READY", {"research_goal": p.research_goal, "angle": p.angle,

@@ -122,6 +122,9 @@ class SessionLive(SessionControls):
             self._say("ℹ️ A question is waiting for its answer: the Orchestrator's proposal is not put in force")
             return out          # (it was asked for before that question came: a skip, a person's own question)
         decision = decision.model_copy(update={"phase": self.state.phase})
+        if not decision.next_question.text.strip() and self.patched(patches.NO_BLANK):
+            self._say("⚠️ The Orchestrator proposed no question: the fallback's is asked instead")
+            decision, method = self.fallback_decision(), "fallback"
         answered = self.state.answered_questions
         if is_repeat(decision.next_question.text, answered) and self.patched(patches.NO_REPEAT):
             self._say(f"🔁 Already answered, not asked again: \"{decision.next_question.text[:60]}\"")

@@ -73,15 +73,20 @@ ANY_TEXT = st.one_of(
 )
 
 
-def plan_for(n_sections: int, n_questions: int, pools: bool) -> PlanSnapshot:
+def plan_for(n_sections: int, n_questions: int, pools: bool, blanks: bool = False) -> PlanSnapshot:
+    """A plan; with `blanks` (as a weak model writes them) its first question, first follow-up of each pool and
+    primary prompt of each section have no words."""
     sections = []
     for i in range(n_sections):
         dims = [DimensionSpec(name=f"d{i}a", keywords=["latency"]), DimensionSpec(name=f"d{i}b", keywords=["outage"])]
         pool = {f"d{i}a": [f"How would you measure part {i}?"], f"d{i}b": [f"What fails in part {i}?"]} if pools else {}
+        if blanks:
+            pool = {name: ["  ", *texts] for name, texts in pool.items()}
         sections.append(SectionSnapshot(
-            id=f"s{i}", title=f"Part {i}", goal=f"Goal {i}", primary_prompt=f"Tell me about part {i}.",
+            id=f"s{i}", title=f"Part {i}", goal=f"Goal {i}", primary_prompt=" " if blanks else f"Tell me about part {i}.",
             followup_cap=3, required_dimensions=dims, followup_pool=pool,
-            questions=[QuestionSnapshot(id=f"q{i}-{j}", text=f"Question {j} about part {i}?", priority=1 + j % 3)
+            questions=[QuestionSnapshot(id=f"q{i}-{j}", text="" if blanks and j == 0 else f"Question {j} about part {i}?",
+                                        priority=1 + j % 3)
                        for j in range(n_questions)]))
     return PlanSnapshot(topic="Generated", research_goal="Invariants", angle="Any order", sections=sections)
 
@@ -95,9 +100,9 @@ class SessionMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------------------------------ set-up
     @initialize(mode=st.sampled_from(["adaptive", "structured"]), n_sections=st.integers(1, 3),
                 n_questions=st.integers(1, 3), pools=st.booleans(), duration=st.sampled_from([60, 120, 300, 900]),
-                grace=st.sampled_from([0.0, 15.0]), presence=st.sampled_from([0.0, 20.0]))
-    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence):
-        self.plan = plan_for(n_sections, n_questions, pools)
+                grace=st.sampled_from([0.0, 15.0]), presence=st.sampled_from([0.0, 20.0]), blanks=st.booleans())
+    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence, blanks):
+        self.plan = plan_for(n_sections, n_questions, pools, blanks)
         self.inp = InterviewInput(topic="Generated", mode=mode, plan=self.plan, duration_seconds=duration,
                                   late_grace_seconds=grace, presence_timeout_seconds=presence,
                                   max_entry_chars=MAX_CHARS, min_content_words=3)
@@ -287,7 +292,7 @@ class SessionMachine(RuleBasedStateMachine):
         texts += self.questions_asked[-5:]
         if s.next_question():
             texts.append(s.next_question() or "")
-        text = data.draw(st.one_of(st.sampled_from(texts), SENTENCE.map(lambda t: t + "?")))
+        text = data.draw(st.one_of(st.sampled_from(texts), SENTENCE.map(lambda t: t + "?"), st.sampled_from(["", " \n"])))
         if data.draw(st.booleans()):
             decision, method = s.fallback_decision(), "fallback"
         else:

@@ -16,6 +16,7 @@ from models.interview import (
     NextQuestion,
     OrchestratorDecision,
     PlanSnapshot,
+    QuestionSnapshot,
     SectionSnapshot,
     TranscriptEntry,
 )
@@ -303,7 +304,8 @@ def test_a_model_plans_section_times_are_shares_of_the_duration_asked_for(old):
     request = s.plan_or_request()
     assert not isinstance(request, PlanSnapshot)                  # the Planner is asked
     planned = PlanSnapshot(topic=inp.topic, research_goal="g", angle="a", sections=[
-        SectionSnapshot(id="a", title="A", duration_seconds=10), SectionSnapshot(id="b", title="B", duration_seconds=5)])
+        SectionSnapshot(id="a", title="A", duration_seconds=10, questions=[QuestionSnapshot(id="qa", text="A?")]),
+        SectionSnapshot(id="b", title="B", duration_seconds=5, questions=[QuestionSnapshot(id="qb", text="B?")])])
     s.set_plan(T0, planned)
     s.start(T0)
     if old:
@@ -325,3 +327,58 @@ def test_fit_durations_adds_up_to_the_total():
         assert sum(out) == total and all(d >= 1 for d in out) and len(out) == len(durations)
 
     check()
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_a_blank_orchestrator_question_gives_way_to_the_fallback(old):
+    """Found by the real-model pipeline test through llama.cpp's server (SmolLM2): the Orchestrator's next question
+    was "", the engine put it in force and recorded it, and the rehearsing client waited for a question for 15 min."""
+    s = adaptive(old)
+    decide(s, at(5), text=" \n")
+    if old:
+        assert s.next_question() is not None and not s.next_question().strip()      # the defect
+        return
+    assert s.state.plan is not None and s.next_question() in [q.text for x in s.state.plan.sections for q in x.questions]
+    assert s.state.decision is not None and s.state.decision.method == "fallback"
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_a_blank_primary_prompt_is_never_presented(old):
+    """Found by the generated scenarios (no-blank-question): a structured section whose primary prompt is a space
+    presented it as the section's first question."""
+    section = SectionSnapshot(id="s0", title="Part 0", goal="Goal 0", primary_prompt=" ", followup_cap=1,
+                              questions=[QuestionSnapshot(id="q0", text="")])
+    inp = InterviewInput(topic="Generated", mode="structured", duration_seconds=60, plan=PlanSnapshot(
+        topic="Generated", research_goal="g", angle="a", sections=[section]))
+    s = Session(inp, WID)
+    if old:
+        patched_off(s)
+    s.create(T0)
+    planned = s.plan_or_request()
+    assert isinstance(planned, PlanSnapshot)
+    s.set_plan(T0, planned)
+    s.start(T0)
+    if old:
+        assert not (s.next_question() or "").strip()                                 # the defect
+        return
+    assert s.next_question() == "Goal 0" and s.state.plan is not None and s.state.plan.sections[0].questions == []
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_a_model_plan_without_a_question_gets_the_topics_plan(old):
+    """SmolLM2's plan over llama.cpp's server: one section, no question. Every fallback was then the generic
+    closing invitation, asked first."""
+    inp = InterviewInput(topic="What on-call taught me", duration_seconds=900)
+    s = Session(inp, WID)
+    if old:
+        patched_off(s)
+    s.create(T0)
+    assert not isinstance(s.plan_or_request(), PlanSnapshot)
+    s.set_plan(T0, PlanSnapshot(topic=inp.topic, research_goal="g", angle="a",
+                                sections=[SectionSnapshot(id="1", title="Why I work in a hospital.")]))
+    s.start(T0)
+    if old:
+        assert s.fallback_decision().next_question.text == decisions.GENERIC_CLOSING_QUESTION   # the defect
+        return
+    assert s.fallback_decision().next_question.text != decisions.GENERIC_CLOSING_QUESTION
+    assert s.state.plan is not None and sum(len(x.questions) for x in s.state.plan.sections) >= 3
