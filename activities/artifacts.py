@@ -24,7 +24,7 @@ from temporalio import activity
 
 from activities.artifact_store import MAX_ARTIFACT_BYTES, ArtifactStore, store
 from models.common import ArtifactRef, PutArtifactInput
-from models.platform import ArtifactChunk, ArtifactChunkRequest
+from models.platform.workflow import ArtifactChunk, ArtifactChunkRequest
 
 __all__ = ["ACTIVITIES", "MAX_ARTIFACT_BYTES", "RESULTS_SCOPE", "ArtifactStore", "completed_once", "get_artifact",
            "put_artifact", "read_artifact_chunk", "store"]

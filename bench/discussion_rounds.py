@@ -33,8 +33,8 @@ from core.server import start_ephemeral_dev_server  # noqa: E402
 
 async def run_level(client, queue: str, level: str, latency: float, show: bool = True) -> dict[str, float]:
     from activities.llm import offline
-    from models.discussion import DiscussionInput, DiscussionResult
-    from workflows.discussion import DiscussionWorkflow
+    from models.discussion.workflow import DiscussionInput, DiscussionResult
+    from workflows.discussion.workflow import DiscussionWorkflow
 
     offline.reset()
     offline.set_latency(latency)

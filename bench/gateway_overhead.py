@@ -41,12 +41,12 @@ async def main(calls: int, latency_ms: float) -> None:
 
     from activities.llm import gateway, offline
     from activities.llm.config import current_config, resolve_model
-    from activities.model_check import ModelCheckOutput
+    from activities.platform.model_check import ModelCheckOutput
     from core.logging import configure_logging
     from core.server import start_ephemeral_dev_server
-    from models.platform import ModelCheckRequest
+    from models.platform.workflow import ModelCheckRequest
     from workers.main import running_workers
-    from workflows.model_check import ModelCheckWorkflow
+    from workflows.platform.model_check import ModelCheckWorkflow
 
     configure_logging(level="WARNING")
     offline.set_latency(latency_ms / 1000)

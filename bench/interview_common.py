@@ -127,8 +127,8 @@ class SessionTimings:
 async def show_question(handle: WorkflowHandle, state, entry_id: str) -> None:  # noqa: ANN001
     """The client shows the question in force. The engine records it as the interviewer's entry itself
     (`question_entry_id`); on a run from before it did, the client records it (an update)."""
-    from client.interview import submit_entry
-    from models.interview import TranscriptEntry
+    from client.interview.cli import submit_entry
+    from models.interview.entries import TranscriptEntry
 
     if not state.question_entry_id:
         await submit_entry(handle, TranscriptEntry(entry_id=entry_id, speaker="interviewer",
@@ -141,8 +141,8 @@ async def drive_exchanges(handle: WorkflowHandle, answers: list[str], cadence_s:
     """A measuring rehearsal client. Every `cadence_s`: show the engine's question (`show_question`), answer
     `answer_after_s` after it, and time answer -> the engine's decision made with that answer in hand (event log:
     interviewer-AI request after the answer, then its response)."""
-    from client.interview import session_state, submit_entry, wait_for_decision, wait_for_state
-    from models.interview import TranscriptEntry
+    from client.interview.cli import session_state, submit_entry, wait_for_decision, wait_for_state
+    from models.interview.entries import TranscriptEntry
 
     out = SessionTimings(handle.id)
     state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 180, 0.25)

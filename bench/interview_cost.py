@@ -32,8 +32,9 @@ LIVE = ("interview_note_taker", "interview_researcher", "interview_orchestrator"
 
 async def run(minutes: int, every: int) -> None:
     from activities.llm import offline
-    from client.interview import session_state, start_interview, submit_entry, wait_for_state
-    from models.interview import InterviewInput, TranscriptEntry
+    from client.interview.cli import session_state, start_interview, submit_entry, wait_for_state
+    from models.interview.entries import TranscriptEntry
+    from models.interview.workflow import InterviewInput
 
     quiet()
     offline.reset()

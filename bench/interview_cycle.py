@@ -52,8 +52,9 @@ def cycles_from_events(events) -> list[dict[str, float]]:
 
 async def run(latency: float, turns: int) -> None:
     from activities.llm import offline
-    from client.interview import start_interview
-    from models.interview import QUERY_EVENT_LOG, EventLogPage, InterviewInput
+    from client.interview.cli import start_interview
+    from models.interview.names import QUERY_EVENT_LOG
+    from models.interview.workflow import EventLogPage, InterviewInput
 
     quiet()
     offline.reset()

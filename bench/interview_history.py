@@ -52,8 +52,9 @@ class HistoryCost:
 async def session_history(cycle: float, minutes: float, every: float, answer_after: float) -> HistoryCost:
     from temporalio.api.enums.v1 import EventType
 
-    from client.interview import session_state, start_interview, submit_entry, wait_for_state
-    from models.interview import InterviewInput, TranscriptEntry
+    from client.interview.cli import session_state, start_interview, submit_entry, wait_for_state
+    from models.interview.entries import TranscriptEntry
+    from models.interview.workflow import InterviewInput
 
     cost = HistoryCost(cycle, minutes)
     async with time_skipping_server() as env, workers(env.client) as queue:

@@ -63,9 +63,10 @@ class SessionRun:
 
 async def temporal_session(client, queue: str, index: int, n: int, exchanges: int,  # noqa: ANN001
                            pace: float) -> SessionRun:
-    from client.interview import session_state, start_interview, submit_entry, wait_for_state
-    from client.interview_calls import InterviewClientError
-    from models.interview import InterviewInput, TranscriptEntry
+    from client.interview.calls import InterviewClientError
+    from client.interview.cli import session_state, start_interview, submit_entry, wait_for_state
+    from models.interview.entries import TranscriptEntry
+    from models.interview.workflow import InterviewInput
 
     await asyncio.sleep(index * pace / n)  # people do not all start on the same second
     inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CYCLE)
@@ -124,7 +125,8 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
     """Read every session's event log (QUERY_CONCURRENCY at a time), then terminate it."""
     from temporalio.client import WorkflowExecutionStatus
 
-    from models.interview import QUERY_EVENT_LOG, EventLogPage
+    from models.interview.names import QUERY_EVENT_LOG
+    from models.interview.workflow import EventLogPage
 
     gate = asyncio.Semaphore(QUERY_CONCURRENCY)
     res.history = HistoryCounts()

@@ -27,8 +27,9 @@ from bench.interview_common import (
 
 async def run(cycle: float) -> None:
     from activities.llm import offline
-    from client.interview import control_session, session_state, submit_entry, wait_for_decision
-    from models.interview import InterviewInput, TranscriptEntry
+    from client.interview.cli import control_session, session_state, submit_entry, wait_for_decision
+    from models.interview.entries import TranscriptEntry
+    from models.interview.workflow import InterviewInput
 
     quiet()
     offline.reset()
@@ -86,7 +87,7 @@ async def history_events(handle) -> int:  # noqa: ANN001
 
 
 async def start(env, inp, queue):
-    from client.interview import start_interview, wait_for_state
+    from client.interview.cli import start_interview, wait_for_state
 
     handle = await start_interview(env.client, inp, f"interview-bench-silence-{uuid.uuid4().hex[:6]}", queue)
     await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 60, 0.05)

@@ -65,7 +65,7 @@ async def bench_target(target: str, agents: list[str], runs: int) -> list[Row]:
     from activities.agents.base import AGENTS
     from activities.llm import gateway
     from activities.llm.config import current_config, reset_config_cache, resolve_model
-    from activities.model_check import check_messages
+    from activities.platform.model_check import check_messages
 
     reset_config_cache()
     gateway.reset_mode_downgrades()
@@ -109,7 +109,7 @@ async def bench_concurrency(target: str, agents: list[str], runs: int, level: in
     from activities.agents.base import AGENTS
     from activities.llm import gateway
     from activities.llm.config import reset_config_cache
-    from activities.model_check import check_messages
+    from activities.platform.model_check import check_messages
     from rules.policies import POLICIES
 
     reset_config_cache()

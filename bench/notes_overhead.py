@@ -6,7 +6,7 @@ The issue: each `ask` took 4-10 s, about 5 s of it importing the workflow module
 HTTP: 0.87 s). The CLI now starts QueryWorkflow by its type name and never imports workflows/.
 
 Part 1 — imports (always): fresh interpreters import what `ask` needs (python start + client.cli + the ask path),
-`--runs` times; and, for comparison, the same plus `workflows.query` (what the CLI imported before).
+`--runs` times; and, for comparison, the same plus `workflows.query.workflow` (what the CLI imported before).
 Part 2 — end to end (unless --imports-only): a dev server (127.0.0.1, in memory) and in-process workers on the
 offline provider; the real CLI (`python -m client.cli notes ask …`) runs in a subprocess `--runs` times. Client-side
 overhead = the CLI's wall time minus the workflow's own run time (its start to close, from the server).
@@ -33,9 +33,9 @@ from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_S = 1.5
-ASK_IMPORTS = ("from client.cli import app; from client import notes; from core.temporal import connect; "
-               "from models.query import QueryRequest, QueryResult, PendingClarification; import rich.status")
-OLD_IMPORTS = ASK_IMPORTS + "; import workflows.query"
+ASK_IMPORTS = ("from client.cli import app; from client.query import cli as notes; from core.temporal import connect; "
+               "from models.query.workflow import QueryRequest, QueryResult, PendingClarification; import rich.status")
+OLD_IMPORTS = ASK_IMPORTS + "; import workflows.query.workflow"
 
 
 def _env() -> dict[str, str]:
@@ -56,7 +56,7 @@ def imports(runs: int) -> float:
     old = [_timed(OLD_IMPORTS) for _ in range(runs)]
     print(f"imports for `ask` (python start included), median of {runs}: {statistics.median(now):.2f} s "
           f"(runs: {', '.join(f'{x:.2f}' for x in now)})")
-    print(f"  with workflows.query as the CLI imported it before:  {statistics.median(old):.2f} s")
+    print(f"  with workflows.query.workflow as the CLI imported it before:  {statistics.median(old):.2f} s")
     return statistics.median(now)
 
 
@@ -65,7 +65,7 @@ def _seed_notes(root: Path) -> None:
     from datetime import UTC, date, datetime
 
     from activities.query.storage import StorageRepository
-    from models.query_types import Entry
+    from models.query.parts import Entry
 
     repo = StorageRepository(root)
     notes: list[tuple[str, int, str, dict[str, Any]]] = [("2026-01-12", 7, "Bench 3x5 at 80 kg, heavy, slept 5 hours.", {"strength": {"lifts": []}}),

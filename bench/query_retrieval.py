@@ -46,7 +46,7 @@ LIFTS = ["bench 185x5", "squat 225x5x3", "deadlift 275x3", "easy run 5k in 28 mi
 
 def write_year(root: Path) -> None:
     from activities.query.storage import StorageRepository
-    from models.query_types import Entry
+    from models.query.parts import Entry
 
     repo = StorageRepository(root)
     for i in range(365):
@@ -77,8 +77,8 @@ def _script_rest(offline, analyses: int) -> None:  # noqa: ANN001
 
 
 async def run_query(client, queue: str, notes: Path, chunk: int = 1000):  # noqa: ANN001, ANN201
-    from models.query import QueryRequest
-    from workflows.query import QueryWorkflow
+    from models.query.workflow import QueryRequest
+    from workflows.query.workflow import QueryWorkflow
 
     started = time.perf_counter()
     handle = await client.start_workflow(

@@ -19,8 +19,10 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result, pace:
     """The same live agents, the engine's cycle rule (wake on new entries or every 10 s; NoteTaker ∥ Researcher
     with new content, then the Orchestrator), in one plain asyncio task: no server, no history, no durability."""
     from activities.interview import interview_note_taker, interview_orchestrator, interview_researcher
-    from models.interview import NotesState, Phase, ResearchItem, TranscriptEntry
-    from models.interview_activities import NoteTakerInput, OrchestratorInput, ResearcherInput
+    from models.interview.activities import NoteTakerInput, OrchestratorInput, ResearcherInput
+    from models.interview.entries import TranscriptEntry
+    from models.interview.names import Phase
+    from models.interview.notes import NotesState, ResearchItem
     from rules.interview import cadence, coverage, decisions
     from rules.interview.notes import merge_notes, summary_text
     from rules.interview.phases import phase_for

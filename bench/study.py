@@ -54,7 +54,7 @@ class Row:
 
 
 def short_plan():  # noqa: ANN201
-    from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot
+    from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 
     return PlanSnapshot(topic="How teams run on-call", research_goal="What makes on-call bearable",
                         angle="practitioners", sections=[
@@ -83,8 +83,8 @@ def _merge_back(req):  # noqa: ANN001, ANN202
 
 async def _participant(client, queue: str, study, n: int, gate: asyncio.Semaphore) -> None:  # noqa: ANN001
     from activities.rehearsal.interviewee import Persona
-    from client.interview import PersonaAnswers, RehearsalOptions, rehearse
-    from models.study import (
+    from client.interview.cli import PersonaAnswers, RehearsalOptions, rehearse
+    from models.study.workflow import (
         UPDATE_ADD_PARTICIPANTS,
         UPDATE_OPEN_LINK,
         AddParticipants,
@@ -129,7 +129,7 @@ async def _history(client, study_id: str, first_run_id: str) -> tuple[int, int, 
 
 async def one(n: int, latency: float, concurrency: int) -> Row:
     from activities.llm import offline
-    from models.study import StudyInput, StudyResult
+    from models.study.workflow import StudyInput, StudyResult
 
     offline.reset()
     offline.set_latency(latency)

@@ -114,9 +114,9 @@ async def serve_voice(client) -> tuple:  # noqa: ANN001
 
     from aiohttp import web
 
-    from client.room import room_extension
-    from client.voice_room import voice_extension
-    from client.webapp import build_app
+    from client.web.app import build_app
+    from client.web.interview.room import room_extension
+    from client.web.voice.room import voice_extension
 
     async def temporal():  # noqa: ANN202
         return client
@@ -137,8 +137,8 @@ async def latencies(repeats: int) -> dict[str, list[float]]:
 
     from activities.llm import offline
     from bench.interview_common import artifacts_in_tmp, dev_server, quiet, workers
-    from client.room import room_path
-    from models.interview import InterviewInput
+    from client.web.interview.room import room_path
+    from models.interview.workflow import InterviewInput
     from rules.voice.turns import FRAME_S, TurnRules, chunk_cuts
 
     quiet()

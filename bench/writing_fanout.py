@@ -37,7 +37,7 @@ STORY = "The GPU hit 94 degrees. Two tokens per second; I needed fifty. The fix:
 
 
 def draft_only_config():
-    from models.writing import WorkflowConfig
+    from models.writing.workflow import WorkflowConfig
 
     root = Path(__file__).resolve().parent.parent
     data = yaml.safe_load((root / "configs" / "writing" / "default.yaml").read_text())
@@ -51,8 +51,8 @@ def draft_only_config():
 
 
 async def run_once(client, queue: str, models: list[str], cfg) -> tuple[float, Any]:  # (wall, WritingResult)
-    from models.writing import WritingInput
-    from workflows.writing import WritingWorkflow
+    from models.writing.workflow import WritingInput
+    from workflows.writing.workflow import WritingWorkflow
 
     inp = WritingInput(story_text=STORY, story_name="bench", models=models, config=cfg)
     started = time.perf_counter()

@@ -29,7 +29,7 @@ from temporalio.exceptions import ApplicationError, FailureError
 from client.errors import CliError, ExitCode
 from client.worker_check import require_worker
 from models.common import ArtifactRef
-from models.platform import (
+from models.platform.workflow import (
     ARTIFACT_CHUNK_BYTES,
     ARTIFACT_PIPELINE,
     READ_ARTIFACT_WORKFLOW_TYPE,

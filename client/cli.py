@@ -10,7 +10,7 @@ import core.settings  # (offline litellm price map; must precede any litellm imp
 # isort: split
 import typer
 
-from client import discuss, history, interview, keys, notes, serve, study, write
+from client import keys
 from client.common import (
     console,
     err_console,
@@ -18,7 +18,14 @@ from client.common import (
     run,
 )
 from client.connection import NO_FLAGS, Connection, connects
+from client.discussion import cli as discuss
 from client.errors import EXIT_CODES_HELP, ExitCode
+from client.interview import cli as interview
+from client.query import cli as notes
+from client.study import cli as study
+from client.web import serve
+from client.writing import cli as write
+from client.writing import history
 
 app = typer.Typer(
     help="Colloquy: LLM multi-agent pipelines (interview, notes/query, writing, discussion) as Temporal workflows.",
@@ -250,7 +257,7 @@ def models(
     from rich.table import Table
 
     from activities.llm.config import AGENT_REGISTRY
-    from activities.model_check import model_table
+    from activities.platform.model_check import model_table
     from workers import registry
 
     registry.llm_activities()  # imports every agent module, which registers its defaults
@@ -299,7 +306,7 @@ def models(
 
 
 def _print_model_table(view, title: str, local=None) -> None:  # type: ignore[no-untyped-def]  # noqa: ANN001
-    """One view of the agent table (models.platform.ModelTable); beside `local`, rows that differ are marked."""
+    """One view of the agent table (models.platform.workflow.ModelTable); beside `local`, rows that differ are marked."""
     from rich.table import Table
 
     console.print(f"[bold]{title}[/bold]", highlight=False)
@@ -338,7 +345,7 @@ async def _ask_worker(temporal, task_queue: str, vram_gb: float | None,  # type:
 
     from client.worker_check import require_worker
     from core.temporal import connect
-    from models.platform import WORKER_MODELS_WORKFLOW_TYPE, ModelTable, WorkerModelsRequest
+    from models.platform.workflow import WORKER_MODELS_WORKFLOW_TYPE, ModelTable, WorkerModelsRequest
 
     client = await connect(temporal)
     await require_worker(client, task_queue)  # within 3 s: both the workflow and the LLM worker are needed
@@ -359,7 +366,7 @@ async def _model_check(agents: list[str], client, task_queue: str,  # type: igno
     import uuid
     from datetime import UTC, datetime, timedelta
 
-    from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
+    from models.platform.workflow import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckReport, ModelCheckRequest
 
     wf_id = f"model-check-{datetime.now(UTC):%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:4]}"
     parallel = min(slots, len(agents)) if slots else None

@@ -4,7 +4,7 @@
 2. run the Colloquy workers in this process;
 3. start an InterviewWorkflow (short: 3 minutes of interview clock, 3 s live cycle);
 4. drive it with a simulated interviewee whose answers are replayed from a transcript file
-   (client/rehearsal_data/transcripts/oncall.txt); when the answers run out the interviewer closes and the
+   (client/rehearsal/transcripts/oncall.txt); when the answers run out the interviewer closes and the
    engine ends the session (000 closing detection);
 5. wait for analysis + essay, print the essay's path (an artifact) and the Web UI link.
 
@@ -57,8 +57,8 @@ def run_demo(keep_server: bool = False, port: int | None = None, address: str | 
 
 async def _demo(settings: TemporalSettings) -> int:
     from activities.llm.config import current_config
-    from client import rehearsal_data
-    from client.interview import (
+    from client import rehearsal as rehearsal_data
+    from client.interview.cli import (
         InterviewClientError,
         RehearsalOptions,
         TranscriptAnswers,
@@ -67,7 +67,8 @@ async def _demo(settings: TemporalSettings) -> int:
         start_interview,
     )
     from core.temporal import connect
-    from models.interview import TASK_QUEUE, InterviewInput
+    from models.interview.names import TASK_QUEUE
+    from models.interview.workflow import InterviewInput
     from workers.main import build_workers
 
     cfg = current_config()

@@ -1,7 +1,7 @@
-"""The JSON bodies `colloquy serve` accepts (client/webapp.py, client/room.py, client/notes.py), each with declared
+"""The JSON bodies `colloquy serve` accepts (client/web/app.py, client/web/interview/room.py, client/query/cli.py), each with declared
 maxima like every other door, and the OpenAPI description GET /openapi.json publishes from them (the door fuzz
 tests generate requests from it: tests/unit/platform/test_door_fuzz.py). Fields a page may add later are allowed
-and ignored (the body as a whole is measured: client/web_guard.py)."""
+and ignored (the body as a whole is measured: client/web/guard.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.common import MAX_ITEMS, IdStr, TextStr
-from models.interview import CONTROL_ACTIONS
-from models.query import MAX_INPUT_CHARS
+from models.interview.names import CONTROL_ACTIONS
+from models.query.workflow import MAX_INPUT_CHARS
 
 
 class PageBody(BaseModel):

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from models.interview import InterviewEvent, TranscriptEntry
+from models.interview.entries import TranscriptEntry
+from models.interview.workflow import InterviewEvent
 from rules.interview.questions import normalized
 
 INVARIANTS: dict[str, str] = {

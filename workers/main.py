@@ -112,7 +112,7 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
             **_tuned(agents_tuning, polls_workflows=False),  # type: ignore[arg-type]
         ))
     if role in ("all", "audio"):
-        from models.voice import audio_queue
+        from models.voice.workflow import audio_queue
 
         # transcription is CPU-bound: COLLOQUY_AUDIO_CONCURRENCY clips at a time (default 2), not the LLM slots
         audio_slots = int(os.environ.get("COLLOQUY_AUDIO_CONCURRENCY", "2") or 2)

@@ -12,17 +12,17 @@ from activities.artifacts import ACTIVITIES as ARTIFACT_ACTIVITIES
 
 
 def workflows() -> list[type]:
-    from workflows.artifacts import ReadArtifactWorkflow
-    from workflows.model_check import ModelCheckWorkflow, WorkerModelsWorkflow
+    from workflows.platform.artifacts import ReadArtifactWorkflow
+    from workflows.platform.model_check import ModelCheckWorkflow, WorkerModelsWorkflow
 
     found: list[type] = [ModelCheckWorkflow, WorkerModelsWorkflow, ReadArtifactWorkflow]
-    for module in _pipeline_modules("workflows"):
+    for module in _pipeline_modules("workflows", "workflow"):
         found.extend(getattr(module, "WORKFLOWS", []))
     return found
 
 
 def llm_activities() -> list[Any]:
-    from activities.model_check import model_check
+    from activities.platform.model_check import model_check
 
     found: list[Any] = [model_check]
     for module in _pipeline_modules("activities"):
@@ -32,7 +32,7 @@ def llm_activities() -> list[Any]:
 
 def llm_worker_activities() -> list[Any]:
     """What an LLM worker runs: every agent, plus `worker_models` (its resolved agent table; calls no model)."""
-    from activities.model_check import worker_models
+    from activities.platform.model_check import worker_models
 
     return [*llm_activities(), worker_models]
 
@@ -74,16 +74,16 @@ def audio_activities() -> list[Any]:
     return list(AUDIO_ACTIVITIES)
 
 
-# One entry per pipeline: `workflows.<name>` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
+# One entry per pipeline: `workflows.<name>.workflow` exposes WORKFLOWS; `activities.<name>` exposes LLM_ACTIVITIES
 # (its agents' activities, derived from their declarations: activities.agents.base.agent_activities) and
 # ACTIVITIES (everything else).
 PIPELINES = ["interview", "rehearsal", "query", "writing", "discussion", "study", "voice"]
 
 
-def _pipeline_modules(package: str) -> list[Any]:
+def _pipeline_modules(package: str, module: str = "") -> list[Any]:
+    """Each pipeline's `<package>.<pipeline>` package (activities: its __init__ lists them) or its
+    `<package>.<pipeline>.<module>` (workflows: `workflow.py` lists the pipeline's workflows)."""
     import importlib
 
-    modules = []
-    for name in PIPELINES:
-        modules.append(importlib.import_module(f"{package}.{name}"))
-    return modules
+    suffix = f".{module}" if module else ""
+    return [importlib.import_module(f"{package}.{name}{suffix}") for name in PIPELINES]

@@ -19,7 +19,7 @@ One naming rule for agent, module and prompt: an agent `<P>_<role>` of pipeline 
 `activities/<P>/<role>.py` (declaration, activities, fallback, offline responder; input/output models there
 too unless they are contracts in `models/`) with its prompt in `prompts/<P>/<role>.md`. The query pipeline's agents keep their historical names
 without a prefix (the name is the role: `route_input` is activities/query/route_input.py and
-prompts/query/route_input.md), and `model_check` is the platform's own (activities/model_check.py,
+prompts/query/route_input.md), and so does the platform's own `model_check` (activities/platform/model_check.py,
 prompts/platform/model_check.md). Names never change (they are activity types in recorded histories): a module or
 prompt that does not fit is renamed instead. tests/unit/platform/test_agents.py checks the rule.
 

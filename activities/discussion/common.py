@@ -11,7 +11,7 @@ from activities.artifacts import store
 from activities.discussion.context import ContextMessage, build_context, format_ideas
 from activities.llm import offline
 from models.common import LLMUsage
-from models.discussion import MessageRef, MessageType, TurnInput
+from models.discussion.workflow import MessageRef, MessageType, TurnInput
 
 ROLE_TITLES = {"leader": "Team Leader", "researcher": "Researcher", "ideation": "Ideation Specialist",
                "critic": "Critic", "implementer": "Implementer", "moderator": "Moderator"}

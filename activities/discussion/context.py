@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.discussion import Idea
+from models.discussion.workflow import Idea
 
 MAX_CONTEXT_CHARS = 24_000
 MAX_MESSAGE_CHARS = 6_000

@@ -6,7 +6,7 @@ from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, offline_context, save_message, topic_words
 from activities.llm import offline
 from models.common import AgentResult
-from models.discussion import IdeationOutput, IdeationTurn, TurnInput
+from models.discussion.workflow import IdeationOutput, IdeationTurn, TurnInput
 from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
 from rules.discussion.rounds import ideation_instruction
 

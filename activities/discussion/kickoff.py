@@ -12,7 +12,7 @@ from activities.discussion.common import (
 )
 from activities.llm import offline
 from models.common import AgentResult
-from models.discussion import TurnInput, TurnOutput
+from models.discussion.workflow import TurnInput, TurnOutput
 
 KICKOFF = AgentSpec("discussion_kickoff", "discussion/kickoff.md", TurnOutput, tier="medium", role="writer",
                     policy="agent", free_text=True, max_tokens=700,

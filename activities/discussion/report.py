@@ -20,7 +20,7 @@ from temporalio.exceptions import ApplicationError
 from activities.artifacts import store
 from activities.discussion.common import ROLE_TITLES
 from models.common import ArtifactRef
-from models.discussion import ReportInput
+from models.discussion.workflow import ReportInput
 from rules.discussion.scoring import CRITERIA
 
 MAX_REPORT_BYTES = 5 * 1024 * 1024

@@ -6,7 +6,7 @@ from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, offline_context, save_message, topic_words
 from activities.llm import offline
 from models.common import AgentResult
-from models.discussion import TurnInput, TurnOutput
+from models.discussion.workflow import TurnInput, TurnOutput
 
 RESEARCH = AgentSpec("discussion_research", "discussion/research.md", TurnOutput, tier="medium", role="writer",
                      policy="agent", free_text=True, max_tokens=700,

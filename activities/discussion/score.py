@@ -9,7 +9,7 @@ from activities.discussion.common import base_variables, offline_context, save_m
 from activities.llm import offline
 from activities.llm.schema import json_schema_of, one_item_each
 from models.common import AgentResult
-from models.discussion import ScoringOutput, ScoringTurn, TurnInput
+from models.discussion.workflow import ScoringOutput, ScoringTurn, TurnInput
 from rules.discussion.scoring import CRITERIA
 
 SCORE = AgentSpec("discussion_score", "discussion/score.md", ScoringOutput, tier="medium", role="auditor",

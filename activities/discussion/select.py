@@ -6,7 +6,7 @@ from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, excerpt, offline_context, save_message
 from activities.llm import offline
 from models.common import AgentResult
-from models.discussion import LeaderSelectionOutput, SelectionTurn, TurnInput
+from models.discussion.workflow import LeaderSelectionOutput, SelectionTurn, TurnInput
 
 SELECT = AgentSpec("discussion_select", "discussion/select.md", LeaderSelectionOutput, tier="medium",
                    role="writer", policy="fast_agent",

@@ -9,7 +9,7 @@ from temporalio import activity
 from activities.artifacts import store
 from activities.discussion.common import ROLE_TITLES
 from models.common import ArtifactRef
-from models.discussion import MessageRef, TranscriptInput
+from models.discussion.workflow import MessageRef, TranscriptInput
 
 
 def render_transcript(title: str, messages: list[tuple[MessageRef, str]]) -> str:

@@ -8,8 +8,8 @@ from activities.artifacts import completed_once
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import AnalysisSummary, QuoteItem
-from models.interview_activities import AnalysisInput
+from models.interview.activities import AnalysisInput
+from models.interview.analysis import AnalysisSummary, QuoteItem
 from rules.grounding import is_verbatim
 from rules.interview.entries import dedupe_quotes, sentences
 from rules.interview.notes import summary_text

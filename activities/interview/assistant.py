@@ -7,8 +7,8 @@ from pydantic import BaseModel
 
 from activities.agents.base import AgentSpec
 from models.common import AgentResult
-from models.interview import AssistantAnswer
-from models.interview_activities import AssistantInput
+from models.interview.activities import AssistantInput
+from models.interview.entries import AssistantAnswer
 
 MAX_WORDS = 150
 

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from activities.artifacts import store
 from models.common import ArtifactRef
-from models.interview import NotesState, TranscriptEntry, WindowLine
-from models.interview_activities import NoteTakerInput, OrchestratorInput
+from models.interview.activities import NoteTakerInput, OrchestratorInput
+from models.interview.entries import TranscriptEntry, WindowLine
+from models.interview.notes import NotesState
 from rules.interview.entries import format_transcript
 from rules.interview.notes import summary_text
 

@@ -7,8 +7,8 @@ from activities.artifacts import completed_once
 from activities.interview.common import entries_context, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import FollowUpAnalysis, FollowUpTopic
-from models.interview_activities import FollowUpInput
+from models.interview.activities import FollowUpInput
+from models.interview.analysis import FollowUpAnalysis, FollowUpTopic
 from rules.interview.notes import summary_text
 
 FOLLOW_UP = AgentSpec("interview_follow_up", "interview/follow_up.md", FollowUpAnalysis, tier="medium",

@@ -8,8 +8,8 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, notes_text, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import KeyIdea, NotesState, QuotableLine, SectionCoverage
-from models.interview_activities import NoteTakerInput
+from models.interview.activities import NoteTakerInput
+from models.interview.notes import KeyIdea, NotesState, QuotableLine, SectionCoverage
 from rules.interview.entries import sentences
 
 NOTE_TAKER = AgentSpec("interview_note_taker", "interview/note_taker.md", NotesState, tier="low",

@@ -7,8 +7,8 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import notes_text, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import OrchestratorDecision
-from models.interview_activities import OrchestratorInput
+from models.interview.activities import OrchestratorInput
+from models.interview.notes import OrchestratorDecision
 from rules.interview.phases import progress_percent
 
 ORCHESTRATOR = AgentSpec("interview_orchestrator", "interview/orchestrator.md", OrchestratorDecision, tier="medium",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import PlanSnapshot
-from models.interview_activities import PlannerInput
+from models.interview.activities import PlannerInput
+from models.interview.plan import PlanSnapshot
 from rules.interview.plan import default_plan
 
 PLANNER = AgentSpec("interview_planner", "interview/planner.md", PlanSnapshot, tier="medium",

@@ -7,8 +7,8 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import ResearchItem, ResearchOutput
-from models.interview_activities import ResearcherInput
+from models.interview.activities import ResearcherInput
+from models.interview.notes import ResearchItem, ResearchOutput
 
 RESEARCHER = AgentSpec("interview_researcher", "interview/researcher.md", ResearchOutput, tier="low",
                        policy="live_agent",

@@ -9,8 +9,9 @@ from activities.agents.base import AgentSpec
 from activities.interview.common import entries_context, read_entries, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import SectionSummary, TranscriptEntry
-from models.interview_activities import SectionSummaryInput
+from models.interview.activities import SectionSummaryInput
+from models.interview.analysis import SectionSummary
+from models.interview.entries import TranscriptEntry
 from rules.grounding import is_verbatim
 from rules.interview.entries import sentences
 from rules.interview.similarity import words

@@ -13,8 +13,7 @@ from temporalio.exceptions import ApplicationError
 from activities.artifacts import store
 from activities.interview.common import read_entries
 from models.common import ArtifactRef
-from models.interview import InterviewEvent, TranscriptEntry
-from models.interview_activities import (
+from models.interview.activities import (
     ArchiveInput,
     ExportInput,
     ExportRefs,
@@ -23,6 +22,8 @@ from models.interview_activities import (
     SessionRecord,
     TranscriptRefs,
 )
+from models.interview.entries import TranscriptEntry
+from models.interview.workflow import InterviewEvent
 from rules.interview.entries import format_transcript, merge_transcripts
 from rules.interview.events import to_jsonl
 

@@ -13,7 +13,7 @@ from activities.interview.common import entries_context, load_transcript, transc
 from activities.llm import offline
 from core.settings import serve_url
 from models.common import AgentResult
-from models.interview_activities import WriterInput, WriterOutput
+from models.interview.activities import WriterInput, WriterOutput
 from rules.grounding import flag_unverified
 from rules.interview.entries import sentences
 

@@ -8,8 +8,8 @@ from activities.llm import offline
 from activities.query.common import content_words, dump, render_entries
 from activities.query.storage import load_entries
 from models.common import AgentResult
-from models.query_agents import AnalyzeInput, AnalyzerOutput, Finding
-from models.query_types import Gap, GapType, Verdict
+from models.query.agents import AnalyzeInput, AnalyzerOutput, Finding
+from models.query.parts import Gap, GapType, Verdict
 
 ANALYZER = AgentSpec("analyze_evidence", "query/analyze_evidence.md", AnalyzerOutput, tier="high", role="auditor",
                      policy="agent",

@@ -9,7 +9,7 @@ from activities.llm import offline
 from activities.llm.schema import inline_refs, json_schema_of
 from activities.query.common import dump
 from models.common import AgentResult
-from models.query_agents import ClarificationQuestion, ClarifierOutput, ClarifyInput
+from models.query.agents import ClarificationQuestion, ClarifierOutput, ClarifyInput
 
 CLARIFIER = AgentSpec("clarify_gaps", "query/clarify_gaps.md", ClarifierOutput, tier="medium", role="writer",
                       policy="agent",

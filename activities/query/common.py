@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from models.query_types import Entry
+from models.query.parts import Entry
 
 _WORD = re.compile(r"[a-z][a-z0-9']+")
 STOP = {"the", "and", "was", "why", "how", "what", "when", "which", "did", "does", "my", "me", "i", "is", "are",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from models.query_agents import ContextUpdate
+from models.query.agents import ContextUpdate
 
 SECTIONS = {"preference": "Preferences", "pattern": "Patterns", "fact": "Facts", "insight": "Insights"}
 RANK = {"tentative": 0, "likely": 1, "certain": 2}

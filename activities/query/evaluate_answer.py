@@ -6,8 +6,8 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
 from models.common import AgentResult
-from models.query_agents import EvaluateInput, EvaluationDimension, EvaluatorOutput
-from models.query_types import Verdict
+from models.query.agents import EvaluateInput, EvaluationDimension, EvaluatorOutput
+from models.query.parts import Verdict
 from rules.query.evaluation import DIMENSIONS
 
 EVALUATOR = AgentSpec("evaluate_answer", "query/evaluate_answer.md", EvaluatorOutput, tier="high", role="auditor",

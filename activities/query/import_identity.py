@@ -20,8 +20,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from models.query import MAX_VANISHED_LISTED, FinishImportResult, StoreBatchResult
-from models.query_types import Entry
+from models.query.parts import Entry
+from models.query.workflow import MAX_VANISHED_LISTED, FinishImportResult, StoreBatchResult
 from rules.query.imports import entry_key
 
 if TYPE_CHECKING:

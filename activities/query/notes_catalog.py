@@ -7,7 +7,7 @@ from pathlib import Path
 
 from activities.query.notes_repository import InvalidRequest
 from core.resources import apps_dir, domains_dir
-from models.query_types import DomainCatalog, DomainModule
+from models.query.parts import DomainCatalog, DomainModule
 from rules.query.apps import check_app_id
 
 

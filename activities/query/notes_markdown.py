@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, time
 
-from models.query_types import Entry
+from models.query.parts import Entry
 
 _SECTION = re.compile(r"^## (\d{2}:\d{2}|--:--)(?: \[correction\](?: → (\S+))?)?\s*$")
 UNTIMED = "--:--"  # the heading of an entry whose note states no time (imports), never a made-up 00:00

@@ -40,7 +40,9 @@ from activities.query.notes_markdown import (
     _timestamp,
 )
 from core.settings import data_dir
-from models.query import (
+from models.query.agents import ParserOutput
+from models.query.parts import DateRange, Entry
+from models.query.workflow import (
     NEEDS_PARSING,
     ApplyContextInput,
     ApplyContextResult,
@@ -48,8 +50,6 @@ from models.query import (
     StoreEntryResult,
     StoreReparsedResult,
 )
-from models.query_agents import ParserOutput
-from models.query_types import DateRange, Entry
 from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords

@@ -6,7 +6,7 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import dump
 from models.common import AgentResult
-from models.query_agents import ObserveInput, ObserverOutput
+from models.query.agents import ObserveInput, ObserverOutput
 
 OBSERVER = AgentSpec("observe_context", "query/observe_context.md", ObserverOutput, tier="medium", role="writer",
                      policy="agent",

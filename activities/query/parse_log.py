@@ -20,9 +20,9 @@ from activities.llm import offline
 from activities.llm.schema import inline_refs, json_schema_of
 from activities.query.common import dump, render_entries
 from models.common import AgentResult
-from models.query import ImportBatchInput, ImportBatchResult, ImportedNote, ListImportInput
-from models.query_agents import ParseInput, ParserOutput
-from models.query_types import LogField
+from models.query.agents import ParseInput, ParserOutput
+from models.query.parts import LogField
+from models.query.workflow import ImportBatchInput, ImportBatchResult, ImportedNote, ListImportInput
 from rules.query.imports import (
     JournalHints,
     clean_text,

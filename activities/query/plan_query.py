@@ -10,8 +10,8 @@ from activities.agents.base import AgentSpec
 from activities.llm import offline
 from activities.query.common import content_words, dump
 from models.common import AgentResult
-from models.query_agents import PlanInput, PlannerOutput, RetrievalInstruction, SubQuery
-from models.query_types import DependencyType, QueryType
+from models.query.agents import PlanInput, PlannerOutput, RetrievalInstruction, SubQuery
+from models.query.parts import DependencyType, QueryType
 
 PLANNER = AgentSpec("plan_query", "query/plan_query.md", PlannerOutput, tier="high", role="writer",
                     policy="agent",

@@ -12,8 +12,8 @@ from temporalio import activity
 
 from activities.artifacts import store as artifact_store
 from activities.query.storage import InvalidRequest, StorageRepository, _in_thread, notes_dir
-from models.query_agents import RetrievalInstruction, RetrieveInput, RetrieverOutput
-from models.query_types import DateRange, Entry, RetrievalAttempt
+from models.query.agents import RetrievalInstruction, RetrieveInput, RetrieverOutput
+from models.query.parts import DateRange, Entry, RetrievalAttempt
 from rules.query.planning import expand_keywords
 from rules.query.summaries import describe_search
 

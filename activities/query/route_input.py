@@ -10,8 +10,8 @@ from activities.llm import offline
 from activities.llm.schema import inline_refs, json_schema_of
 from activities.query.common import dump
 from models.common import AgentResult
-from models.query_agents import RouteInput, RouterOutput
-from models.query_types import InputType
+from models.query.agents import RouteInput, RouterOutput
+from models.query.parts import InputType
 from rules.query.parsing import looks_like_question, split_both
 
 ROUTER = AgentSpec("route_input", "query/route_input.md", RouterOutput, tier="low", role="writer",

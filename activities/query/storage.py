@@ -26,7 +26,8 @@ from activities.query.notes_repository import (
     _os_error,
     notes_dir,
 )
-from models.query import (
+from models.query.parts import DomainCatalog, Entry
+from models.query.workflow import (
     ApplyContextInput,
     ApplyContextResult,
     FinishImportInput,
@@ -45,7 +46,6 @@ from models.query import (
     StoreReparsedInput,
     StoreReparsedResult,
 )
-from models.query_types import DomainCatalog, Entry
 from rules.query.imports import IMPORT_SUFFIXES
 
 __all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "UNTIMED", "InvalidRequest", "StorageError", "StorageRepository",

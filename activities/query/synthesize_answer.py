@@ -12,7 +12,7 @@ from activities.llm import offline
 from activities.query.common import dump
 from activities.query.storage import load_entries
 from models.common import AgentResult
-from models.query_agents import SynthesizeInput, SynthesizerOutput
+from models.query.agents import SynthesizeInput, SynthesizerOutput
 from rules.grounding import flag_unverified
 from rules.query.evidence import checked_answer
 

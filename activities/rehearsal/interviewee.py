@@ -21,7 +21,7 @@ MAX_ANSWER_CHARS = 2000
 
 
 class Persona(BaseModel):
-    """Who the simulated interviewee is. Loaded from client/rehearsal_data/personas/*.yaml."""
+    """Who the simulated interviewee is. Loaded from client/rehearsal/personas/*.yaml."""
 
     name: str = Field(min_length=1, max_length=80)
     role: str = Field(default="", max_length=200)

@@ -17,8 +17,8 @@ from activities.artifacts import completed_once, store
 from activities.interview.common import load_transcript
 from activities.llm import offline
 from models.common import AgentResult
-from models.study import FindingQuote
-from models.study_activities import DigestDraft, DigestInput, DigestQuote, DigestSummary, InterviewDigest
+from models.study.activities import DigestDraft, DigestInput, DigestQuote, DigestSummary, InterviewDigest
+from models.study.workflow import FindingQuote
 from rules.grounding import check_quote
 from rules.interview.entries import format_transcript, sentences
 from rules.study.analysis import answered_questions, answers_of, question_coverage

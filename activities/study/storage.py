@@ -20,16 +20,11 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.artifacts import store
 from activities.interview.common import load_transcript
 from models.common import ArtifactRef
-from models.interview import (
-    QUERY_SESSION_STATE,
-    QUERY_TRANSCRIPT,
-    InterviewResult,
-    SessionState,
-    TranscriptEntry,
-    TranscriptView,
-)
-from models.study import FindingQuote, Findings, StudyOutputs
-from models.study_activities import InterviewDigest, InterviewLookup, LookupInput, PublishInput, ReduceInput
+from models.interview.entries import TranscriptEntry, TranscriptView
+from models.interview.names import QUERY_SESSION_STATE, QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewResult, SessionState
+from models.study.activities import InterviewDigest, InterviewLookup, LookupInput, PublishInput, ReduceInput
+from models.study.workflow import FindingQuote, Findings, StudyOutputs
 from rules.grounding import check_quote
 from rules.study.analysis import answers_of, reduce_digests
 from rules.study.report import to_html, to_markdown

@@ -5,7 +5,7 @@ from __future__ import annotations
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
-from models.study_activities import SynthesisInput, SynthesisOutput
+from models.study.activities import SynthesisInput, SynthesisOutput
 
 SYNTHESIS = AgentSpec("study_synthesis", "study/synthesis.md", SynthesisOutput, tier="high", policy="long_agent",
                       description="Study: writes the findings summary and what the plan missed")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
-from models.study_activities import ThemeMergeInput, ThemeMergeOutput
+from models.study.activities import ThemeMergeInput, ThemeMergeOutput
 
 THEME_MERGE = AgentSpec("study_theme_merge", "study/theme_merge.md", ThemeMergeOutput, tier="medium",
                         policy="agent", description="Study: maps digest theme labels onto one theme catalogue")

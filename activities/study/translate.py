@@ -6,8 +6,8 @@ from __future__ import annotations
 from activities.agents.base import AgentSpec
 from activities.llm import offline
 from models.common import AgentResult
-from models.interview import PlanSnapshot
-from models.study_activities import TranslatedPlan, TranslatePlanInput
+from models.interview.plan import PlanSnapshot
+from models.study.activities import TranslatedPlan, TranslatePlanInput
 
 TRANSLATE = AgentSpec("study_translate", "study/translate.md", PlanSnapshot, tier="medium", policy="agent",
                       description="Study: translates the interview plan into a participant's language")

@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.voice.backends import SpeechConfigError, SpeechError, backend
 from activities.voice.store import AudioStore, audio_scope, sweep_now_and_then
-from models.voice import SpeakInput, Speech, TranscribeInput, Transcript
+from models.voice.workflow import SpeakInput, Speech, TranscribeInput, Transcript
 
 HEARTBEAT_S = 2.0
 ERRORS = ("SpeechError", "SpeechConfigError", "ArtifactNotFound", "ArtifactError")

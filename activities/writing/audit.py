@@ -11,7 +11,7 @@ from activities.llm import offline
 from activities.llm.schema import json_schema_of, one_item_each
 from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import match_target
-from models.writing import CrossAudit, ReviewScores, TaskResult, WritingTaskInput
+from models.writing.workflow import CrossAudit, ReviewScores, TaskResult, WritingTaskInput
 
 AUDIT = AgentSpec("writing_audit", "writing/audit.md", CrossAudit, tier="medium", role="auditor",
                   policy="long_agent", description="Cross-audit: one model scores every available draft")

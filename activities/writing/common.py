@@ -23,7 +23,7 @@ from activities.artifacts import store
 from activities.writing.configs import PERSONA_DIR
 from activities.writing.prompts import guidance_block, preview, prompt_sections, word_count
 from models.common import ArtifactRef, LLMUsage
-from models.writing import SourceDoc, TaskResult, WritingTaskInput
+from models.writing.workflow import SourceDoc, TaskResult, WritingTaskInput
 
 MAX_PERSONA_CHARS = 20_000
 

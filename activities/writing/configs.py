@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.resources import configs_dir, prompts_dir
-from models.writing import WorkflowConfig
+from models.writing.workflow import WorkflowConfig
 from rules.writing.config import ConfigError, parse_config_yaml
 
 CONFIG_DIR = configs_dir() / "writing"

@@ -10,7 +10,7 @@ from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output, story_context
 from activities.writing.prompts import preview
-from models.writing import TaskResult, WritingTaskInput
+from models.writing.workflow import TaskResult, WritingTaskInput
 
 
 class DraftText(BaseModel):  # free-text agent (run_text); the spec names a model class all the same

@@ -8,7 +8,7 @@ from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
-from models.writing import FinalAnalysis, TaskResult, WritingTaskInput
+from models.writing.workflow import FinalAnalysis, TaskResult, WritingTaskInput
 
 FINAL_ANALYSIS = AgentSpec("writing_final_analysis", "writing/final_analysis.md", FinalAnalysis, tier="high",
                            role="auditor", policy="long_agent",

@@ -10,7 +10,7 @@ from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.audit import offline_score
 from activities.writing.common import base_variables, persona_text, save_output
-from models.writing import FinalAudit, TaskResult, WritingTaskInput
+from models.writing.workflow import FinalAudit, TaskResult, WritingTaskInput
 
 FINAL_AUDIT = AgentSpec("writing_final_audit", "writing/final_audit.md", FinalAudit, tier="medium", role="auditor",
                         policy="long_agent", description="Final audit: one model scores the synthesized post")

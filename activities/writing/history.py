@@ -46,7 +46,7 @@ from activities.writing.history_base import (
     without_offline,
 )
 from activities.writing.history_postgres import PostgresHistoryStore
-from models.writing import RunRecord
+from models.writing.workflow import RunRecord
 
 __all__ = [
     "COMPLETE", "CONTEXT_SQL", "OFFLINE_PROFILE", "POSTGRES_SCHEMES", "QUERIES", "SCHEMA", "TABLES",

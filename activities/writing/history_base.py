@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from core.settings import data_dir
-from models.writing import HistoryContext, RunRecord
+from models.writing.workflow import HistoryContext, RunRecord
 from rules.writing.accounting import run_totals
 
 SCHEMA = [

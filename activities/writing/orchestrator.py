@@ -7,7 +7,7 @@ from activities.agents.base import AgentSpec
 from activities.artifacts import store
 from activities.llm import offline
 from activities.writing.common import persona_text
-from models.writing import CircuitBreakerDecision, ConsultInput, ConsultResult
+from models.writing.workflow import CircuitBreakerDecision, ConsultInput, ConsultResult
 
 ORCHESTRATOR = AgentSpec("writing_orchestrator", "writing/orchestrator.md", CircuitBreakerDecision, tier="high",
                          role="auditor", policy="agent",

@@ -6,7 +6,7 @@ from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
-from models.writing import AuditResult, TaskResult, WritingTaskInput
+from models.writing.workflow import AuditResult, TaskResult, WritingTaskInput
 
 QUALITY_GATE = AgentSpec("writing_quality_gate", "writing/quality_gate.md", AuditResult, tier="medium",
                          role="auditor", policy="long_agent",

@@ -14,7 +14,7 @@ from activities.artifacts import store
 from activities.writing.configs import load_named_config, persona_path
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
-from models.writing import RunArtifacts, RunRecord, WorkflowConfig
+from models.writing.workflow import RunArtifacts, RunRecord, WorkflowConfig
 from rules.writing.config import ConfigError, persona_for
 from rules.writing.summary import agent_logs, manifest, run_summary, state_log_lines, token_lines
 

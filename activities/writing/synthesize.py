@@ -11,7 +11,7 @@ from activities.artifacts import completed_once
 from activities.llm import offline
 from activities.writing.common import base_variables, persona_text, save_output
 from activities.writing.prompts import preview
-from models.writing import TaskResult, WritingTaskInput
+from models.writing.workflow import TaskResult, WritingTaskInput
 
 
 class PostText(BaseModel):

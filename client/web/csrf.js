@@ -1,4 +1,4 @@
-// Every state-changing request from this server's pages carries the X-Colloquy-CSRF header (client/web_guard.py):
+// Every state-changing request from this server's pages carries the X-Colloquy-CSRF header (client/web/guard.py):
 // the session's token from <meta name="colloquy-csrf"> (put there by the server), "page" on public pages. Loaded
 // before the page's own script, so room.js / console.js / study.js call fetch() as before.
 (function () {

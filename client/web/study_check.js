@@ -1,4 +1,4 @@
-// Member checking on a participant's link (client/study_pages.py): confirm, correct an answer, or withdraw.
+// Member checking on a participant's link (client/web/study/pages.py): confirm, correct an answer, or withdraw.
 // Posts JSON to /study/<sid>/check/<token> (csrf.js adds the X-Colloquy-CSRF header), then reloads the page, which
 // the server renders in the participant's language.
 "use strict";

@@ -1,4 +1,4 @@
-// Colloquy voice room (client/voice_room.py): the interviewee speaks, the question is spoken.
+// Colloquy voice room (client/web/voice/room.py): the interviewee speaks, the question is spoken.
 // - Nothing is recorded before the participant ticks "Record my voice" (the server refuses audio without it).
 // - The microphone button starts listening (hands-free: a turn ends after END_SILENCE of quiet following speech)
 //   and stops it; holding the button (or the space bar on it) records while held (push-to-talk).

@@ -21,6 +21,10 @@ __all__ = ["REGISTRY", "RETENTION", "Patch", "all_patches", "declare"]
 
 def all_patches() -> dict[str, Patch]:
     """Every registered patch (importing every pipeline's module declares them)."""
-    from models.patches import discussion, interview, platform, query, writing  # noqa: F401
+    from models.discussion import patches as _discussion  # noqa: F401
+    from models.interview import patches as _interview  # noqa: F401
+    from models.platform import patches as _platform  # noqa: F401
+    from models.query import patches as _query  # noqa: F401
+    from models.writing import patches as _writing  # noqa: F401
 
     return dict(REGISTRY)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from models.discussion import Idea, IdeaDraft
+from models.discussion.workflow import Idea, IdeaDraft
 from rules.discussion.levels import MAX_IDEAS_PER_ANSWER
 
 MAX_POOL = 20

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from models.discussion import REQUIRED_ROLES, ROLES, DiscussionInput
+from models.discussion.workflow import REQUIRED_ROLES, ROLES, DiscussionInput
 from rules.discussion.levels import LEVELS
 
 MAX_TOPIC_CHARS = 2000

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.discussion import LevelRules
+from models.discussion.workflow import LevelRules
 
 LEVELS: dict[str, LevelRules] = {
     "standard": LevelRules(level="standard", max_rounds=1, min_ideas=3, deep_dive=False, min_score_threshold=6.0),

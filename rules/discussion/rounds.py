@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from models.discussion import LevelRules
+from models.discussion.workflow import LevelRules
 
 
 @dataclass(frozen=True)

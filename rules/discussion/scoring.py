@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from models.discussion import Idea, IdeaEvaluation, Scores
+from models.discussion.workflow import Idea, IdeaEvaluation, Scores
 from rules.discussion.ideas import find_idea
 
 CRITERIA = ("feasibility", "innovation", "impact", "clarity", "completeness")

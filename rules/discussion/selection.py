@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models.discussion import Idea, SelectionDecision
+from models.discussion.workflow import Idea, SelectionDecision
 from rules.discussion.ideas import find_idea
 
 TIE_BREAK_ORDER = ("feasibility", "impact", "round proposed (earlier wins)", "id (lower wins)")

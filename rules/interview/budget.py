@@ -24,7 +24,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from models.interview import InterviewEvent, NotesState, ResearchItem, TranscriptEntry
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import NotesState, ResearchItem
+from models.interview.workflow import InterviewEvent
 
 MEMORY_TEXT_BYTES = 768 * 1024
 CARRY_TEXT_BYTES = 256 * 1024

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from models.interview import TranscriptEntry, WindowLine
+from models.interview.entries import TranscriptEntry, WindowLine
 
 DECISION_REUSE_SECONDS = 30.0
 TOPIC_REFRESH_SECONDS = 300.0

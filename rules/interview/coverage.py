@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.interview import PlanSnapshot, SectionSnapshot
+from models.interview.plan import PlanSnapshot, SectionSnapshot
 
 from .similarity import jaccard, words
 

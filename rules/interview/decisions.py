@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.interview import NextQuestion, OrchestratorDecision, PlanSnapshot, SectionSnapshot
+from models.interview.notes import NextQuestion, OrchestratorDecision
+from models.interview.plan import PlanSnapshot, SectionSnapshot
 
 from .coverage import coverage_satisfied
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from models.interview import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES, TranscriptEntry, WindowLine
+from models.interview.entries import TranscriptEntry, WindowLine
+from models.interview.names import CONTROL_ACTIONS, ENTRY_KINDS, SPEAKER_ALIASES
 
 from .similarity import words
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from models.interview import EVENT_TYPES, InterviewEvent
+from models.interview.names import EVENT_TYPES
+from models.interview.workflow import InterviewEvent
 
 ACTORS = ("system", "interviewer_ai", "assistant_ai", "candidate", "interviewer", "client")
 

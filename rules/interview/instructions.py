@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from models.interview import NotesState, OrchestratorDecision, PlanSnapshot, ResearchItem
+from models.interview.notes import NotesState, OrchestratorDecision, ResearchItem
+from models.interview.plan import PlanSnapshot
 
 
 def follow_up_preamble(plan: PlanSnapshot) -> str:

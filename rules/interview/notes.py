@@ -3,7 +3,7 @@ lines 0.8); section coverage quality only rises. Plus the helpers the prompts an
 
 from __future__ import annotations
 
-from models.interview import NotesState, SectionCoverage
+from models.interview.notes import NotesState, SectionCoverage
 
 from .similarity import jaccard_sets, words
 

@@ -2,7 +2,7 @@
 
 The engine already logs them (SECTION_STARTED, SECTION_ENDED, SECTION_TIME_WARNING); a client reads the event log
 (`event_log(after_event_id)`) and turns each into a `Notice` with one sentence for a person. The room, the
-interviewer console (client/room.py pushes them with the state) and `join` (client/live_join.py prints them) all
+interviewer console (client/web/interview/room.py pushes them with the state) and `join` (client/interview/join.py prints them) all
 use this one wording.
 """
 
@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from models.interview import InterviewEvent
+from models.interview.workflow import InterviewEvent
 from rules.interview.timing import fmt_clock
 
 NOTICE_EVENTS = ("SECTION_STARTED", "SECTION_ENDED", "SECTION_TIME_WARNING")

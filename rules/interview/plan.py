@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.interview import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
 
 from .similarity import words
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
-from models.interview import TranscriptEntry
+from models.interview.entries import TranscriptEntry
 
 MAX_ANSWERED = 500
 

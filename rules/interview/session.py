@@ -18,7 +18,7 @@
 Every method that changes the session takes `now` (workflow time) and returns an `Outcome`: the events it
 appended to the 003 log, the activity-log lines it said, and the effects the workflow must carry out, in order
 (search-attribute upserts, section summaries to start, wake the live loop, re-plan the clock). The workflow
-(`workflows/interview.py`) applies them; it issues every Temporal command, this class issues none.
+(`workflows/interview/workflow.py`) applies them; it issues every Temporal command, this class issues none.
 
 `Session` is a façade: each concern lives in its own module, each part building on the one before it —
 `session_base` (state, outcomes, the log, the section and question in force) → `session_schedule` (presence,

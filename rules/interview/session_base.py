@@ -9,19 +9,12 @@ from datetime import datetime
 from typing import Any, Literal
 
 from models.common import LLMUsage
-from models.interview import (
-    DecisionRecord,
-    InterviewEvent,
-    InterviewInput,
-    InterviewState,
-    NextQuestion,
-    OrchestratorDecision,
-    SectionRuntime,
-    SectionSnapshot,
-    TranscriptEntry,
-)
-from models.interview_activities import SectionSummaryInput
-from models.patches import interview as patches
+from models.interview import patches as patches
+from models.interview.activities import SectionSummaryInput
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import DecisionRecord, NextQuestion, OrchestratorDecision
+from models.interview.plan import SectionSnapshot
+from models.interview.workflow import InterviewEvent, InterviewInput, InterviewState, SectionRuntime
 
 from . import coverage, timing
 from .events import EventLog
@@ -32,7 +25,7 @@ LIVE_STATUSES = ("IN_PROGRESS", "PAUSED")
 ENGINE_CLIENT = "engine"
 
 # Behaviour changes that change the workflow's commands are each behind `Session.patched(<id>)` (the workflow
-# passes `workflow.patched`); the ids are registered in models/patches/interview.py.
+# passes `workflow.patched`); the ids are registered in models/interview/patches.py.
 MAX_ASSISTANT_QUERY_CHARS = 2000
 
 

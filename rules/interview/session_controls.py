@@ -4,15 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from models.interview import (
-    AssistantAnswer,
-    AssistantQuery,
-    InterviewState,
-    NextQuestion,
-    SessionControl,
-    TranscriptEntry,
-)
-from models.interview_activities import AssistantInput
+from models.interview.activities import AssistantInput
+from models.interview.entries import AssistantAnswer, AssistantQuery, SessionControl, TranscriptEntry
+from models.interview.notes import NextQuestion
+from models.interview.workflow import InterviewState
 
 from . import decisions
 from .entries import (

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from models.interview import (
-    FollowUpAnalysis,
-    PlanSnapshot,
-    SectionRuntime,
-    SubmitEntryResult,
-    TranscriptEntry,
-)
-from models.interview_activities import PlannerInput, SessionRecord
-from models.patches import interview as patches
+from models.interview import patches as patches
+from models.interview.activities import PlannerInput, SessionRecord
+from models.interview.analysis import FollowUpAnalysis
+from models.interview.entries import SubmitEntryResult, TranscriptEntry
+from models.interview.plan import PlanSnapshot
+from models.interview.workflow import SectionRuntime
 
 from . import coverage, timing
 from .entries import (

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from models.interview import (
+from models.interview import patches as patches
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import (
     NextQuestion,
     NotesState,
     OrchestratorDecision,
     ResearchItem,
     ResearchOutput,
-    SectionRuntime,
-    TranscriptEntry,
 )
-from models.patches import interview as patches
+from models.interview.workflow import SectionRuntime
 
 from . import budget, cadence, coverage, decisions, timing
 from .entries import is_closing_remark

@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from models.interview import Heartbeat, InterviewResult, NextQuestion
-from models.interview_activities import SectionSummaryInput
-from models.patches import interview as patches
+from models.interview import patches as patches
+from models.interview.activities import SectionSummaryInput
+from models.interview.entries import Heartbeat
+from models.interview.notes import NextQuestion
+from models.interview.workflow import InterviewResult
 
 from . import decisions, timing
 from .instructions import status_instructions

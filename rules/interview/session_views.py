@@ -5,16 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from models.common import ArtifactRef
-from models.interview import (
-    AnalysisSummary,
-    EventLogPage,
-    FollowUpAnalysis,
-    SectionArtifact,
-    SectionStatus,
-    SessionState,
-    TranscriptView,
-)
-from models.interview_activities import (
+from models.interview.activities import (
     AnalysisInput,
     ExportInput,
     FollowUpInput,
@@ -24,6 +15,9 @@ from models.interview_activities import (
     SaveTranscriptInput,
     WriterInput,
 )
+from models.interview.analysis import AnalysisSummary, FollowUpAnalysis, SectionArtifact
+from models.interview.entries import TranscriptView
+from models.interview.workflow import EventLogPage, SectionStatus, SessionState
 from models.status import interview_status
 
 from . import cadence, coverage, timing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from models.interview import SectionSnapshot
+from models.interview.plan import SectionSnapshot
 
 IMPORTANCE_WEIGHT = {"high": 3, "medium": 2, "low": 1}
 DEFAULT_WARNINGS = (120, 30)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from models.query_types import Entry
+from models.query.parts import Entry
 
 _NUM = r"\d+(?:[.,]\d+)?"
 _OLD = re.compile(rf"\b(?:not|instead of|rather than|from)\s+({_NUM})", re.I)

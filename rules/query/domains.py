@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from models.query_types import ActiveDomainContext, DomainCatalog, DomainInfo, DomainModule, LogField
+from models.query.parts import ActiveDomainContext, DomainCatalog, DomainInfo, DomainModule, LogField
 
 
 def known_domains(catalog: DomainCatalog) -> list[str]:

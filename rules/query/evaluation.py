@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from models.query_agents import EvaluatorOutput
-from models.query_types import EvaluationFeedback, Gap, Verdict
+from models.query.agents import EvaluatorOutput
+from models.query.parts import EvaluationFeedback, Gap, Verdict
 
 DIMENSIONS = ("accuracy", "relevance", "safety", "completeness")
 

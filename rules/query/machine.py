@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from models.query_agents import AnalyzerOutput, PlannerOutput
-from models.query_types import Gap, GapType, Verdict
+from models.query.agents import AnalyzerOutput, PlannerOutput
+from models.query.parts import Gap, GapType, Verdict
 
 
 class State(StrEnum):

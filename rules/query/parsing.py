@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from models.query_types import LogField
+from models.query.parts import LogField
 
 _NUM = re.compile(r"\d+(?:[.,]\d+)?")
 _QUESTION_WORDS = ("why", "how", "what", "when", "which", "should", "could", "is ", "are ", "do ", "does ")

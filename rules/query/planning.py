@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from models.query_agents import AnalyzerOutput, Finding, PlannerOutput, RetrievalInstruction, SubQuery
-from models.query_types import DependencyType, Gap, Verdict
+from models.query.agents import AnalyzerOutput, Finding, PlannerOutput, RetrievalInstruction, SubQuery
+from models.query.parts import DependencyType, Gap, Verdict
 
 
 def expand_keywords(keywords: list[str], vocabulary: dict[str, str]) -> list[str]:

@@ -1,6 +1,6 @@
 """One QueryWorkflow run's state, pure (no Temporal): what the run has learnt so far, step by step, and what it
 reports from it — its status, its result, the `session_state` view, and the check of a clarification answer.
-The workflow (`workflows/query.py`) holds one `QueryRun` and its steps change it; every decision about where to go
+The workflow (`workflows/query/workflow.py`) holds one `QueryRun` and its steps change it; every decision about where to go
 next is in `rules.query.machine`."""
 
 from __future__ import annotations
@@ -9,7 +9,17 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from models.common import ArtifactRef, LLMUsage, UsageTotals
-from models.query import (
+from models.query.agents import AnalyzerOutput, ParserOutput, PlannerOutput, RouterOutput, SynthesizerOutput
+from models.query.parts import (
+    ActiveDomainContext,
+    DomainCatalog,
+    Entry,
+    EvaluationFeedback,
+    Gap,
+    InputType,
+    RetrievalAttempt,
+)
+from models.query.workflow import (
     MAX_ANSWER_CHARS,
     ClarifyAnswer,
     PendingClarification,
@@ -18,16 +28,6 @@ from models.query import (
     ReparseResult,
     SessionStateView,
     StoreEntryResult,
-)
-from models.query_agents import AnalyzerOutput, ParserOutput, PlannerOutput, RouterOutput, SynthesizerOutput
-from models.query_types import (
-    ActiveDomainContext,
-    DomainCatalog,
-    Entry,
-    EvaluationFeedback,
-    Gap,
-    InputType,
-    RetrievalAttempt,
 )
 from models.status import query_status
 from rules.query.evidence import checked_answer

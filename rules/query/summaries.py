@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.query import OFFLINE_ANSWER_LABEL, ReparseResult, StoreEntryResult
-from models.query_agents import ParserOutput
-from models.query_types import RetrievalAttempt
+from models.query.agents import ParserOutput
+from models.query.parts import RetrievalAttempt
+from models.query.workflow import OFFLINE_ANSWER_LABEL, ReparseResult, StoreEntryResult
 
 
 def describe_store(result: StoreEntryResult, parsed: ParserOutput | None, correction: bool) -> str:

@@ -18,8 +18,10 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime
 
-from models.interview import PlanSnapshot, TranscriptEntry
-from models.study import (
+from models.interview.entries import TranscriptEntry
+from models.interview.plan import PlanSnapshot
+from models.study.activities import InterviewDigest, QuestionDepth
+from models.study.workflow import (
     DEPTHS,
     Disagreement,
     FindingQuote,
@@ -30,7 +32,6 @@ from models.study import (
     QuestionCoverage,
     Theme,
 )
-from models.study_activities import InterviewDigest, QuestionDepth
 from rules.interview.similarity import jaccard
 from rules.study.ledger import add_coverage
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from models.study import Findings
+from models.study.workflow import Findings
 
 _SCRIPT = re.compile(r"<script\b.*?</script>", re.S)
 _COMMENT = re.compile(r"<!--.*?-->", re.S)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from models.study import ConsentGiven, StudyInput
+from models.study.workflow import ConsentGiven, StudyInput
 
 BUILT_IN: dict[str, str] = {
     "en": "I agree to take part in this research interview. My answers are stored under a pseudonym and analysed "

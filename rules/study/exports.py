@@ -14,8 +14,8 @@ import csv
 import io
 from collections.abc import Mapping
 
-from models.interview import TranscriptEntry
-from models.study import DEPTHS, Findings, ParticipantRecord, StudyExport
+from models.interview.entries import TranscriptEntry
+from models.study.workflow import DEPTHS, Findings, ParticipantRecord, StudyExport
 
 Table = tuple[list[str], list[list[object]]]
 

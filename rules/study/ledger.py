@@ -1,6 +1,6 @@
 """The study's participant ledger: invitations, links, revocation, outcomes, progress and the findings draft.
 
-Pure (takes `now`): `workflows/study.py` holds one `Ledger` and carries its `StudyState` across continue-as-new.
+Pure (takes `now`): `workflows/study/workflow.py` holds one `Ledger` and carries its `StudyState` across continue-as-new.
 Validation raises `StudyError` (the workflow turns it into the non-retryable InvalidInput a caller sees).
 """
 
@@ -10,8 +10,9 @@ import statistics
 from collections import Counter
 from datetime import datetime
 
-from models.interview import PlanSnapshot
-from models.study import (
+from models.interview.plan import PlanSnapshot
+from models.study.activities import DigestSummary, InterviewLookup, QuestionDepth
+from models.study.workflow import (
     AddParticipants,
     ConsentGiven,
     ConsentRecord,
@@ -37,7 +38,6 @@ from models.study import (
     Theme,
     interview_id,
 )
-from models.study_activities import DigestSummary, InterviewLookup, QuestionDepth
 from rules.study import consent
 
 DRAFT_THEMES = 30

@@ -21,7 +21,7 @@ import zipfile
 from datetime import datetime
 from xml.etree import ElementTree as ET
 
-from models.study import Findings, StudyExport
+from models.study.workflow import Findings, StudyExport
 
 NS = "urn:QDA-XML:project:1.0"
 # characters XML 1.0 cannot carry: replaced one for one (U+FFFD), so positions in a text stay the same; a CR

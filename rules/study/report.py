@@ -16,8 +16,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from models.interview import TranscriptEntry
-from models.study import DEPTHS, FindingQuote, Findings
+from models.interview.entries import TranscriptEntry
+from models.study.workflow import DEPTHS, FindingQuote, Findings
 
 
 def _quote_md(q: FindingQuote) -> str:

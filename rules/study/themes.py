@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from models.study import Disagreement, FindingQuote, Findings, MinorityView, Position, Theme
+from models.study.workflow import Disagreement, FindingQuote, Findings, MinorityView, Position, Theme
 from rules.study.analysis import QUOTES_PER_THEME, split_views
 from rules.study.ledger import StudyError
 

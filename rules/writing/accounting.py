@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from models.common import LLMUsage, TokenTotals
-from models.writing import Invocation, WorkflowConfig
+from models.writing.workflow import Invocation, WorkflowConfig
 
 # Context windows of a few well-known families, used only when the config does not say (seed agents.*).
 KNOWN_WINDOWS = (("claude", 200_000), ("gemini", 1_000_000), ("gpt-4o", 128_000), ("gpt-4", 128_000),

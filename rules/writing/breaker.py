@@ -8,7 +8,7 @@ the run, never reset, and nobody can override them. Elapsed time is passed in (w
 
 from __future__ import annotations
 
-from models.writing import BreakContext, BreakerState, BreakInfo, CircuitBreakerConfig, RuleConfig
+from models.writing.workflow import BreakContext, BreakerState, BreakInfo, CircuitBreakerConfig, RuleConfig
 from rules.writing.conditions import parse
 
 DEFAULT_LIMITS = {"state_visit_limit": 3, "cycle_detection": 4, "transition_limit": 20, "timeout": 1800.0,

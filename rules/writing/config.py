@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from models.writing import StateConfig, WorkflowConfig
+from models.writing.workflow import StateConfig, WorkflowConfig
 from rules.writing.conditions import BUILTIN_METRIC, ConditionError, normalise_rule, parse
 from rules.writing.seed_config import from_seed_shape, is_seed_shape
 

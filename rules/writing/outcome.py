@@ -7,7 +7,7 @@ Pure: models and stdlib only.
 from __future__ import annotations
 
 from models.status import writing_status
-from models.writing import AgentOutput, AuditScoreRow
+from models.writing.workflow import AgentOutput, AuditScoreRow
 
 BELOW_FLOOR = "complete_below_floor"
 

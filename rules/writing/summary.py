@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any
 
-from models.writing import HistoryContext, Invocation, RunRecord
+from models.writing.workflow import HistoryContext, Invocation, RunRecord
 from rules.writing.accounting import RECOMMENDATION, context_status, run_totals, session_context, totals_by
 
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")

@@ -3,7 +3,7 @@ stored for the retried state and consumed once (the config is never mutated)."""
 
 from __future__ import annotations
 
-from models.writing import AgentOutput, AuditScoreRow
+from models.writing.workflow import AgentOutput, AuditScoreRow
 
 APPROVE_WORDS = {"approve", "approved", "yes", "y", "ok"}
 ABORT_WORDS = {"abort", "cancel", "stop"}

@@ -22,8 +22,8 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from core.server import dev_server_args, temporal_binary
-from models.writing import WORKFLOW_TYPE as WRITING
-from models.writing import WritingInput, WritingResult
+from models.writing.workflow import WORKFLOW_TYPE as WRITING
+from models.writing.workflow import WritingInput, WritingResult
 from tests.e2e.crash.helpers import RECOVERY_BOUND_S, completed_activities, started_activity, wait_for
 from tests.e2e.interview.helpers import worker_env, worker_process
 from tests.workflows.writing.conftest import STORY

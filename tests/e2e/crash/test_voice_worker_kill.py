@@ -18,9 +18,11 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from client.room import room_path
-from models.interview import QUERY_TRANSCRIPT, InterviewInput, TranscriptView
-from models.voice import clip_workflow_id
+from client.web.interview.room import room_path
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewInput
+from models.voice.workflow import clip_workflow_id
 from rules.voice.clips import clip_key
 from tests.e2e.crash.helpers import RECOVERY_BOUND_S, completed_activities, started_activity, wait_for
 from tests.e2e.interview.helpers import COLLOQUY, ROOT, worker_env

@@ -17,26 +17,17 @@ import pytest
 from temporalio.service import RPCError
 
 from activities.artifacts import ArtifactStore
-from client.interview import wait_for_state
-from models.discussion import WORKFLOW_TYPE as DISCUSSION
-from models.discussion import DiscussionInput, DiscussionResult
-from models.interview import (
-    QUERY_EVENT_LOG,
-    SIGNAL_SESSION_CONTROL,
-    UPDATE_SUBMIT_ENTRY,
-    EventLogPage,
-    InterviewInput,
-    InterviewResult,
-    SessionControl,
-    TranscriptEntry,
-)
-from models.interview import (
-    WORKFLOW_TYPE as INTERVIEW,
-)
-from models.query import WORKFLOW_TYPE as QUERY
-from models.query import QueryRequest, QueryResult
-from models.writing import WORKFLOW_TYPE as WRITING
-from models.writing import WritingInput, WritingResult
+from client.interview.cli import wait_for_state
+from models.discussion.workflow import WORKFLOW_TYPE as DISCUSSION
+from models.discussion.workflow import DiscussionInput, DiscussionResult
+from models.interview.entries import SessionControl, TranscriptEntry
+from models.interview.names import QUERY_EVENT_LOG, SIGNAL_SESSION_CONTROL, UPDATE_SUBMIT_ENTRY
+from models.interview.names import WORKFLOW_TYPE as INTERVIEW
+from models.interview.workflow import EventLogPage, InterviewInput, InterviewResult
+from models.query.workflow import WORKFLOW_TYPE as QUERY
+from models.query.workflow import QueryRequest, QueryResult
+from models.writing.workflow import WORKFLOW_TYPE as WRITING
+from models.writing.workflow import WritingInput, WritingResult
 from tests.e2e.crash.helpers import RECOVERY_BOUND_S, Drill, completed_activities, wait_for
 from tests.e2e.interview.helpers import ANSWERS
 from tests.workflows.interview.helpers import adaptive_plan

@@ -23,8 +23,15 @@ import pytest_asyncio
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 
 from core import search_attributes as sa
-from models import discussion, interview, platform, query, rehearsal, writing
+from models.discussion import workflow as discussion
+from models.interview import names as interview
+from models.interview.entries import TranscriptView
+from models.interview.workflow import EventLogPage, InterviewInput, InterviewResult, SessionState
+from models.platform import workflow as platform
+from models.query import workflow as query
+from models.rehearsal import workflow as rehearsal
 from models.status import FAILED, PHASE_DONE
+from models.writing import workflow as writing
 from workers.main import running_workers
 
 pytestmark = pytest.mark.dev_server
@@ -227,15 +234,15 @@ async def test_interview_signals_and_updates_refuse_malformed_arguments(door, of
     client, address, queue = door
     wf_id = f"door-live-interview-{uuid.uuid4().hex[:6]}"
     handle = await client.start_workflow(
-        interview.WORKFLOW_TYPE, interview.InterviewInput(topic="on-call nights", duration_seconds=900),
-        id=wf_id, task_queue=queue, result_type=interview.InterviewResult)
+        interview.WORKFLOW_TYPE, InterviewInput(topic="on-call nights", duration_seconds=900),
+        id=wf_id, task_queue=queue, result_type=InterviewResult)
     try:
         for _ in range(200):
-            state = await handle.query(interview.QUERY_SESSION_STATE, result_type=interview.SessionState)
+            state = await handle.query(interview.QUERY_SESSION_STATE, result_type=SessionState)
             if state.status == "IN_PROGRESS" and state.question_entry_id:   # the engine has recorded its question
                 break
             await asyncio.sleep(0.05)
-        before = await handle.query(interview.QUERY_TRANSCRIPT, result_type=interview.TranscriptView)
+        before = await handle.query(interview.QUERY_TRANSCRIPT, result_type=TranscriptView)
         for raw, field in BAD_ENTRIES:
             await _rejected_signal(address, client, wf_id, interview.SIGNAL_TRANSCRIPT_ENTRY, raw, field)
             await _rejected_update(address, wf_id, interview.UPDATE_SUBMIT_ENTRY, raw, field)
@@ -244,9 +251,9 @@ async def test_interview_signals_and_updates_refuse_malformed_arguments(door, of
             await _rejected_update(address, wf_id, interview.UPDATE_SESSION_CONTROL, raw, field)
         for raw, field in BAD_ASSISTANT:
             await _rejected_update(address, wf_id, interview.UPDATE_ASSISTANT_QUERY, raw, field)
-        after = await handle.query(interview.QUERY_TRANSCRIPT, result_type=interview.TranscriptView)
-        state = await handle.query(interview.QUERY_SESSION_STATE, result_type=interview.SessionState)
-        log = await handle.query(interview.QUERY_EVENT_LOG, result_type=interview.EventLogPage)
+        after = await handle.query(interview.QUERY_TRANSCRIPT, result_type=TranscriptView)
+        state = await handle.query(interview.QUERY_SESSION_STATE, result_type=SessionState)
+        log = await handle.query(interview.QUERY_EVENT_LOG, result_type=EventLogPage)
         assert after == before and state.status == "IN_PROGRESS"
         rejected = [e for e in log.events if e.type in ("ENTRY_REJECTED", "CONTROL_REJECTED")]
         assert len(rejected) == len(BAD_ENTRIES) + len(BAD_CONTROLS)

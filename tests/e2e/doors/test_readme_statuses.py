@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 from temporalio.client import WorkflowExecutionStatus
 
-from models import interview, query
+from models.interview import names as interview
+from models.interview.workflow import InterviewInput
+from models.query import workflow as query
 from models.status import STATUSES
 from workers.main import running_workers
 
@@ -45,7 +47,7 @@ async def test_readme_search_attribute_examples_find_their_runs(dev_env, offline
     address = client.service_client.config.target_host
     live_id, bad_id = f"readme-live-{uuid.uuid4().hex[:6]}", f"readme-bad-{uuid.uuid4().hex[:6]}"
     async with running_workers(client) as queue:
-        live = await client.start_workflow(interview.WORKFLOW_TYPE, interview.InterviewInput(
+        live = await client.start_workflow(interview.WORKFLOW_TYPE, InterviewInput(
             topic="on-call nights", duration_seconds=900), id=live_id, task_queue=queue)
         bad = await client.start_workflow(query.WORKFLOW_TYPE, {"txt": "typo"}, id=bad_id, task_queue=queue)
         try:

@@ -17,7 +17,10 @@ import pytest
 from temporalio.client import Client, WorkflowFailureError, WorkflowHandle
 
 from activities.llm.offline import Fault
-from models import interview, query, writing
+from models.interview import names as interview
+from models.interview.workflow import InterviewInput, InterviewResult, SessionState
+from models.query import workflow as query
+from models.writing import workflow as writing
 from tests.e2e.platform.test_cli_doors import colloquy
 
 pytestmark = pytest.mark.dev_server
@@ -54,19 +57,19 @@ async def ended(handle: WorkflowHandle) -> None:
 
 # ------------------------------------------------------------------------------------------------ interview
 async def test_interview_running_failed_and_halted_agree(dev_env, worker, offline):
-    from client.interview import wait_for_state
+    from client.interview.cli import wait_for_state
     from tests.workflows.interview.helpers import say, start, structured_sections
 
     client: Client = dev_env.client
     address = client.service_client.config.target_host
     async with worker(client) as queue:
-        live = await client.start_workflow(interview.WORKFLOW_TYPE, interview.InterviewInput(
+        live = await client.start_workflow(interview.WORKFLOW_TYPE, InterviewInput(
             topic="on-call nights", duration_seconds=900), id=f"interview-agree-{uuid.uuid4().hex[:6]}",
             task_queue=queue)
         try:
             state = await wait_for_state(live, lambda s: s.status == "IN_PROGRESS", 60)   # the seed's own word
             assert state.colloquy_status == "running"
-            assert await settled(live, interview.QUERY_SESSION_STATE, interview.SessionState, "running") == "running"
+            assert await settled(live, interview.QUERY_SESSION_STATE, SessionState, "running") == "running"
             done = await colloquy("interview", "watch", live.id, "--no-follow", address=address)
             assert done.code == 0 and "status running (IN_PROGRESS))" in done.out, (done.out[-800:], done.err)
         finally:
@@ -75,7 +78,7 @@ async def test_interview_running_failed_and_halted_agree(dev_env, worker, offlin
         bad = await client.start_workflow(interview.WORKFLOW_TYPE, {"topic": "x", "duration_seconds": "abc"},
                                           id=f"interview-agree-bad-{uuid.uuid4().hex[:6]}", task_queue=queue)
         await ended(bad)
-        assert await settled(bad, interview.QUERY_SESSION_STATE, interview.SessionState, "failed") == "failed"
+        assert await settled(bad, interview.QUERY_SESSION_STATE, SessionState, "failed") == "failed"
         done = await colloquy("interview", "essay", bad.id, address=address)
         assert done.code == 1 and f"{bad.id} failed: " in done.err and "duration_seconds" in done.err, done.err
 
@@ -85,9 +88,9 @@ async def test_interview_running_failed_and_halted_agree(dev_env, worker, offlin
                              write_essay=False)
         await wait_for_state(halted, lambda s: s.status == "IN_PROGRESS", 60)
         await say(halted, "candidate", "A token bucket per API key, stored in a shared cache.")
-        result = interview.InterviewResult.model_validate(await halted.result())
+        result = InterviewResult.model_validate(await halted.result())
         assert result.status == "TERMINATED" and result.colloquy_status == "halted"
-        assert await settled(halted, interview.QUERY_SESSION_STATE, interview.SessionState, "halted") == "halted"
+        assert await settled(halted, interview.QUERY_SESSION_STATE, SessionState, "halted") == "halted"
         done = await colloquy("interview", "essay", halted.id, address=address)
         assert "ended halted (TERMINATED) without an essay" in done.err, (done.out, done.err)
 

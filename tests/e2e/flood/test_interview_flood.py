@@ -11,17 +11,11 @@ import uuid
 import pytest
 
 from activities.artifacts import store
-from models.interview import (
-    MAX_ENTRY_CHARS,
-    SIGNAL_SESSION_CONTROL,
-    SIGNAL_TRANSCRIPT_ENTRY,
-    InterviewInput,
-    InterviewResult,
-    SessionControl,
-    TranscriptEntry,
-)
+from models.interview.entries import SessionControl, TranscriptEntry
+from models.interview.names import MAX_ENTRY_CHARS, SIGNAL_SESSION_CONTROL, SIGNAL_TRANSCRIPT_ENTRY
+from models.interview.workflow import InterviewInput, InterviewResult
 from tests.workflows.interview.helpers import adaptive_plan, decision
-from workflows.interview import InterviewWorkflow
+from workflows.interview.workflow import InterviewWorkflow
 
 pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 

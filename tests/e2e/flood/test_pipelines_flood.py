@@ -15,13 +15,13 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from activities.query.storage import StorageRepository
-from models.discussion import WORKFLOW_TYPE as DISCUSSION
-from models.discussion import DiscussionInput, DiscussionResult
-from models.query import MAX_INPUT_CHARS, QueryRequest, QueryResult
-from models.query import WORKFLOW_TYPE as QUERY
-from models.query_types import Entry
-from models.writing import MAX_STORY_CHARS, WritingInput, WritingResult
-from models.writing import WORKFLOW_TYPE as WRITING
+from models.discussion.workflow import WORKFLOW_TYPE as DISCUSSION
+from models.discussion.workflow import DiscussionInput, DiscussionResult
+from models.query.parts import Entry
+from models.query.workflow import MAX_INPUT_CHARS, QueryRequest, QueryResult
+from models.query.workflow import WORKFLOW_TYPE as QUERY
+from models.writing.workflow import MAX_STORY_CHARS, WritingInput, WritingResult
+from models.writing.workflow import WORKFLOW_TYPE as WRITING
 
 pytestmark = [pytest.mark.dev_server, pytest.mark.drill]
 

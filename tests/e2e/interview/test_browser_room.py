@@ -16,16 +16,11 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from client.room import room_extension, room_path
-from client.webapp import build_app
-from models.interview import (
-    QUERY_SESSION_STATE,
-    QUERY_TRANSCRIPT,
-    InterviewInput,
-    InterviewResult,
-    SessionState,
-    TranscriptView,
-)
+from client.web.app import build_app
+from client.web.interview.room import room_extension, room_path
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_SESSION_STATE, QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewInput, InterviewResult, SessionState
 from tests.workflows.interview.helpers import adaptive_plan, decision
 
 playwright_api = pytest.importorskip("playwright.async_api", reason="pip install playwright (dev extra)")

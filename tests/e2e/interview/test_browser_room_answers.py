@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from client.room import room_path
-from models.interview import QUERY_TRANSCRIPT, InterviewInput, TranscriptView
+from client.web.interview.room import room_path
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewInput
 from rules.interview.answer_parts import split_answer
 from tests.e2e.interview.helpers import LIMIT, LONG
 from tests.e2e.interview.test_browser_room import CHROMIUM, SECRET, TOKEN, _serve, playwright_api

@@ -11,8 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from client.cli import app
-from client.interview import session_state, wait_for_state
-from models.interview import MAX_ENTRY_CHARS, QUERY_TRANSCRIPT, InterviewResult, TranscriptView
+from client.interview.cli import session_state, wait_for_state
+from models.interview.entries import TranscriptView
+from models.interview.names import MAX_ENTRY_CHARS, QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewResult
 from tests.e2e.interview.helpers import ESSAY
 
 pytestmark = pytest.mark.dev_server

@@ -13,21 +13,16 @@ import uuid
 
 import pytest
 
-from client.interview import (
+from client.interview.cli import (
     InterviewClientError,
     send_entry,
     start_interview,
     submit_entry,
     wait_for_state,
 )
-from models.interview import (
-    QUERY_EVENT_LOG,
-    QUERY_TRANSCRIPT,
-    EventLogPage,
-    InterviewInput,
-    TranscriptEntry,
-    TranscriptView,
-)
+from models.interview.entries import TranscriptEntry, TranscriptView
+from models.interview.names import QUERY_EVENT_LOG, QUERY_TRANSCRIPT
+from models.interview.workflow import EventLogPage, InterviewInput
 from tests.e2e.interview.helpers import worker_env, worker_process
 
 pytestmark = [pytest.mark.dev_server, pytest.mark.drill]

@@ -12,7 +12,8 @@ import sys
 import pexpect
 import pytest
 
-from models.interview import QUERY_TRANSCRIPT, TranscriptView
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
 from tests.e2e.interview.helpers import ROOT
 from tests.workflows.interview.helpers import adaptive_plan, control, decision, start, state
 

@@ -11,7 +11,8 @@ import sys
 import pexpect
 import pytest
 
-from models.interview import QUERY_TRANSCRIPT, TranscriptView
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
 from rules.interview.answer_parts import split_answer
 from tests.e2e.interview.helpers import LIMIT, LONG, ROOT
 from tests.e2e.interview.test_live_join import FIRST, expect

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from client.interview import session_state, wait_for_state
-from models.interview import QUERY_TRANSCRIPT, TASK_QUEUE, TranscriptView
+from client.interview.cli import session_state, wait_for_state
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT, TASK_QUEUE
 
 pytestmark = pytest.mark.dev_server
 

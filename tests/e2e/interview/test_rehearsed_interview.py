@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from activities.artifacts import ArtifactStore
-from client.interview import (
+from client.interview.cli import (
     CLOSING_REMARK,
     RehearsalOptions,
     TranscriptAnswers,
@@ -17,7 +17,9 @@ from client.interview import (
     start_interview,
     watch_events,
 )
-from models.interview import QUERY_EVENT_LOG, QUERY_TRANSCRIPT, EventLogPage, InterviewInput, TranscriptView
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_EVENT_LOG, QUERY_TRANSCRIPT
+from models.interview.workflow import EventLogPage, InterviewInput
 from tests.e2e.interview.helpers import ANSWERS, ESSAY
 
 pytestmark = pytest.mark.dev_server

@@ -12,9 +12,9 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from client.room import room_extension, room_path
-from client.webapp import build_app
-from models.interview import InterviewInput, InterviewResult
+from client.web.app import build_app
+from client.web.interview.room import room_extension, room_path
+from models.interview.workflow import InterviewInput, InterviewResult
 from tests.workflows.interview.helpers import adaptive_plan, control, decision
 
 pytestmark = pytest.mark.dev_server

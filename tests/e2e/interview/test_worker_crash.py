@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from client.interview import (
+from client.interview.cli import (
     RehearsalOptions,
     TranscriptAnswers,
     fetch_essay,
@@ -15,13 +15,9 @@ from client.interview import (
     start_interview,
     wait_for_state,
 )
-from models.interview import (
-    QUERY_TRANSCRIPT,
-    SIGNAL_TRANSCRIPT_ENTRY,
-    InterviewInput,
-    TranscriptEntry,
-    TranscriptView,
-)
+from models.interview.entries import TranscriptEntry, TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT, SIGNAL_TRANSCRIPT_ENTRY
+from models.interview.workflow import InterviewInput
 from tests.e2e.interview.helpers import ANSWERS, ESSAY, worker_env, worker_process
 
 pytestmark = [pytest.mark.dev_server, pytest.mark.drill]

@@ -96,8 +96,15 @@ async def check_histories(run: Run) -> None:
 
 # ------------------------------------------------------------------------------------------------ interview
 async def run_interview(client: Client, queue: str) -> Run:
-    from client.interview import RehearsalOptions, TranscriptAnswers, fetch_essay, rehearse, start_interview
-    from models.interview import QUERY_EVENT_LOG, EventLogPage, InterviewInput
+    from client.interview.cli import (
+        RehearsalOptions,
+        TranscriptAnswers,
+        fetch_essay,
+        rehearse,
+        start_interview,
+    )
+    from models.interview.names import QUERY_EVENT_LOG
+    from models.interview.workflow import EventLogPage, InterviewInput
     from tests.e2e.interview.helpers import ANSWERS
 
     run = Run("interview rehearse")
@@ -142,8 +149,8 @@ ANSWER = "I slept badly and had a cold that week."
 
 async def ask(client: Client, queue: str, notes: Path, run: Run) -> tuple[Any, int]:
     """One question through QueryWorkflow; every clarification it asks is answered. (result, questions asked)"""
-    from client.notes import pending_clarification
-    from models.query import UPDATE_CLARIFY, WORKFLOW_TYPE, ClarifyAnswer, QueryRequest, QueryResult
+    from client.query.cli import pending_clarification
+    from models.query.workflow import UPDATE_CLARIFY, WORKFLOW_TYPE, ClarifyAnswer, QueryRequest, QueryResult
 
     handle = await client.start_workflow(
         WORKFLOW_TYPE, QueryRequest(text=QUESTION, app_id="fitness", notes_dir=str(notes), today=date(2026, 1, 12),
@@ -195,7 +202,7 @@ def clarifying_planner(tmp: Path) -> Iterator[None]:
 async def run_notes(client: Client, queue: str, tmp: Path, with_clarification: bool = True) -> Run:
     """Import three notes, ask a question with the real model throughout, then ask it again with the Planner's
     decisions scripted to clarify (`clarifying_planner`) and answer the real Clarifier's question."""
-    from client.notes import run_import
+    from client.query.cli import run_import
 
     run = Run("notes import + ask")
     started = time.monotonic()
@@ -220,7 +227,7 @@ async def run_notes(client: Client, queue: str, tmp: Path, with_clarification: b
 
 # -------------------------------------------------------------------------------------------------- writing
 async def run_writing(client: Client, queue: str, models: list[str]) -> Run:
-    from models.writing import WORKFLOW_TYPE, WritingInput, WritingResult
+    from models.writing.workflow import WORKFLOW_TYPE, WritingInput, WritingResult
 
     run = Run("write")
     started = time.monotonic()
@@ -240,7 +247,7 @@ async def run_writing(client: Client, queue: str, models: list[str]) -> Run:
 
 # ----------------------------------------------------------------------------------------------- discussion
 async def run_discussion(client: Client, queue: str) -> Run:
-    from models.discussion import WORKFLOW_TYPE, DiscussionInput, DiscussionResult
+    from models.discussion.workflow import WORKFLOW_TYPE, DiscussionInput, DiscussionResult
 
     run = Run("discuss standard")
     started = time.monotonic()

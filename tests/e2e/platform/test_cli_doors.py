@@ -120,10 +120,10 @@ async def test_no_worker_is_said_within_3_s_with_the_command_that_starts_one(dev
 async def test_commands_on_a_run_whose_queue_has_no_worker_say_so_at_once(dev_env):
     """A run started while no worker polls its queue (a worker that is down): `notes answer` used to crash after
     ~36 s and `write status` to fail after 30 s; both say "no worker" within seconds now."""
-    from models.query import WORKFLOW_TYPE as QUERY_WORKFLOW
-    from models.query import QueryRequest
-    from models.writing import WORKFLOW_TYPE as WRITING_WORKFLOW
-    from models.writing import WritingInput
+    from models.query.workflow import WORKFLOW_TYPE as QUERY_WORKFLOW
+    from models.query.workflow import QueryRequest
+    from models.writing.workflow import WORKFLOW_TYPE as WRITING_WORKFLOW
+    from models.writing.workflow import WritingInput
     from tests.workflows.writing.conftest import STORY, config
 
     address, queue = _address(dev_env), _queue()
@@ -166,14 +166,14 @@ async def test_essay_is_read_through_the_worker_not_from_its_disk(dev_env, worke
     """The worker (this process) keeps artifacts in worker-artifacts/; the CLI process's own artifact dir is
     another, empty folder: before, `interview essay` died with a 60-line traceback ("outside the store")."""
     from activities.artifacts import ArtifactStore
-    from client.interview import (
+    from client.interview.cli import (
         InterviewInput,
         RehearsalOptions,
         TranscriptAnswers,
         rehearse,
         start_interview,
     )
-    from models.interview import InterviewResult
+    from models.interview.workflow import InterviewResult
 
     worker_dir = tmp_path / "worker-artifacts"
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(worker_dir))
@@ -212,7 +212,7 @@ async def test_discussion_artifacts_are_named_and_read_through_the_worker(dev_en
     container cannot open. Now it names them, `discuss --html --out F` saves the report and `discuss-report ID`
     prints or saves them — read through the worker, from a CLI process whose artifact dir is another, empty one."""
     from activities.artifacts import ArtifactStore
-    from models.discussion import DiscussionResult
+    from models.discussion.workflow import DiscussionResult
     from tests.workflows.discussion.helpers import ideas, scores, uniform
 
     worker_dir = tmp_path / "worker-artifacts"
@@ -274,7 +274,7 @@ async def test_large_artifacts_come_in_chunks_and_are_checked(dev_env, worker, t
 
 # --------------------------------------------------------------------------------- rejected update, models
 async def test_a_rejected_approval_is_one_line_exit_4(dev_env, worker, offline, tmp_path, monkeypatch):
-    from models.writing import QUERY_RUN_STATUS, WORKFLOW_TYPE, StatusView, WritingInput
+    from models.writing.workflow import QUERY_RUN_STATUS, WORKFLOW_TYPE, StatusView, WritingInput
     from tests.workflows.writing.conftest import STORY, config
 
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))

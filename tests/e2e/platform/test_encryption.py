@@ -25,12 +25,12 @@ from pathlib import Path
 import pytest
 from temporalio.client import Client
 
-from client.interview import wait_for_state
+from client.interview.cli import wait_for_state
 from core.codec import ENCODING, KEYS_FILE_ENV, EncryptionCodec, Keyring
 from core.server import DevServer
 from core.settings import TemporalSettings
 from core.temporal import connect
-from models.interview import TASK_QUEUE
+from models.interview.names import TASK_QUEUE
 from tests.e2e.interview.test_readme_cli_recipe import recipe_commands
 from workers.main import running_workers
 
@@ -207,7 +207,8 @@ async def test_encrypted_end_to_end_readme_recipe_history_database_and_codec_ser
 
 
 async def _wait_for_entry(handle, entry_id: str) -> None:  # type: ignore[no-untyped-def]
-    from models.interview import QUERY_TRANSCRIPT, TranscriptView
+    from models.interview.entries import TranscriptView
+    from models.interview.names import QUERY_TRANSCRIPT
 
     for _ in range(100):  # the signal is asynchronous: see it land before querying
         view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)

@@ -20,7 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.llm import gateway
 from activities.llm.config import load_config, reset_config_cache
-from models.platform import ModelCheckRequest
+from models.platform.workflow import ModelCheckRequest
 from tests.workflows.platform.helpers import run_model_check, started_attempts
 
 pytest.importorskip("llama_cpp.server.app", reason="the `local` extra (llama-cpp-python[server]) is not installed")
@@ -75,7 +75,7 @@ async def test_agent_schemas_pass_the_model_check_through_the_server(dev_env, wo
 
 
 async def test_strict_json_schema_is_downgraded_once_and_remembered(http):
-    from activities.model_check import MODEL_CHECK, ModelCheckOutput
+    from activities.platform.model_check import MODEL_CHECK, ModelCheckOutput
 
     cfg = _cfg(COLLOQUY_API_BASE=http.base_url, COLLOQUY_STRUCTURED_OUTPUT="json_schema")
     messages = [{"role": "user", "content": 'Reply with {"ok": true, "echo": "colloquy", "model_note": "hi"}'}]
@@ -91,7 +91,7 @@ async def test_strict_json_schema_without_downgrade_is_a_clear_permanent_error(h
     path.write_text("llm:\n  default_provider: openai_compatible\n  providers:\n    openai_compatible:\n"
                     f"      api_base: {http.base_url}\n      structured_output: json_schema\n"
                     "      downgrade_structured_output: false\n")
-    from activities.model_check import MODEL_CHECK, ModelCheckOutput
+    from activities.platform.model_check import MODEL_CHECK, ModelCheckOutput
 
     cfg = load_config(env={"COLLOQUY_CONFIG": str(path)})
     with pytest.raises(ApplicationError) as info:

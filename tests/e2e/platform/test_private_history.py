@@ -13,12 +13,12 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from temporalio.client import Client
 
-from client.interview import start_interview, wait_for_state
-from client.room import room_path
-from client.serve import build_serve_app
-from client.web_guard import CSRF_HEADER
+from client.interview.cli import start_interview, wait_for_state
+from client.web.guard import CSRF_HEADER
+from client.web.interview.room import room_path
+from client.web.serve import build_serve_app
 from core.codec import KEYS_FILE_ENV, EncryptionCodec, Keyring, data_converter
-from models.interview import InterviewInput
+from models.interview.workflow import InterviewInput
 from tests.workflows.interview.helpers import adaptive_plan
 from tests.workflows.query.helpers import seed_notes
 

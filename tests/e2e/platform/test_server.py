@@ -18,7 +18,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from core import search_attributes as sa
-from models.platform import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest
+from models.platform.workflow import MODEL_CHECK_WORKFLOW_TYPE, ModelCheckRequest
 
 pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")

@@ -29,9 +29,15 @@ import pytest
 
 from activities.artifact_store import store
 from activities.rehearsal.interviewee import Persona
-from client.interview import PersonaAnswers, RehearsalOptions, TranscriptAnswers, rehearse, start_interview
-from models.interview import InterviewInput, InterviewResult
-from models.study import UPDATE_OPEN_LINK, OpenedLink, StudyResult
+from client.interview.cli import (
+    PersonaAnswers,
+    RehearsalOptions,
+    TranscriptAnswers,
+    rehearse,
+    start_interview,
+)
+from models.interview.workflow import InterviewInput, InterviewResult
+from models.study.workflow import UPDATE_OPEN_LINK, OpenedLink, StudyResult
 from tests.conftest import replay
 from tests.e2e.interview.helpers import ANSWERS
 from tests.workflows.study.helpers import invite, opening, start_study

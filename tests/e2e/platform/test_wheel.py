@@ -143,7 +143,7 @@ def test_installed_wheel_runs_every_pipeline(installed: Path, server: str, tmp_p
             print(f"=== colloquy {args[:2]}\n{res.stdout}")
             return res.stdout
 
-        # interview: a short rehearsal from the built-in transcript (client/rehearsal_data), to the essay
+        # interview: a short rehearsal from the built-in transcript (client/rehearsal), to the essay
         out = cli("interview", "rehearse", "Carrying the pager", "--transcript", "oncall", "--duration", "2m",
                   "--cycle-seconds", "1", "--pace", "0")
         closed = re.search(r"session (\w+) \([^)]*interviewer_closing\): (\d+) of \d+ answers", out)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from models.platform import ModelCheckReport
+from models.platform.workflow import ModelCheckReport
 
 pytestmark = pytest.mark.dev_server
 COLLOQUY = str(Path(sys.executable).parent / "colloquy")

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from client.cli import app
-from models.study import QUERY_PARTICIPANTS, ParticipantView, StudyResult
+from models.study.workflow import QUERY_PARTICIPANTS, ParticipantView, StudyResult
 
 pytestmark = pytest.mark.dev_server
 runner = CliRunner()

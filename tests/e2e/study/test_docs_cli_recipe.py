@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from models.study import TASK_QUEUE
+from models.study.workflow import TASK_QUEUE
 
 pytestmark = pytest.mark.dev_server
 

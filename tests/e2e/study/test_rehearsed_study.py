@@ -28,20 +28,14 @@ from aiohttp import web
 
 from activities.artifacts import store
 from activities.rehearsal.interviewee import Persona
-from client.interview import PersonaAnswers, RehearsalOptions, rehearse
-from client.room import room_extension
-from client.study_web import study_extension
-from client.webapp import build_app
-from models.interview import (
-    QUERY_SESSION_STATE,
-    UPDATE_HEARTBEAT,
-    UPDATE_SUBMIT_ENTRY,
-    Heartbeat,
-    SessionState,
-    SubmitEntryResult,
-    TranscriptEntry,
-)
-from models.study import (
+from client.interview.cli import PersonaAnswers, RehearsalOptions, rehearse
+from client.web.app import build_app
+from client.web.interview.room import room_extension
+from client.web.study.routes import study_extension
+from models.interview.entries import Heartbeat, SubmitEntryResult, TranscriptEntry
+from models.interview.names import QUERY_SESSION_STATE, UPDATE_HEARTBEAT, UPDATE_SUBMIT_ENTRY
+from models.interview.workflow import SessionState
+from models.study.workflow import (
     QUERY_PARTICIPANTS,
     QUERY_PROGRESS,
     UPDATE_CLOSE,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from aiohttp import web
 
-from client.room import room_extension
-from client.voice_room import voice_extension
-from client.webapp import build_app
+from client.web.app import build_app
+from client.web.interview.room import room_extension
+from client.web.voice.room import voice_extension
 
 SECRET = b"room-secret-for-tests"
 TOKEN = "console-token-for-tests"

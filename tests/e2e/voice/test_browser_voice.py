@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 
 from activities.voice.local import espeak_wav, piper_wav
-from client.room import room_path
-from models.interview import QUERY_TRANSCRIPT, InterviewInput, TranscriptView
+from client.web.interview.room import room_path
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewInput
 from rules.voice.wer import word_error_rate
 from tests.e2e.interview.test_browser_room import CHROMIUM, _until, playwright_api
 from tests.e2e.voice.helpers import SECRET, local_voice_missing, serve, spoken_wav

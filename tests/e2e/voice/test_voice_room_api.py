@@ -13,10 +13,12 @@ import aiohttp
 import pytest
 
 from activities.voice.store import AudioStore
-from client.interview import wait_for_state
-from client.room import room_path
-from models.interview import QUERY_TRANSCRIPT, InterviewInput, InterviewResult, TranscriptView
-from models.voice import clip_workflow_id
+from client.interview.cli import wait_for_state
+from client.web.interview.room import room_path
+from models.interview.entries import TranscriptView
+from models.interview.names import QUERY_TRANSCRIPT
+from models.interview.workflow import InterviewInput, InterviewResult
+from models.voice.workflow import clip_workflow_id
 from tests.e2e.crash.helpers import completed_activities
 from tests.e2e.voice.helpers import PAGE, SECRET, script_clips, serve, tone_wav
 from tests.workflows.interview.helpers import adaptive_plan, control, decision

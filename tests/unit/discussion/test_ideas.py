@@ -1,4 +1,4 @@
-from models.discussion import Idea, IdeaDraft
+from models.discussion.workflow import Idea, IdeaDraft
 from rules.discussion.ideas import MAX_POOL, find_idea, is_duplicate, merge_ideas
 
 

@@ -1,6 +1,6 @@
 import pytest
 
-from models.discussion import DiscussionInput
+from models.discussion.workflow import DiscussionInput
 from rules.discussion.inputs import (
     MAX_TOPIC_CHARS,
     normalized_team,

@@ -1,5 +1,5 @@
 from activities.discussion.context import ContextMessage, build_context, format_ideas
-from models.discussion import Idea
+from models.discussion.workflow import Idea
 from rules.discussion.levels import LEVELS
 from rules.discussion.rounds import (
     deep_dive_due,

@@ -1,4 +1,4 @@
-from models.discussion import Idea, IdeaEvaluation
+from models.discussion.workflow import Idea, IdeaEvaluation
 from rules.discussion.scoring import apply_evaluations, overall_score
 from rules.discussion.selection import select_idea
 

@@ -8,7 +8,8 @@ from datetime import timedelta
 
 import pytest
 
-from models.interview import KeyIdea, NotesState, OrchestratorDecision, ResearchItem, WindowLine
+from models.interview.entries import WindowLine
+from models.interview.notes import KeyIdea, NotesState, OrchestratorDecision, ResearchItem
 from rules.interview import cadence
 from tests.unit.interview.test_session import T0, at, entry, started
 

@@ -5,16 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.interview import (
-    MAX_ENTRY_CHARS,
-    Claim,
-    KeyIdea,
-    NotesState,
-    QuotableLine,
-    ResearchItem,
-    SectionCoverage,
-    TranscriptEntry,
-)
+from models.interview.entries import TranscriptEntry
+from models.interview.names import MAX_ENTRY_CHARS
+from models.interview.notes import Claim, KeyIdea, NotesState, QuotableLine, ResearchItem, SectionCoverage
 from rules.interview import budget
 from rules.interview.notes import merge_notes
 

@@ -1,6 +1,6 @@
 """000 NoteTaker merge (Jaccard dedup 0.7 / 0.6 / 0.8, append never overwrite) and NotesState helpers."""
 
-from models.interview import (
+from models.interview.notes import (
     Claim,
     Contradiction,
     Gap,

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from hypothesis import given
 from hypothesis import strategies as st
 
-from models.interview import InterviewEvent
+from models.interview.workflow import InterviewEvent
 from rules.interview.notices import Notices
 
 AT = datetime(2026, 1, 1, tzinfo=UTC)

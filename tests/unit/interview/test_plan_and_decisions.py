@@ -6,14 +6,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from models.interview import (
-    DimensionSpec,
-    NextQuestion,
-    OrchestratorDecision,
-    PlanSnapshot,
-    QuestionSnapshot,
-    SectionSnapshot,
-)
+from models.interview.notes import NextQuestion, OrchestratorDecision
+from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
 from rules.interview import coverage
 from rules.interview.decisions import GENERIC_CLOSING_QUESTION, fallback_decision, select_followup
 from rules.interview.plan import default_plan, normalize_plan

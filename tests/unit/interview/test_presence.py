@@ -3,7 +3,7 @@ the clock keeps running); the next heartbeat resumes without presenting the ques
 
 from datetime import timedelta
 
-from models.interview import Heartbeat
+from models.interview.entries import Heartbeat
 from tests.unit.interview.test_session import at, entry, started
 
 
@@ -81,7 +81,7 @@ def test_interviewer_heartbeats_and_timeout_zero_leave_presence_off():
 
 
 def test_presence_survives_continue_as_new():
-    from models.interview import InterviewState
+    from models.interview.workflow import InterviewState
     from rules.interview.session import Session
 
     s = started(presence_timeout_seconds=5)

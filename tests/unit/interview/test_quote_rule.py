@@ -13,8 +13,10 @@ from temporalio.testing import ActivityEnvironment
 from activities.artifacts import store
 from activities.interview.analysis import interview_analysis
 from activities.interview.section_summary import interview_section_summary
-from models.interview import NotesState, PlanSnapshot, TranscriptEntry
-from models.interview_activities import AnalysisInput, SectionSummaryInput
+from models.interview.activities import AnalysisInput, SectionSummaryInput
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import NotesState
+from models.interview.plan import PlanSnapshot
 
 SAID = "We paged everyone for every alert, and nobody slept for a month."
 ASKED = "What changed after the outage in March?"

@@ -6,19 +6,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from models.common import LLMUsage
-from models.interview import (
-    DimensionAssessment,
-    DimensionSpec,
-    InterviewInput,
-    InterviewState,
-    NextQuestion,
-    OrchestratorDecision,
-    PlanSnapshot,
-    QuestionSnapshot,
-    SectionSnapshot,
-    SessionControl,
-    TranscriptEntry,
-)
+from models.interview.entries import SessionControl, TranscriptEntry
+from models.interview.notes import DimensionAssessment, NextQuestion, OrchestratorDecision
+from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.interview.workflow import InterviewInput, InterviewState
 from rules.interview import decisions
 from rules.interview.entries import EntryError
 from rules.interview.session import Session

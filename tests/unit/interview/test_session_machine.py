@@ -25,24 +25,19 @@ from hypothesis.stateful import (
 )
 
 from models.common import ArtifactRef
-from models.interview import (
+from models.interview.entries import Heartbeat, SessionControl, TranscriptEntry
+from models.interview.notes import (
     DimensionAssessment,
-    DimensionSpec,
-    Heartbeat,
-    InterviewInput,
     KeyIdea,
     NextQuestion,
     NotesState,
     OrchestratorDecision,
-    PlanSnapshot,
-    QuestionSnapshot,
     QuotableLine,
     ResearchItem,
     ResearchOutput,
-    SectionSnapshot,
-    SessionControl,
-    TranscriptEntry,
 )
+from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.interview.workflow import InterviewInput
 from rules.interview import budget, decisions
 from rules.interview.entries import EntryError
 from rules.interview.questions import normalized

@@ -9,17 +9,10 @@ from datetime import timedelta
 import pytest
 
 from models.common import ArtifactRef
-from models.interview import (
-    DimensionSpec,
-    InterviewInput,
-    InterviewState,
-    NextQuestion,
-    OrchestratorDecision,
-    PlanSnapshot,
-    QuestionSnapshot,
-    SectionSnapshot,
-    TranscriptEntry,
-)
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import NextQuestion, OrchestratorDecision
+from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.interview.workflow import InterviewInput, InterviewState
 from rules.interview import decisions
 from rules.interview.session import Session
 from tests.unit.interview.test_session import T0, WID, assessment, at, entry, plan, started
@@ -245,7 +238,7 @@ def test_a_summary_after_continue_as_new_points_at_the_archived_entries():
 def test_the_summary_activity_reads_the_archived_entries_of_its_section(tmp_path, monkeypatch):
     from activities.artifacts import store
     from activities.interview.section_summary import section_entries
-    from models.interview_activities import SectionSummaryInput
+    from models.interview.activities import SectionSummaryInput
 
     monkeypatch.setenv("COLLOQUY_DATA_DIR", str(tmp_path))
     older = [TranscriptEntry(entry_id=f"a{i}", speaker="interviewee", text=f"answer {i}", section_id=sid)

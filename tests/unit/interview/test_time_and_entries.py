@@ -5,17 +5,16 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from models.interview import (
+from models.interview.entries import TranscriptEntry
+from models.interview.notes import (
     Contradiction,
     Gap,
     NextQuestion,
     NotesState,
     OrchestratorDecision,
-    PlanSnapshot,
     ResearchItem,
-    SectionSnapshot,
-    TranscriptEntry,
 )
+from models.interview.plan import PlanSnapshot, SectionSnapshot
 from rules.grounding import is_verbatim
 from rules.interview import cadence, timing
 from rules.interview.entries import (

@@ -77,23 +77,22 @@ def test_a_pipeline_registers_the_agent_activities_of_its_modules_in_declaration
     assert agent_activities("activities.que") == [] and agent_activities("activities.nothing") == []
 
 
-#: The one exception to the naming rule: the platform's own agent (activities/model_check.py).
-PLATFORM_AGENT = ("model_check", "activities.model_check", "platform/model_check.md")
+#: Pipelines whose agents keep their historical unprefixed names (the name is the role): the query agents and the
+#: platform's own `model_check` (activities/platform/model_check.py).
+UNPREFIXED = ("query", "platform")
 
 
 def test_module_and_prompt_are_named_after_the_agent():
     """The rule (activities/agents/base.py): an agent `<P>_<role>` of pipeline P lives in
-    activities/<P>/<role>.py with its prompt in prompts/<P>/<role>.md; the query pipeline's agents keep their
-    historical unprefixed names (`route_input`: activities/query/route_input.py, prompts/query/route_input.md).
-    The declaration, its activities and its offline responder are in that one module."""
+    activities/<P>/<role>.py with its prompt in prompts/<P>/<role>.md; the query pipeline's agents and the
+    platform's keep their historical unprefixed names (`route_input`: activities/query/route_input.py,
+    prompts/query/route_input.md). The declaration, its activities and its offline responder are in that one
+    module."""
     for name, spec in _every_agent_declared().items():
         module = spec.activity_fn.__module__
-        if name == PLATFORM_AGENT[0]:
-            assert (name, module, spec.prompt) == PLATFORM_AGENT
-            continue
         _, pipeline, _ = module.split(".")
-        assert pipeline in registry.PIPELINES, f"{name}: {module} is not in a pipeline package"
-        if pipeline == "query":
+        assert pipeline in (*registry.PIPELINES, "platform"), f"{name}: {module} is not in a pipeline package"
+        if pipeline in UNPREFIXED:
             role = name
         else:
             assert name.startswith(f"{pipeline}_"), f"{name} (in activities/{pipeline}/) lacks its prefix"

@@ -22,7 +22,7 @@ from core.codec import (
     UnknownKeyError,
     data_converter,
 )
-from models.interview import TranscriptEntry
+from models.interview.entries import TranscriptEntry
 
 SENTENCE = "My grandmother hid the ration cards inside the piano in 1944."
 

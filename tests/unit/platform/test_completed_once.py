@@ -19,9 +19,9 @@ from activities.writing.draft import writing_draft
 from activities.writing.final_audit import writing_final_audit
 from activities.writing.synthesize import writing_synthesize
 from models.common import AgentResult, LLMUsage
-from models.interview import AnalysisSummary
-from models.interview_activities import AnalysisInput
-from models.writing import TaskResult, WritingTaskInput
+from models.interview.activities import AnalysisInput
+from models.interview.analysis import AnalysisSummary
+from models.writing.workflow import TaskResult, WritingTaskInput
 
 
 class In(BaseModel):

@@ -7,14 +7,20 @@ from __future__ import annotations
 import pytest
 from temporalio import workflow
 
-from models import discussion, interview, platform, query, rehearsal, study, writing
-from workflows.discussion import DiscussionWorkflow
-from workflows.interview import InterviewWorkflow
-from workflows.model_check import ModelCheckWorkflow
-from workflows.query import ImportNotesWorkflow, QueryWorkflow
-from workflows.rehearsal import SimulatedAnswerWorkflow
-from workflows.study import StudyWorkflow
-from workflows.writing import WritingWorkflow
+from models.discussion import workflow as discussion
+from models.interview import names as interview
+from models.platform import workflow as platform
+from models.query import workflow as query
+from models.rehearsal import workflow as rehearsal
+from models.study import workflow as study
+from models.writing import workflow as writing
+from workflows.discussion.workflow import DiscussionWorkflow
+from workflows.interview.workflow import InterviewWorkflow
+from workflows.platform.model_check import ModelCheckWorkflow
+from workflows.query.workflow import ImportNotesWorkflow, QueryWorkflow
+from workflows.rehearsal.workflow import SimulatedAnswerWorkflow
+from workflows.study.workflow import StudyWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 # class -> (workflow type, signals, updates, queries): the constant and the literal it must keep.
 CONTRACTS: dict[type, tuple[tuple[str, str], dict[str, str], dict[str, str], dict[str, str]]] = {

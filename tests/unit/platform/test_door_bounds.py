@@ -14,12 +14,18 @@ import pytest
 from pydantic import BaseModel
 
 from activities.rehearsal.interviewee import IntervieweeInput
-from models import discussion, interview, platform, query, study, writing
+from models.discussion import workflow as discussion
+from models.interview.entries import AssistantQuery, Heartbeat, SessionControl, TranscriptEntry
+from models.interview.workflow import InterviewInput
+from models.platform import workflow as platform
+from models.query import workflow as query
+from models.study import workflow as study
+from models.writing import workflow as writing
 from rules.inputs import MAX_INPUT_BYTES, InvalidInput, Undecodable, parse_input, raw_problems
 
 DOORS: list[type[BaseModel]] = [
-    interview.InterviewInput, interview.TranscriptEntry, interview.SessionControl, interview.Heartbeat,
-    interview.AssistantQuery, query.QueryRequest, query.ClarifyAnswer, query.ImportRequest, query.ContextRequest,
+    InterviewInput, TranscriptEntry, SessionControl, Heartbeat,
+    AssistantQuery, query.QueryRequest, query.ClarifyAnswer, query.ImportRequest, query.ContextRequest,
     query.ReparseRequest, study.StudyInput, study.AddParticipants, study.RevokeParticipant, study.CloseStudy,
     study.OpenLink, study.ReviewPlan, study.MemberCheck, IntervieweeInput, discussion.DiscussionInput,
     platform.ModelCheckRequest,
@@ -84,7 +90,7 @@ def test_every_text_and_list_of_every_door_has_a_declared_maximum():
 ])
 def test_what_fails_before_validation_is_refused_with_a_clear_message(raw, words):
     with pytest.raises(InvalidInput, match=words):
-        parse_input(interview.InterviewInput, raw, "InterviewWorkflow input")
+        parse_input(InterviewInput, raw, "InterviewWorkflow input")
 
 
 def test_the_size_message_names_the_biggest_field():
@@ -93,11 +99,11 @@ def test_the_size_message_names_the_biggest_field():
 
 
 @pytest.mark.parametrize(("model", "raw", "field"), [
-    (interview.TranscriptEntry, {"entry_id": "e", "speaker": "interviewee", "text": "t",
+    (TranscriptEntry, {"entry_id": "e", "speaker": "interviewee", "text": "t",
                                  "reply_to_section_id": "s" * 201}, "reply_to_section_id"),
-    (interview.SessionControl, {"action": "pause", "reason": "r" * 4001}, "reason"),
-    (interview.TranscriptEntry, {"entry_id": "e" * 201, "speaker": "interviewee", "text": "t"}, "entry_id"),
-    (interview.AssistantQuery, {"query_id": "q", "text": "t" * 64_001}, "text"),
+    (SessionControl, {"action": "pause", "reason": "r" * 4001}, "reason"),
+    (TranscriptEntry, {"entry_id": "e" * 201, "speaker": "interviewee", "text": "t"}, "entry_id"),
+    (AssistantQuery, {"query_id": "q", "text": "t" * 64_001}, "text"),
     (query.ClarifyAnswer, {"answers": {f"q{i}": "a" for i in range(201)}}, "answers"),
     (study.OpenLink, {"token_sha256": "f" * 300}, "token_sha256"),
     (discussion.DiscussionInput, {"topic": "t", "team": ["leader"] * 201}, "team"),
@@ -108,13 +114,13 @@ def test_oversized_fields_are_refused(model, raw, field):
 
 
 @pytest.mark.parametrize(("model", "raw", "field"), [
-    (interview.InterviewInput, {"topic": "t", "continue_as_new_after_events": 0}, "continue_as_new_after_events"),
-    (interview.InterviewInput, {"topic": "t", "continue_as_new_after_events": 1}, "continue_as_new_after_events"),
-    (interview.InterviewInput, {"topic": "t", "carried": {}}, "carried"),
-    (interview.InterviewInput, {"topic": "t", "max_entry_chars": 0}, "max_entry_chars"),
-    (interview.InterviewInput, {"topic": "t", "max_entry_chars": -5}, "max_entry_chars"),
-    (interview.InterviewInput, {"topic": "t", "late_grace_seconds": -1}, "late_grace_seconds"),
-    (interview.InterviewInput, {"topic": "t", "presence_timeout_seconds": 1e-9}, "presence_timeout_seconds"),
+    (InterviewInput, {"topic": "t", "continue_as_new_after_events": 0}, "continue_as_new_after_events"),
+    (InterviewInput, {"topic": "t", "continue_as_new_after_events": 1}, "continue_as_new_after_events"),
+    (InterviewInput, {"topic": "t", "carried": {}}, "carried"),
+    (InterviewInput, {"topic": "t", "max_entry_chars": 0}, "max_entry_chars"),
+    (InterviewInput, {"topic": "t", "max_entry_chars": -5}, "max_entry_chars"),
+    (InterviewInput, {"topic": "t", "late_grace_seconds": -1}, "late_grace_seconds"),
+    (InterviewInput, {"topic": "t", "presence_timeout_seconds": 1e-9}, "presence_timeout_seconds"),
     (writing.WritingInput, {"story_text": "s", "continue_as_new_after": -1}, "continue_as_new_after"),
     (writing.WritingInput, {"story_text": "s", "continue_as_new_after": 0}, "continue_as_new_after"),
     (query.ImportRequest, {"directory": "/notes", "batch_size": 0}, "batch_size"),
@@ -129,7 +135,7 @@ def test_settings_that_stalled_runs_are_refused(model, raw, field):
 
 
 def test_sensible_settings_still_pass():
-    parse_input(interview.InterviewInput, {"topic": "t", "continue_as_new_after_events": 70, "late_grace_seconds": 0,
+    parse_input(InterviewInput, {"topic": "t", "continue_as_new_after_events": 70, "late_grace_seconds": 0,
                                            "presence_timeout_seconds": 0, "max_entry_chars": 200}, "input")
     parse_input(study.StudyInput, {"topic": "t", "close_at": "2030-01-01T10:00:00+01:00"}, "input")
     parse_input(writing.WritingInput, {"story_text": "s", "continue_as_new_after": 2}, "input")
@@ -138,5 +144,5 @@ def test_sensible_settings_still_pass():
 def test_a_message_never_grows_with_the_input():
     raw = {f"unknown_{i}": i for i in range(5000)} | {"topic": "t"}
     with pytest.raises(InvalidInput) as err:
-        parse_input(interview.InterviewInput, raw, "input")
+        parse_input(InterviewInput, raw, "input")
     assert len(str(err.value)) <= 2100 and "more" in str(err.value)

@@ -30,11 +30,12 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from client.room import room_key
-from client.serve import build_serve_app
+from client.web.interview.room import room_key
+from client.web.serve import build_serve_app
 from core.codec import EncryptionCodec, Keyring
 from core.converter import SafeJSONPayloadConverter
-from models.interview import SessionState, SubmitEntryResult, TranscriptEntry
+from models.interview.entries import SubmitEntryResult, TranscriptEntry
+from models.interview.workflow import SessionState
 from rules.inputs import InvalidInput, encoded_size, max_bytes, parse_input
 from tests.unit.platform.door_strategies import HOSTILE, door_inputs, from_schema
 from tests.unit.platform.test_door_bounds import DOORS

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from models.interview import InterviewInput, TranscriptEntry
-from models.query import ContextRequest
-from models.writing import WritingInput
+from models.interview.entries import TranscriptEntry
+from models.interview.workflow import InterviewInput
+from models.query.workflow import ContextRequest
+from models.writing.workflow import WritingInput
 from rules.inputs import InvalidInput, input_problems, parse_input
 
 

@@ -58,7 +58,7 @@ def test_every_package_folder_exists_and_is_a_package():
 def test_data_packages_are_packaged_with_all_their_files():
     data = package_data()
     packages = top_level_packages()
-    for name in (*resources.DATA_PACKAGES, "client.rehearsal_data"):
+    for name in (*resources.DATA_PACKAGES, "client.rehearsal"):
         assert name.split(".")[0] in packages, f"{name} is not in pyproject's packages"
         assert name in data, f"{name} has no package-data globs"
         folder = ROOT / name.replace(".", "/")

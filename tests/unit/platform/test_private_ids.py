@@ -8,7 +8,9 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from client import discuss, notes, write
+from client.discussion import cli as discuss
+from client.query import cli as notes
+from client.writing import cli as write
 from rules.text import workflow_id
 
 WORDS = st.lists(st.from_regex(r"[a-z]{4,12}", fullmatch=True), min_size=1, max_size=8).map(" ".join)

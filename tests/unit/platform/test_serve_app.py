@@ -11,7 +11,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from temporalio.contrib.pydantic import pydantic_data_converter
 
-from client.webapp import COOKIE, build_app, public
+from client.web.app import COOKIE, build_app, public
 from core.codec import ENCODING, KEY_ID_META, EncryptionCodec, Keyring
 
 TOKEN = "t0ken-for-the-tests"

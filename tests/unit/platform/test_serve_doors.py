@@ -14,12 +14,13 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from temporalio.client import WorkflowQueryFailedError
 
-from client.room import room_path
-from client.serve import build_serve_app
-from client.web_guard import CSRF_HEADER, MIN_TOKEN_CHARS, WeakTokenError
-from client.webapp import COOKIE, _next_path, build_app
+from client.web.app import COOKIE, _next_path, build_app
+from client.web.guard import CSRF_HEADER, MIN_TOKEN_CHARS, WeakTokenError
+from client.web.interview.room import room_path
+from client.web.serve import build_serve_app
 from models.common import ArtifactRef
-from models.interview import InterviewResult, SessionState, SubmitEntryResult, TranscriptEntry
+from models.interview.entries import SubmitEntryResult, TranscriptEntry
+from models.interview.workflow import InterviewResult, SessionState
 
 TOKEN = "door-token-for-the-tests"
 SECRET = b"secret-for-tests"
@@ -279,7 +280,7 @@ async def test_other_workflows_ids_on_the_console_and_study_routes_are_404():
 
 
 async def test_the_standalone_notes_api_refuses_forged_notes():
-    from client.notes import build_api
+    from client.query.cli import build_api
 
     temporal = Temporal()
     async with TestClient(TestServer(build_api(temporal, "colloquy", "fitness", None), host="127.0.0.1")) as http:

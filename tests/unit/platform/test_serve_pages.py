@@ -9,8 +9,8 @@ from contextlib import asynccontextmanager
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.room import heartbeat_seconds, load_secret, room_key, room_path
-from client.serve import build_serve_app
+from client.web.interview.room import heartbeat_seconds, load_secret, room_key, room_path
+from client.web.serve import build_serve_app
 
 TOKEN = "t0ken-for-the-tests"
 SECRET = b"secret-for-tests"

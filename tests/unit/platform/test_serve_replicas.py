@@ -13,10 +13,10 @@ from typing import Any, cast
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.room import load_secret
-from client.serve import build_serve_app
-from client.web_guard import Sessions
-from client.webapp import COOKIE
+from client.web.app import COOKIE
+from client.web.guard import Sessions
+from client.web.interview.room import load_secret
+from client.web.serve import build_serve_app
 from tests.unit.platform.test_serve_doors import Handle, Temporal, state
 
 TOKEN = "replica-token-for-the-tests"

@@ -22,8 +22,8 @@ from activities.llm.config import load_config, resolve_model
 from activities.llm.schema import cap_schema, enumerate_bounded_numbers, token_budget
 from activities.query.parse_log import parser_schema
 from activities.query.storage import load_catalog
-from models.discussion import ScoringOutput
-from models.query_agents import ParseInput, ParserOutput
+from models.discussion.workflow import ScoringOutput
+from models.query.agents import ParseInput, ParserOutput
 from rules.query.domains import combine_domains, domain_schemas
 
 
@@ -121,8 +121,8 @@ def test_a_call_schema_is_what_the_model_is_asked_for(provider):
 
 
 def test_optional_free_form_objects_are_left_out_for_small_models_typed_maps_kept():
-    from models.query_agents import PlannerOutput
-    from models.study_activities import ThemeMergeOutput
+    from models.query.agents import PlannerOutput
+    from models.study.activities import ThemeMergeOutput
 
     capped = cap_schema(PlannerOutput.model_json_schema(), 160, 4)
     assert "dependencies" not in capped["properties"]  # list[dict[str, Any]]
@@ -157,7 +157,7 @@ def test_small_model_can_still_be_set_either_way(tmp_path):
 
 def test_the_cross_audit_reviews_every_draft_by_its_name():
     from activities.llm.schema import one_item_each
-    from models.writing import CrossAudit
+    from models.writing.workflow import CrossAudit
 
     schema = one_item_each(CrossAudit.model_json_schema(), "reviews", "target", ["m-a", "m-b", "m-c"])
     review = {"feedback": "ok", "hook_score": 5, "specifics_score": 5, "voice_score": 5, "structure_score": 5,
@@ -181,7 +181,7 @@ def test_the_clarifier_asks_at_least_one_real_question():
 
 
 def test_a_grammar_never_allows_an_answer_with_none_of_the_fields():
-    from models.interview import NotesState
+    from models.interview.notes import NotesState
 
     res = resolve_model("interview_note_taker", load_config(env={"COLLOQUY_PROVIDER": "openai_compatible"}))
     fields, _ = gateway._mode_request("json_object", NotesState, res, [{"role": "user", "content": "x"}])
@@ -195,7 +195,7 @@ def test_a_grammar_never_allows_an_answer_with_none_of_the_fields():
 
 def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
     from activities.llm.schema import schema_instruction
-    from models.discussion import Idea
+    from models.discussion.workflow import Idea
 
     schema = scoring_schema(["I1", "I2", "I3", "I4"])
     text = schema_instruction(schema, "ScoringOutput")
@@ -211,8 +211,8 @@ def test_the_prompt_shows_a_short_schema_the_request_keeps_every_position():
 
 def test_the_router_selects_available_domains_and_never_files_a_question_as_a_note():
     from activities.query.route_input import router_schema
-    from models.query_agents import RouteInput
-    from models.query_types import DomainInfo
+    from models.query.agents import RouteInput
+    from models.query.parts import DomainInfo
 
     domains = [DomainInfo(name="strength", description="Strength training and weightlifting"),
                DomainInfo(name="running", description="Running")]

@@ -14,7 +14,7 @@ from activities.interview import storage as interview_storage
 from activities.writing import history
 from activities.writing import storage as writing_storage
 from models.common import ArtifactRef, PutArtifactInput
-from models.interview_activities import ArchiveInput
+from models.interview.activities import ArchiveInput
 
 BUSY_S = 0.3
 

@@ -11,8 +11,9 @@ from activities.agents.base import AGENTS
 from activities.llm import gateway
 from activities.llm.gateway import INVALID_OUTPUT, check_prose, parse_output
 from activities.llm.offline import Fault
-from models.interview import AnalysisSummary, NotesState, ResearchOutput
-from models.query_agents import ParserOutput
+from models.interview.analysis import AnalysisSummary
+from models.interview.notes import NotesState, ResearchOutput
+from models.query.agents import ParserOutput
 from workers import registry
 
 registry.llm_activities()  # every agent declared

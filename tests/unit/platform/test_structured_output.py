@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 from activities.llm import gateway
 from activities.llm.config import ConfigError, load_config, resolve_model
 from activities.llm.schema import cap_schema, enumerate_bounded_numbers, token_budget
-from models.interview import PlanSnapshot
+from models.interview.plan import PlanSnapshot
 
 # What llama-cpp-python's server answers to a strict json_schema response_format (HTTP 500).
 LLAMA_500 = ("litellm.InternalServerError: OpenAIException - 1 validation error:\n  {'type': 'literal_error', "

@@ -6,7 +6,7 @@ import pytest
 
 from core import search_attributes as sa
 from models.common import LLMUsage, UsageTotals
-from models.writing import Invocation
+from models.writing.workflow import Invocation
 from rules.writing.accounting import run_totals
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from activities.query.context import apply_updates, estimate_tokens, parse_context
-from models.query_agents import ContextUpdate
+from models.query.agents import ContextUpdate
 
 DAY = date(2026, 1, 16)
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from activities.query.import_identity import finish_import, save_by_content
 from activities.query.storage import StorageRepository
-from models.query_types import Entry
+from models.query.parts import Entry
 from rules.query.evidence import asked_periods, check_cited, checked_answer, empty_period_answer
 from rules.query.imports import entry_key, journal_hints, split_dated
 

@@ -8,8 +8,8 @@ from temporalio.exceptions import ApplicationError
 from typer.testing import CliRunner
 
 from activities.query.storage import notes_list_import_files
-from client.notes import app
-from models.query import ListImportInput
+from client.query.cli import app
+from models.query.workflow import ListImportInput
 
 
 async def test_symlinks_out_of_the_folder_are_not_followed(tmp_path):

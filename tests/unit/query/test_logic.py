@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from models.query_agents import AnalyzerOutput, EvaluatorOutput, Finding, PlannerOutput
-from models.query_types import DomainCatalog, DomainModule, EvaluationFeedback, Gap, LogField
+from models.query.agents import AnalyzerOutput, EvaluatorOutput, Finding, PlannerOutput
+from models.query.parts import DomainCatalog, DomainModule, EvaluationFeedback, Gap, LogField
 from rules.query.domains import combine_domains, domain_schemas, valid_selection
 from rules.query.evaluation import aggregate_verdict, missing_items, partial_response
 from rules.query.parsing import check_schema, deep_merge, drop_invented, split_both
@@ -146,7 +146,7 @@ def test_chunks_are_in_date_order_and_bounded():
 
 
 def test_llm_output_spellings_are_accepted():
-    from models.query_agents import ContextUpdate, ParserOutput, RouterOutput
+    from models.query.agents import ContextUpdate, ParserOutput, RouterOutput
 
     assert ContextUpdate(category="Preferences", key="k", value="v", confidence="CERTAIN").category == "preference"
     assert RouterOutput(input_type="QUERY", confidence=0.5).input_type == "query"

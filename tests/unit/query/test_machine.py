@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from models.query_agents import AnalyzerOutput, PlannerOutput
-from models.query_types import Gap
+from models.query.agents import AnalyzerOutput, PlannerOutput
+from models.query.parts import Gap
 from rules.query.machine import (
     LoopCounters,
     LoopLimits,

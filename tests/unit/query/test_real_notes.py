@@ -9,9 +9,9 @@ from datetime import UTC, date, datetime, time
 import pytest
 
 from activities.query.storage import StorageRepository
-from models.query import OFFLINE_ANSWER_LABEL
-from models.query_agents import PlannerOutput
-from models.query_types import Entry, EvaluationFeedback
+from models.query.agents import PlannerOutput
+from models.query.parts import Entry, EvaluationFeedback
+from models.query.workflow import OFFLINE_ANSWER_LABEL
 from rules.query.clock import utc_offset_minutes
 from rules.query.corrections import check_target, chosen_entry, option_label
 from rules.query.evaluation import accumulate_feedback, missing_items, plain_reason
@@ -154,8 +154,8 @@ def test_nul_bytes_are_not_stored(tmp_path):
 
 
 def test_clarifying_question_prompt_shows_no_empty_default():
-    from client.notes import question_prompt
-    from models.query import PendingQuestion
+    from client.query.cli import question_prompt
+    from models.query.workflow import PendingQuestion
 
     prompt = question_prompt(PendingQuestion(id="q1", question="How do you feel?", options=["tired", "rested"]))
     shown = str(prompt.make_prompt(""))

@@ -10,8 +10,8 @@ import pytest
 
 from activities.query.retriever import _retrieve
 from activities.query.storage import StorageRepository, load_entries
-from models.query_agents import AnalyzerOutput, RetrievalInstruction, RetrieveInput
-from models.query_types import Entry
+from models.query.agents import AnalyzerOutput, RetrievalInstruction, RetrieveInput
+from models.query.parts import Entry
 
 VOCAB = {"bench": "bench press", "pr": "personal record"}
 

@@ -12,9 +12,9 @@ import pytest
 
 from activities.query import notes_repository
 from activities.query.storage import InvalidRequest, StorageError, StorageRepository, load_catalog
-from models.query import ApplyContextInput
-from models.query_agents import ContextUpdate, ParserOutput
-from models.query_types import DateRange, Entry
+from models.query.agents import ContextUpdate, ParserOutput
+from models.query.parts import DateRange, Entry
+from models.query.workflow import ApplyContextInput
 
 
 def _entry(day: str, text: str, hhmm: str = "08:00", data: dict | None = None) -> Entry:
@@ -175,7 +175,7 @@ def test_domain_catalogs_load_from_yaml():
 
 
 def test_flagged_notes_are_listed_fewest_failures_then_oldest_and_updated_in_place_once(repo: StorageRepository):
-    from models.query import NEEDS_PARSING, ReparsedNote
+    from models.query.workflow import NEEDS_PARSING, ReparsedNote
 
     for day, text in (("2026-01-20", "Squat 140x3"), ("2026-01-05", "Bench 200x1"), ("2026-01-21", "Run 3k")):
         repo.save_entry(_entry(day, text).model_copy(update={"tags": [NEEDS_PARSING], "source_key": day}))

@@ -10,8 +10,8 @@ import pytest
 
 from activities.artifacts import store
 from activities.query.synthesize_answer import synthesize_answer
-from models.query_agents import AnalyzerOutput, SynthesizeInput
-from models.query_types import Entry, QueryType, Verdict
+from models.query.agents import AnalyzerOutput, SynthesizeInput
+from models.query.parts import Entry, QueryType, Verdict
 
 NOTE = "Squats felt heavy today, 5x5 at 100kg, left knee a bit sore after the third set."
 

@@ -9,9 +9,9 @@ import typer
 
 from activities.llm.offline import OfflineRequest
 from activities.rehearsal.interviewee import Persona, fallback_answer, offline_answer
-from client import rehearsal_data as data
-from client.interview import format_event, parse_duration
-from models.interview import InterviewEvent
+from client import rehearsal as data
+from client.interview.cli import format_event, parse_duration
+from models.interview.workflow import InterviewEvent
 
 
 def test_parse_transcript_joins_continuations_and_skips_comments():

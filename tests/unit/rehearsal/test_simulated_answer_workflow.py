@@ -6,11 +6,11 @@ import uuid
 
 from activities.llm.offline import Fault
 from activities.rehearsal.interviewee import Exchange, IntervieweeInput, Persona, SimulatedAnswer
-from client.interview import PersonaAnswers
-from models.interview import TranscriptEntry
-from models.rehearsal import answer_workflow_id
+from client.interview.cli import PersonaAnswers
+from models.interview.entries import TranscriptEntry
+from models.rehearsal.workflow import answer_workflow_id
 from tests.conftest import HISTORIES, replay, replay_recorded
-from workflows.rehearsal import SimulatedAnswerWorkflow
+from workflows.rehearsal.workflow import SimulatedAnswerWorkflow
 
 HISTORY = "rehearsal_simulated_answer"   # recorded once, committed; re-record by deleting the JSON
 MAYA = Persona(name="Maya Okafor", role="staff engineer", voice="dry, direct",

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from client.study import write_links
-from client.study_export import write_export
-from models.interview import TranscriptEntry
-from models.study import (
+from client.study.cli import write_links
+from client.study.export import write_export
+from models.interview.entries import TranscriptEntry
+from models.study.workflow import (
     ConsentRecord,
     Correction,
     FindingQuote,

@@ -10,8 +10,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from models.common import ArtifactRef
-from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot, TranscriptEntry
-from models.study import (
+from models.interview.entries import TranscriptEntry
+from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.study.activities import (
+    DigestQuote,
+    DigestSummary,
+    DigestTheme,
+    InterviewDigest,
+    InterviewLookup,
+    QuestionDepth,
+)
+from models.study.workflow import (
     AddParticipants,
     FindingQuote,
     Invitation,
@@ -19,14 +28,6 @@ from models.study import (
     RevokeParticipant,
     StudyInput,
     StudyState,
-)
-from models.study_activities import (
-    DigestQuote,
-    DigestSummary,
-    DigestTheme,
-    InterviewDigest,
-    InterviewLookup,
-    QuestionDepth,
 )
 from rules.study.analysis import question_coverage, reduce_digests
 from rules.study.ledger import Ledger, StudyError
@@ -169,7 +170,7 @@ def _completed(lg: Ledger, n: int) -> None:
 
 
 def test_member_checking_corrections_beside_the_original_and_withdrawal_leaves_the_findings():
-    from models.study import MemberCheck
+    from models.study.workflow import MemberCheck
 
     lg = ledger(quota=10)
     _completed(lg, 3)
@@ -206,7 +207,7 @@ def test_running_answers_are_counted_and_an_abandoned_interview_lasts_until_it_e
 
 
 def test_plan_review_refuses_links_and_bad_edits():
-    from models.study import ReviewPlan
+    from models.study.workflow import ReviewPlan
 
     lg = ledger(review=True)
     lg.add(NOW, AddParticipants(invitations=[Invitation(token_sha256=sha(0))]))
@@ -227,7 +228,7 @@ def test_plan_review_refuses_links_and_bad_edits():
 def test_the_heat_map_never_colours_a_gap_like_coverage_and_the_report_has_landmarks():
     """Defect: the coverage heat map coloured "none" (asked, not answered) like "asked", so gaps looked like
     coverage; report.html had no landmarks."""
-    from models.study import QuestionCoverage
+    from models.study.workflow import QuestionCoverage
 
     f = reduce_digests("s", "On-call", "g", "en", PLAN, [], {}, 0)
     f.coverage = [QuestionCoverage(question_id="q1", text="How?", interviews=3, asked=3, answered=0,
@@ -251,7 +252,7 @@ def test_member_checking_invariants(steps):
     """Property: whatever participants do in whatever order — a correction never overwrites anything (each is
     appended, the transcript ref unchanged), nothing changes after the study closes or after a withdrawal, a
     withdrawn participant is in no draft theme and no export transcript, and the counts agree with the ledger."""
-    from models.study import MemberCheck
+    from models.study.workflow import MemberCheck
 
     lg = ledger(quota=10)
     _completed(lg, 5)

@@ -1,4 +1,4 @@
-"""The participant's pages (client/study_pages.py) against a scripted study handle: consent required (nothing
+"""The participant's pages (client/web/study/pages.py) against a scripted study handle: consent required (nothing
 starts without it), the page in the participant's language (catalog strings, <html lang>, language names, local
 dates, the interview length), the member-checking page and its JSON door (CSRF header, own answers only)."""
 
@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.study_i18n import best_language, language_name, page_translations
-from client.study_web import study_extension
-from client.webapp import build_app
+from client.web.app import build_app
+from client.web.study.i18n import best_language, language_name, page_translations
+from client.web.study.routes import study_extension
 from models.common import ArtifactRef
-from models.study import (
+from models.study.workflow import (
     QUERY_LINK,
     QUERY_MEMBER_CHECK,
     UPDATE_MEMBER_CHECK,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.serve import build_serve_app
+from client.web.serve import build_serve_app
 
 TOKEN = "t0ken-for-the-tests"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.study import FindingQuote, Findings, Position, Theme
+from models.study.workflow import FindingQuote, Findings, Position, Theme
 from rules.study.ledger import StudyError
 from rules.study.themes import ThemeEdit, edit_themes
 

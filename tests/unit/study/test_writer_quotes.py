@@ -10,8 +10,10 @@ import pytest
 
 from activities.artifacts import store
 from activities.interview.writer import interview_writer
-from models.interview import AnalysisSummary, PlanSnapshot, SectionSnapshot, TranscriptEntry
-from models.interview_activities import WriterInput
+from models.interview.activities import WriterInput
+from models.interview.analysis import AnalysisSummary
+from models.interview.entries import TranscriptEntry
+from models.interview.plan import PlanSnapshot, SectionSnapshot
 
 ANSWER = "The worst night was a settlement batch that failed at three in the morning, and we had no runbook."
 

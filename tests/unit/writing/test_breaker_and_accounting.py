@@ -8,7 +8,7 @@ import pytest
 
 from activities.writing.prompts import agent_list, guidance_block, match_target, prompt_sections
 from models.common import LLMUsage
-from models.writing import (
+from models.writing.workflow import (
     BreakerState,
     CircuitBreakerConfig,
     Invocation,

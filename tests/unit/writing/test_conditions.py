@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.writing import BreakerState, CircuitBreakerConfig
+from models.writing.workflow import BreakerState, CircuitBreakerConfig
 from rules.writing import breaker
 from rules.writing.conditions import ConditionError, cycle_in, normalise_rule, parse
 from rules.writing.config import ConfigError, parse_config

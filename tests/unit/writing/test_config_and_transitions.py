@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from models.common import ArtifactRef
-from models.writing import AgentOutput, AuditScoreRow
+from models.writing.workflow import AgentOutput, AuditScoreRow
 from rules.writing.config import ConfigError, parse_config, parse_config_yaml, validate_config
 from rules.writing.transitions import (
     best_output,

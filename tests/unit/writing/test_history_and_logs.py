@@ -11,7 +11,7 @@ import pytest
 
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
-from models.writing import (
+from models.writing.workflow import (
     AgentOutput,
     AuditScoreRow,
     BreakerState,

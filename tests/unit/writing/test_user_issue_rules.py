@@ -10,7 +10,13 @@ import yaml
 
 from activities.writing.history import without_offline
 from models.common import ArtifactRef
-from models.writing import AgentOutput, AuditScoreRow, BreakerState, CircuitBreakerConfig, WorkflowConfig
+from models.writing.workflow import (
+    AgentOutput,
+    AuditScoreRow,
+    BreakerState,
+    CircuitBreakerConfig,
+    WorkflowConfig,
+)
 from rules.writing import breaker
 from rules.writing.config import ConfigError, parse_config, validate_config
 from rules.writing.outcome import final_score, floor_status, status_line, usable_post

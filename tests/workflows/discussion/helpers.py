@@ -6,8 +6,8 @@ import uuid
 
 from temporalio.client import Client, WorkflowHandle
 
-from models.discussion import DiscussionInput
-from workflows.discussion import DiscussionWorkflow
+from models.discussion.workflow import DiscussionInput
+from workflows.discussion.workflow import DiscussionWorkflow
 
 LLM = ("discussion_kickoff", "discussion_research", "discussion_ideate", "discussion_critique",
        "discussion_implement", "discussion_synthesize", "discussion_score", "discussion_select")

@@ -8,7 +8,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.discussion import DiscussionResult
+from models.discussion.workflow import DiscussionResult
 from tests.workflows.discussion.helpers import (
     LLM,
     evaluation,
@@ -19,7 +19,7 @@ from tests.workflows.discussion.helpers import (
     start,
     uniform,
 )
-from workflows.discussion import DiscussionWorkflow
+from workflows.discussion.workflow import DiscussionWorkflow
 
 
 def _cause(exc: WorkflowFailureError) -> ApplicationError:

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from activities.artifacts import store
-from models.discussion import DiscussionResult
+from models.discussion.workflow import DiscussionResult
 from tests.conftest import HISTORIES, replay
 from tests.workflows.discussion.helpers import (
     evaluation,
@@ -18,7 +18,7 @@ from tests.workflows.discussion.helpers import (
     start,
     uniform,
 )
-from workflows.discussion import DiscussionWorkflow
+from workflows.discussion.workflow import DiscussionWorkflow
 
 
 def _count(offline, agent: str) -> int:

@@ -8,9 +8,9 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import CancelledError
 
-from models.discussion import DiscussionProgress
+from models.discussion.workflow import DiscussionProgress
 from tests.workflows.discussion.helpers import ideas, scores, search_attributes, start, uniform
-from workflows.discussion import DiscussionWorkflow
+from workflows.discussion.workflow import DiscussionWorkflow
 
 
 async def _query_until(handle, predicate, timeout: float = 15.0) -> DiscussionProgress:

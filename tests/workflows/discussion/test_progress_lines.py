@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from client.common import console
-from client.discuss import follow
+from client.discussion.cli import follow
 from tests.workflows.discussion.helpers import ideas, scores, start, uniform
 
 

@@ -6,25 +6,19 @@ import uuid
 
 from temporalio.client import WorkflowHandle
 
-from models.interview import (
+from models.interview.entries import SessionControl, SubmitEntryResult, TranscriptEntry, TranscriptView
+from models.interview.names import (
     QUERY_EVENT_LOG,
     QUERY_SESSION_STATE,
     QUERY_TRANSCRIPT,
     SIGNAL_SESSION_CONTROL,
     UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
-    EventLogPage,
-    InterviewEvent,
-    InterviewInput,
-    SessionControl,
-    SessionState,
-    SubmitEntryResult,
-    TranscriptEntry,
-    TranscriptView,
 )
+from models.interview.workflow import EventLogPage, InterviewEvent, InterviewInput, SessionState
 from rules.interview.session_base import ENGINE_CLIENT
 from rules.text import workflow_id
-from workflows.interview import InterviewWorkflow
+from workflows.interview.workflow import InterviewWorkflow
 
 
 async def start(env, queue: str, **fields) -> WorkflowHandle:
@@ -73,7 +67,7 @@ def of_type(evts: list[InterviewEvent], *types: str) -> list[InterviewEvent]:
 
 def structured_sections():
     """A three-section 003 schema (5 + 5 + 2 minutes) with required dimensions and follow-up pools."""
-    from models.interview import DimensionSpec, SectionSnapshot
+    from models.interview.plan import DimensionSpec, SectionSnapshot
 
     return [
         SectionSnapshot(id="design", title="System design", goal="Design a rate limiter", duration_seconds=300,
@@ -102,7 +96,7 @@ def assessment(**flags) -> dict:
 
 def adaptive_plan():
     """A small known plan (ids the tests can assert on)."""
-    from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot
+    from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 
     return PlanSnapshot(topic="Running on-call for a payments team", research_goal="Why on-call breaks teams",
                         angle="Pager fatigue is a design smell", sections=[

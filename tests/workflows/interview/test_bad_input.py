@@ -7,16 +7,18 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from models.interview import (
-    QUERY_TRANSCRIPT,
-    SIGNAL_SESSION_CONTROL,
-    SIGNAL_TRANSCRIPT_ENTRY,
-    UPDATE_ASSISTANT_QUERY,
+from models.interview.entries import (
     AssistantAnswer,
     AssistantQuery,
     SessionControl,
     TranscriptEntry,
     TranscriptView,
+)
+from models.interview.names import (
+    QUERY_TRANSCRIPT,
+    SIGNAL_SESSION_CONTROL,
+    SIGNAL_TRANSCRIPT_ENTRY,
+    UPDATE_ASSISTANT_QUERY,
 )
 from tests.workflows.interview.helpers import adaptive_plan, control, events, of_type, say, sent, start, state
 

@@ -15,14 +15,14 @@ from temporalio.common import RawValue
 from temporalio.exceptions import ApplicationError
 
 from core import search_attributes as sa
-from models.interview import (
+from models.interview.names import (
     SIGNAL_SESSION_CONTROL,
     SIGNAL_TRANSCRIPT_ENTRY,
     UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
     WORKFLOW_TYPE,
 )
-from models.study import WORKFLOW_TYPE as STUDY_TYPE
+from models.study.workflow import WORKFLOW_TYPE as STUDY_TYPE
 from tests.workflows.interview.helpers import adaptive_plan, control, events, of_type, sent, start, state
 
 DEEP = "[" * 300 + "]" * 300

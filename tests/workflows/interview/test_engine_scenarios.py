@@ -8,7 +8,7 @@ import pytest
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.interview import InterviewResult
+from models.interview.workflow import InterviewResult
 from tests.workflows.interview.helpers import (
     assessment,
     control,

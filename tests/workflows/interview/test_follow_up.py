@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 from activities.artifacts import store
-from models.interview import DEFAULT_FOLLOW_UP_SECONDS, QUERY_PLAN, InterviewResult, PlanSnapshot
+from models.interview.names import DEFAULT_FOLLOW_UP_SECONDS, QUERY_PLAN
+from models.interview.plan import PlanSnapshot
+from models.interview.workflow import InterviewResult
 from tests.workflows.interview.helpers import (
     adaptive_plan,
     control,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.interview import InterviewResult
+from models.interview.workflow import InterviewResult
 from rules.policies import POLICIES
 from tests.workflows.interview.helpers import adaptive_plan, control, say, start
 

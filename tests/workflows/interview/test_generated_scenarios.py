@@ -27,7 +27,8 @@ from temporalio.client import (
 from temporalio.service import RPCError
 
 from activities.artifacts import store
-from models.interview import DimensionSpec, InterviewEvent, InterviewResult, SectionSnapshot
+from models.interview.plan import DimensionSpec, SectionSnapshot
+from models.interview.workflow import InterviewEvent, InterviewResult
 from rules.interview.session_base import ENGINE_CLIENT
 from tests.interview_invariants import PRESENTED, check_event_log, require
 from tests.workflows.interview.helpers import adaptive_plan, control, decision, say, start, state

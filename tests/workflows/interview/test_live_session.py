@@ -10,7 +10,8 @@ from temporalio.api.enums.v1 import EventType
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.interview import QUERY_NOTES, NotesState
+from models.interview.names import QUERY_NOTES
+from models.interview.notes import NotesState
 from tests.workflows.interview.helpers import (
     adaptive_plan,
     control,

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 
 from activities.artifacts import store
-from models.interview import QUERY_EVENT_LOG, EventLogPage, InterviewResult
+from models.interview.names import QUERY_EVENT_LOG
+from models.interview.workflow import EventLogPage, InterviewResult
 from tests.workflows.interview.helpers import adaptive_plan, decision, say, state
 from tests.workflows.interview.test_generated_scenarios import delivered
 

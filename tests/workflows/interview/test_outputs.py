@@ -9,7 +9,7 @@ import pytest
 
 from activities.artifacts import store
 from core import search_attributes as sa
-from models.interview import InterviewResult
+from models.interview.workflow import InterviewResult
 from tests.workflows.interview.helpers import (
     assessment,
     control,

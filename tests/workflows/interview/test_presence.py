@@ -3,7 +3,9 @@ next heartbeat â†’ resumed with the same question in force; no heartbeat ever â†
 
 from __future__ import annotations
 
-from models.interview import UPDATE_HEARTBEAT, Heartbeat, SessionState
+from models.interview.entries import Heartbeat
+from models.interview.names import UPDATE_HEARTBEAT
+from models.interview.workflow import SessionState
 from tests.conftest import replay
 from tests.workflows.interview.helpers import adaptive_plan, control, decision, events, of_type, start, state
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.interview import DimensionSpec, SectionSnapshot
+from models.interview.plan import DimensionSpec, SectionSnapshot
 from tests.conftest import replay, replay_recorded
 from tests.workflows.interview.helpers import adaptive_plan, assessment, decision, say, start
 

@@ -9,14 +9,10 @@ from datetime import timedelta
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.interview import (
-    QUERY_PLAN,
-    UPDATE_SUBMIT_ENTRY,
-    InterviewResult,
-    PlanSnapshot,
-    SubmitEntryResult,
-    TranscriptEntry,
-)
+from models.interview.entries import SubmitEntryResult, TranscriptEntry
+from models.interview.names import QUERY_PLAN, UPDATE_SUBMIT_ENTRY
+from models.interview.plan import PlanSnapshot
+from models.interview.workflow import InterviewResult
 from rules.interview.decisions import GENERIC_CLOSING_QUESTION
 from tests.workflows.interview.helpers import (
     adaptive_plan,
@@ -278,8 +274,9 @@ async def test_a_rehearsal_asks_no_question_twice_and_ends_when_nothing_is_left(
     and the report says how many answers were used. An answer over the engine's length limit goes in as several
     entries, cut between sentences. (Before: the closing question was asked again after every answer — 127 times
     in a persona rehearsal.)"""
-    from client.interview import RehearsalOptions, TranscriptAnswers, rehearse
-    from models.interview import MAX_ENTRY_CHARS, QUERY_TRANSCRIPT, TranscriptView
+    from client.interview.cli import RehearsalOptions, TranscriptAnswers, rehearse
+    from models.interview.entries import TranscriptView
+    from models.interview.names import MAX_ENTRY_CHARS, QUERY_TRANSCRIPT
 
     answers = [f"Answer {n}: the pager went off {n} times that week and I learned something new each time."
                for n in range(1, 49)]

@@ -10,8 +10,8 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 
 from activities.llm.config import reset_config_cache
-from models.platform import ModelCheckReport, ModelCheckRequest
-from workflows.model_check import ModelCheckWorkflow
+from models.platform.workflow import ModelCheckReport, ModelCheckRequest
+from workflows.platform.model_check import ModelCheckWorkflow
 
 
 async def run_model_check(client: Client, queue: str, request: ModelCheckRequest | None = None,

@@ -10,7 +10,7 @@ import pytest
 from temporalio.api.enums.v1 import EventType
 
 from activities.llm.offline import Fault
-from models.platform import ModelCheckRequest
+from models.platform.workflow import ModelCheckRequest
 from tests.conftest import replay, replay_recorded
 from tests.workflows.platform.helpers import events, failures, run_model_check, started_attempts, use_config
 

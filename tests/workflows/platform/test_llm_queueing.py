@@ -21,7 +21,7 @@ from temporalio.exceptions import ActivityError
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from activities.model_check import ModelCheckInput, ModelCheckResult, model_check
+    from activities.platform.model_check import ModelCheckInput, ModelCheckResult, model_check
     from workers.main import build_workers
 
 pytestmark = pytest.mark.dev_server

@@ -79,7 +79,7 @@ def test_console_exporter_prints_agent_spans():
         "configure_tracing()\n"
         "from activities.llm import gateway, offline\n"
         "offline.script('console_check', {'ok': True, 'echo': 'x', 'model_note': ''})\n"
-        "from activities.model_check import ModelCheckOutput\n"
+        "from activities.platform.model_check import ModelCheckOutput\n"
         "out, usage = asyncio.run(gateway.complete('console_check', [{'role': 'user', 'content': 'hi'}],"
         " ModelCheckOutput))\n"
         "print('RESULT', out.echo, usage.input_tokens)\n"

@@ -16,7 +16,7 @@ import structlog
 
 from core import secrets
 from core.logging import configure_logging
-from models.platform import ModelCheckReport, ModelCheckRequest
+from models.platform.workflow import ModelCheckReport, ModelCheckRequest
 from tests.e2e.interview.helpers import worker_env, worker_process
 from tests.workflows.platform.helpers import history_text
 from tests.workflows.platform.openai_stub import OpenAIStub, error_reply

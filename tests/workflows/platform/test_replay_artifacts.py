@@ -1,6 +1,6 @@
 """ReadArtifactWorkflow (the client's chunked artifact reads): a fresh run replays, and its recorded history
 (tests/histories/platform_read_artifact.json) pins the patch ARTIFACT_READ_SEARCH_ATTRIBUTES
-(models/patches/platform.py). Re-record after an intended change: COLLOQUY_RECORD_HISTORIES=1."""
+(models/platform/patches.py). Re-record after an intended change: COLLOQUY_RECORD_HISTORIES=1."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 from activities.artifact_store import ArtifactStore
 from core import search_attributes as sa
-from models.platform import (
+from models.platform.workflow import (
     ARTIFACT_PIPELINE,
     READ_ARTIFACT_WORKFLOW_TYPE,
     ArtifactChunk,

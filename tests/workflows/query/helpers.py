@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from activities.query.storage import StorageRepository
-from models.query import OFFLINE_ANSWER_LABEL, QueryRequest
-from models.query_types import Entry
-from workflows.query import QueryWorkflow
+from models.query.parts import Entry
+from models.query.workflow import OFFLINE_ANSWER_LABEL, QueryRequest
+from workflows.query.workflow import QueryWorkflow
 
 TODAY = date(2026, 1, 16)
 

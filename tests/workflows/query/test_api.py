@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.notes import build_api
+from client.query.cli import build_api
 from tests.workflows.query.helpers import (
     analysis,
     answer,

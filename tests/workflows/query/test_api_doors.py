@@ -10,9 +10,9 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from activities.query.storage import InvalidRequest, load_catalog
-from client.interview import start_interview
-from client.notes import build_api
-from models.interview import InterviewInput
+from client.interview.cli import start_interview
+from client.query.cli import build_api
+from models.interview.workflow import InterviewInput
 from rules.query.apps import check_app_id
 
 EVIL = "../../../../etc/evilapp"

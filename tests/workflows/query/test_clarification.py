@@ -8,7 +8,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
-from models.query import ClarifyAnswer
+from models.query.workflow import ClarifyAnswer
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -22,7 +22,7 @@ from tests.workflows.query.helpers import (
     unlabelled,
 )
 from tests.workflows.query.waits import until_pending
-from workflows.query import QueryWorkflow
+from workflows.query.workflow import QueryWorkflow
 
 Q = "Why did my bench feel heavy last week?"
 

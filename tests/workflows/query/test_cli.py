@@ -6,8 +6,8 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from client.cli import app
-from client.notes import follow_query
-from models.query import ClarifyAnswer
+from client.query.cli import follow_query
+from models.query.workflow import ClarifyAnswer
 from tests.workflows.query.helpers import (
     analysis,
     answer,
@@ -20,7 +20,7 @@ from tests.workflows.query.helpers import (
     start,
     unlabelled,
 )
-from workflows.query import QueryWorkflow
+from workflows.query.workflow import QueryWorkflow
 
 Q = "What should I do today?"
 
@@ -53,7 +53,7 @@ async def test_context_is_read_through_the_worker_for_cli_and_api(ts_env, worker
     """Item 7: `notes context` and GET /context ask the worker (its store), not the client's folder."""
     from aiohttp.test_utils import TestClient, TestServer
 
-    from client.notes import build_api, read_global_context
+    from client.query.cli import build_api, read_global_context
 
     store = tmp_path / "worker-notes"
     store.mkdir()

@@ -3,7 +3,7 @@ partial answer and mid-flow domain expansion."""
 
 from __future__ import annotations
 
-from models.query import ClarifyAnswer
+from models.query.workflow import ClarifyAnswer
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
@@ -19,7 +19,7 @@ from tests.workflows.query.helpers import (
     unlabelled,
 )
 from tests.workflows.query.waits import until_pending
-from workflows.query import QueryWorkflow
+from workflows.query.workflow import QueryWorkflow
 
 Q = "Why did my bench feel heavy last week?"
 

@@ -7,7 +7,7 @@ import json
 from datetime import date, timedelta
 
 from activities.llm import offline as offline_provider
-from client.notes import run_import
+from client.query.cli import run_import
 from tests.conftest import replay
 from tests.workflows.query.helpers import recording
 

@@ -10,7 +10,7 @@ from datetime import date
 from typer.testing import CliRunner
 
 from client.cli import app
-from client.notes import run_import
+from client.query.cli import run_import
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,

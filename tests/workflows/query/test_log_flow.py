@@ -6,7 +6,7 @@ import asyncio
 import json
 
 from activities.llm import offline as offline_provider
-from models.query_types import InputType
+from models.query.parts import InputType
 from tests.workflows.query.helpers import (
     analysis,
     answer,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 from activities.llm.offline import Fault
 from activities.query.storage import StorageRepository
-from client.notes import run_import
-from models.query import ClarifyAnswer
-from models.query_types import Entry
+from client.query.cli import run_import
+from models.query.parts import Entry
+from models.query.workflow import ClarifyAnswer
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
@@ -30,7 +30,7 @@ from tests.workflows.query.helpers import (
     unlabelled,
 )
 from tests.workflows.query.waits import until_pending
-from workflows.query import QueryWorkflow
+from workflows.query.workflow import QueryWorkflow
 
 Q = "Why did my bench feel heavy last week?"
 ROOT = Path(__file__).resolve().parents[3]
@@ -60,8 +60,8 @@ async def test_item1_reimport_replaces_edited_files_and_skips_unchanged_ones(dev
 
 
 def test_item1_cli_reports_new_updated_unchanged():
-    from client.notes import import_summary
-    from models.query import ImportResult
+    from client.query.cli import import_summary
+    from models.query.workflow import ImportResult
 
     result = ImportResult(total=7, imported=1, new=1, updated=0, unchanged=6)
     assert import_summary(result) == "1 new, 0 updated, 6 unchanged entries"
@@ -318,7 +318,7 @@ async def test_item8_final_partial_lists_every_evaluations_gaps_in_plain_words(t
 async def test_item9_http_api_stores_notes_on_the_users_clock(dev_env, worker, offline, notes):
     from aiohttp.test_utils import TestClient, TestServer
 
-    from client.notes import build_api
+    from client.query.cli import build_api
 
     offline.script("route_input", route("log", []))
     async with worker(dev_env.client) as queue:
@@ -365,7 +365,7 @@ async def test_item10_an_ambiguous_correction_asks_which_entry(ts_env, worker, o
 def test_item11_the_cli_starts_queries_by_type_name_without_importing_workflows():
     probe = (
         "import asyncio, sys\n"
-        "from client import notes\n"
+        "from client.query import cli as notes\n"
         "class Stop(Exception): pass\n"
         "class Client:\n"
         "    async def start_workflow(self, wf, req, **kw):\n"
@@ -384,7 +384,7 @@ def test_item11_the_cli_starts_queries_by_type_name_without_importing_workflows(
 
 async def test_item11_evidence_once_nul_removed_and_answer_on_a_finished_run_says_so(ts_env, worker, offline,
                                                                                      notes):
-    from client.notes import answer_workflow
+    from client.query.cli import answer_workflow
 
     offline.script("route_input", route("query", ["strength"]), route("log", []))
     offline.script("plan_query", plan(Q))

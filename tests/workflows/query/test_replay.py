@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from models.query import CONTEXT_WORKFLOW_TYPE, ContextRequest
+from models.query.workflow import CONTEXT_WORKFLOW_TYPE, ContextRequest
 from tests.conftest import replay, replay_recorded
 from tests.workflows.query.helpers import recording
 
@@ -20,7 +20,7 @@ async def test_recorded_history_replays(name):
 
 async def test_a_context_run_replays(ts_env, worker, tmp_path):
     """NotesContextWorkflow (`notes context`): a fresh run replays, and is the recorded history that pins its
-    patch id (models/patches/query.py CONTEXT_SEARCH_ATTRIBUTES)."""
+    patch id (models/query/patches.py CONTEXT_SEARCH_ATTRIBUTES)."""
     notes = tmp_path / "notes"
     notes.mkdir()
     (notes / "global-context.md").write_text("# Context\n- trains on Mondays\n", encoding="utf-8")

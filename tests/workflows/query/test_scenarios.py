@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from models.query import QueryResult
-from models.query_types import InputType
+from models.query.parts import InputType
+from models.query.workflow import QueryResult
 from tests.conftest import replay
 from tests.workflows.query.helpers import (
     analysis,
@@ -19,7 +19,7 @@ from tests.workflows.query.helpers import (
     route,
     start,
 )
-from workflows.query import QueryWorkflow
+from workflows.query.workflow import QueryWorkflow
 
 
 async def test_simple_query_shows_last_weeks_workouts(ts_env, worker, offline, notes):
@@ -114,7 +114,7 @@ async def test_recommendation_asks_the_user_and_replans_with_the_answer(ts_env, 
 
         state = await handle.query(QueryWorkflow.session_state)
         assert state.state == "WAIT_USER" and state.waiting_for_user
-        from models.query import ClarifyAnswer
+        from models.query.workflow import ClarifyAnswer
 
         ack = await handle.execute_update(QueryWorkflow.clarify, ClarifyAnswer(answers={"q1": "rested, slept 8 hours"}))
         assert ack.accepted == ["q1"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from models.query import PendingClarification
-from workflows.query import QueryWorkflow
+from models.query.workflow import PendingClarification
+from workflows.query.workflow import QueryWorkflow
 
 
 async def until_pending(handle, attempts: int = 2000) -> PendingClarification:  # noqa: ANN001

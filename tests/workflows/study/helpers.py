@@ -7,8 +7,8 @@ import secrets
 
 from temporalio.client import Client, WorkflowHandle
 
-from models.interview import PlanSnapshot, QuestionSnapshot, SectionSnapshot
-from models.study import (
+from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
+from models.study.workflow import (
     UPDATE_ADD_PARTICIPANTS,
     AddParticipants,
     ConsentGiven,

@@ -13,8 +13,8 @@ import os
 
 import pytest
 
-from client.interview import RehearsalOptions, TranscriptAnswers, rehearse
-from models.study import UPDATE_OPEN_LINK, UPDATE_REVOKE_PARTICIPANT, OpenedLink, RevokeParticipant
+from client.interview.cli import RehearsalOptions, TranscriptAnswers, rehearse
+from models.study.workflow import UPDATE_OPEN_LINK, UPDATE_REVOKE_PARTICIPANT, OpenedLink, RevokeParticipant
 from tests.conftest import HISTORIES, replay
 from tests.e2e.interview.helpers import ANSWERS
 from tests.workflows.study.helpers import invite, opening, start_study

@@ -10,8 +10,10 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
-from models.interview import QUERY_PLAN, InterviewResult, PlanSnapshot
-from models.study import (
+from models.interview.names import QUERY_PLAN
+from models.interview.plan import PlanSnapshot
+from models.interview.workflow import InterviewResult
+from models.study.workflow import (
     QUERY_FINDINGS_DRAFT,
     QUERY_LINK,
     QUERY_PROGRESS,
@@ -114,7 +116,7 @@ async def _now(env):
 async def test_plan_review_consent_recorded_and_the_export_ledger(ts_env, worker):
     """`review=True`: the links stay shut (the page says so) until the researcher approves; an edit is validated
     and kept; the consent (language, SHA-256 of the text shown, when) is in the ledger and the export."""
-    from models.study import (
+    from models.study.workflow import (
         QUERY_EXPORT,
         QUERY_PLAN_REVIEW,
         UPDATE_REVIEW_PLAN,

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 import yaml
 
-from models.writing import WorkflowConfig, WritingInput
+from models.writing.workflow import WorkflowConfig, WritingInput
 from tests.unit.writing.conftest import postgres_server, postgres_url  # noqa: F401 - the real PostgreSQL fixtures
 from workers.main import running_workers
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 CONFIGS = Path(__file__).resolve().parents[3] / "configs" / "writing"
 STORY = ("The GPU hit 94 degrees and the fans sounded like a jet engine. Llama generated two tokens per second. "

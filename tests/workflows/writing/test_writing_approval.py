@@ -12,10 +12,10 @@ import pytest
 from temporalio.client import WorkflowUpdateFailedError
 
 from activities.artifacts import store
-from models.writing import SIGNAL_APPROVAL, UPDATE_SUBMIT_APPROVAL, ApprovalInput
+from models.writing.workflow import SIGNAL_APPROVAL, UPDATE_SUBMIT_APPROVAL, ApprovalInput
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.writing.conftest import config, start
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["m-a", "m-b"]
 

@@ -9,7 +9,7 @@ from temporalio.client import WorkflowFailureError
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.writing import WorkflowConfig
+from models.writing.workflow import WorkflowConfig
 from tests.workflows.writing.conftest import (
     by_model,
     config,
@@ -19,7 +19,7 @@ from tests.workflows.writing.conftest import (
     rules,
     start,
 )
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["m-a", "m-b", "m-c"]
 FEEDBACK = "Previous attempt feedback"

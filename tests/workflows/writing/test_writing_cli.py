@@ -43,7 +43,7 @@ async def test_write_runs_a_story_and_history_reports_it(ts_env, worker, offline
     assert missing.exit_code == 4 and "no workflow with id 'writing-no-such-run'" in missing.output
     assert final.exit_code == 0, final.output
     from activities.artifacts import store
-    from models.writing import WritingResult
+    from models.writing.workflow import WritingResult
 
     result = await ts_env.client.get_workflow_handle("writing-cli-test-post-07", result_type=WritingResult).result()
     assert result.final_post is not None

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from core import search_attributes as sa
-from models.writing import ApprovalInput
+from models.writing.workflow import ApprovalInput
 from tests.workflows.writing.conftest import config, start
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 pytestmark = pytest.mark.dev_server
 

@@ -7,10 +7,10 @@ import json
 
 from activities.artifacts import store
 from client.common import console
-from client.write import print_result
-from models.writing import ApprovalInput, WorkflowConfig
+from client.writing.cli import print_result
+from models.writing.workflow import ApprovalInput, WorkflowConfig
 from tests.workflows.writing.conftest import by_model, config, raw_config, start
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["m-a", "m-b", "m-c"]
 

@@ -13,10 +13,10 @@ from temporalio.client import WorkflowFailureError
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from models.writing import WorkflowConfig
+from models.writing.workflow import WorkflowConfig
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.writing.conftest import by_model, config, quick_worker, raw_config, start
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["openai/gpt-4o-mini", "anthropic/claude-3-5-haiku", "ollama_chat/qwen2.5:7b"]
 A, B, C = MODELS
@@ -283,7 +283,7 @@ async def test_a_second_run_of_the_same_story_is_compared_with_the_first(ts_env,
 
 
 async def test_a_large_story_can_come_as_an_artifact_ref(ts_env, worker, offline):
-    from models.writing import WritingInput
+    from models.writing.workflow import WritingInput
 
     big = "The GPU hit 94 degrees. " + "Detail. " * 40_000  # over the inline limit, fine as a ref
     ref = store().put("stories", "big.md", big)

@@ -116,7 +116,7 @@ S14_APPROVAL = FIXTURES / "seed_004_s14_approval.yaml"
 
 
 def test_the_seeds_persona_files_beside_the_config_are_read_and_the_others_fall_back():
-    from client.write import seed_personas
+    from client.writing.cli import seed_personas
 
     personas = seed_personas(str(S14_APPROVAL))
     assert set(personas) == {"quality_gate_strict", "quality_gate_lenient"}  # tech_reviewer.md is not there
@@ -125,9 +125,9 @@ def test_the_seeds_persona_files_beside_the_config_are_read_and_the_others_fall_
 
 
 async def test_the_s14_strict_and_lenient_gates_and_the_human_approval_run_as_written(ts_env, worker, offline):
-    from client.write import seed_personas
-    from models.writing import ApprovalInput
-    from workflows.writing import WritingWorkflow
+    from client.writing.cli import seed_personas
+    from models.writing.workflow import ApprovalInput
+    from workflows.writing.workflow import WritingWorkflow
 
     offline.script("writing_quality_gate", gate("proceed"), gate("retry", "Name the fan speed."), gate("proceed"))
     async with worker(ts_env.client) as queue:

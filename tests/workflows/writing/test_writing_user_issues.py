@@ -18,7 +18,7 @@ from activities.llm.offline import Fault
 from activities.writing.configs import load_named_config
 from activities.writing.history import HistoryStore
 from client.cli import app
-from models.writing import ApprovalInput, WorkflowConfig
+from models.writing.workflow import ApprovalInput, WorkflowConfig
 from tests.conftest import HISTORIES, replay, replay_recorded
 from tests.workflows.writing.conftest import (
     STORY,
@@ -30,7 +30,7 @@ from tests.workflows.writing.conftest import (
     raw_config,
     start,
 )
-from workflows.writing import WritingWorkflow
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["m-a", "m-b"]
 SEED_CONFIG = Path(__file__).resolve().parents[2] / "fixtures" / "writing" / "seed_workflow_config.yaml"
@@ -351,7 +351,7 @@ async def test_a_halted_run_prints_no_final_post(ts_env, worker, offline, tmp_pa
 def test_the_run_summary_says_healthy_once():
     from datetime import UTC, datetime
 
-    from models.writing import Invocation, RunRecord, RunState
+    from models.writing.workflow import Invocation, RunRecord, RunState
     from rules.writing.summary import run_summary
 
     t = datetime(2026, 1, 1, tzinfo=UTC)
