@@ -9,13 +9,14 @@ docs/interview.md lists them, one line each.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
 from models.interview.entries import TranscriptEntry
 from models.interview.workflow import InterviewEvent
+from rules.interview.question_text import is_askable
 from rules.interview.questions import normalized
 
 INVARIANTS: dict[str, str] = {
@@ -29,6 +30,12 @@ INVARIANTS: dict[str, str] = {
                             "and never presents again a question already answered (adaptive)",
     "no-blank-question": "every question the engine puts in force has words (a blank plan question, follow-up or "
                          "Orchestrator proposal is never presented)",
+    "shown-text-is-a-question": "every text the engine puts in front of the interviewee is a question "
+                                "(rules/interview/question_text.py: no template residue, no instruction to the "
+                                "interviewer, bounded, it asks; the closing line in the wrap-up thanks), whatever a "
+                                "model wrote: what is not gives way to the plan's; a person's own plan is theirs",
+    "no-reask-across-sessions": "a follow-up never puts in force a question answered in an earlier session of the "
+                                "same interview",
     "clock-never-past-twice": "after the clock looked at `now`, nothing is due at or before `now` (no timer for a "
                               "moment already past)",
     "ends-in-time": "every interview has ended once its duration plus the late grace has passed on the clock",
@@ -69,8 +76,11 @@ def require(ok: Any, name: str, detail: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------- event-log checks
-def check_event_log(events: Sequence[InterviewEvent], *, mode: str) -> None:
-    """The invariants that the 003 event log alone can show (any run, any number of continue-as-new)."""
+def check_event_log(events: Sequence[InterviewEvent], *, mode: str, given: Collection[str] = (),
+                    answered_before: Collection[str] = ()) -> None:
+    """The invariants that the 003 event log alone can show (any run, any number of continue-as-new). `given`: the
+    texts of a plan the person gave (theirs to word); `answered_before`: the questions an earlier session of the
+    interview asked and got an answer to (normalised)."""
     ids = [e.event_id for e in events]
     require(ids == sorted(ids) and len(set(ids)) == len(ids), "entries-once-in-order",
             f"event ids not strictly increasing: {ids[:20]}…")
@@ -79,7 +89,7 @@ def check_event_log(events: Sequence[InterviewEvent], *, mode: str) -> None:
     require(seqs == list(range(1, len(seqs) + 1)), "entries-once-in-order", f"entry numbers {seqs[:30]}")
     entry_ids = [e.payload.get("entry_id") for e in entries]
     require(len(set(entry_ids)) == len(entry_ids), "entries-once-in-order", "an entry id was recorded twice")
-    check_presentations(events, mode=mode)
+    check_presentations(events, mode=mode, given=given, answered_before=answered_before)
     check_coverage_events(events)
     ends = [e for e in events if e.type in ("INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED")]
     require(len(ends) <= 1, "ended-is-final", f"{len(ends)} end events")
@@ -89,7 +99,10 @@ def check_event_log(events: Sequence[InterviewEvent], *, mode: str) -> None:
                 "ended-is-final", f"after the end: {after}")
 
 
-def check_presentations(events: Iterable[InterviewEvent], *, mode: str) -> None:
+def check_presentations(events: Iterable[InterviewEvent], *, mode: str, given: Collection[str] = (),
+                        answered_before: Collection[str] = ()) -> None:
+    events = list(events)
+    closing = {e.payload.get("entry_id") for e in events if e.type == "CLOSING_DETECTED"} - {None}
     last: str | None = None
     answered_since = True
     answered: set[str] = set()
@@ -104,6 +117,13 @@ def check_presentations(events: Iterable[InterviewEvent], *, mode: str) -> None:
         elif e.type in PRESENTED:
             text = normalized(str(e.payload.get("text", "")))
             require(text.strip(), "no-blank-question", f"event {e.event_id} presents a blank question")
+            raw = str(e.payload.get("text", ""))
+            ok, why = is_askable(raw, closing=e.payload.get("entry_id") in closing)
+            require(ok or raw in given, "shown-text-is-a-question",
+                    f"event {e.event_id} presents {raw[:80]!r}: {why}")
+            require(text not in answered_before or e.payload.get("kind") == "minimum_content",
+                    "no-reask-across-sessions", f"event {e.event_id} presents {text[:60]!r}, answered in an earlier "
+                    f"session")
             require(answered_since or text != last, "no-repeated-question",
                     f"event {e.event_id} presents {text[:60]!r} again with no answer in between")
             if mode == "adaptive" and e.payload.get("method") in ("orchestrator", "fallback"):

@@ -112,3 +112,6 @@ class DecisionRecord(BaseModel):
     marked_question_id: str | None = None
     match_method: Literal["direct_id", "jaccard", "none"] = "none"
     section_id: str | None = Field(default=None, description="The section in force when the question was put in force")
+    rejected_question_reason: str | None = Field(default=None, max_length=200, description=(
+        "Why the Orchestrator's proposal was not put in force and the fallback's was (it was not a question: "
+        "rules/interview/question_text.py)"))

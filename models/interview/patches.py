@@ -59,3 +59,9 @@ ENGINE_ASKS = declare("interview", "interview-engine-records-its-question", _ENG
 NO_BLANK = declare("interview", "interview-no-blank-question", ("interview_blank_question",), _SHIPPED_CARRY,
                    "a blank question is never put in force: a plan's blank questions are dropped (a plan left with "
                    "none gets the topic's default), an Orchestrator's blank proposal gives way to the fallback's")
+_SHIPPED_QUESTIONS = date(2026, 11, 27)
+ASKABLE = declare("interview", "interview-shown-text-is-a-question", ("interview_question_text",), _SHIPPED_QUESTIONS,
+                  "every text put in front of the interviewee is a question (rules/interview/question_text.py): an "
+                  "Orchestrator proposal that is not gives way to the fallback's, a model's plan keeps only questions")
+NO_REASK = declare("interview", "interview-no-reask-across-sessions", ("interview_question_text",), _SHIPPED_QUESTIONS,
+                   "a follow-up never puts in force a question answered in an earlier session of the interview")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
 
 from .similarity import words
@@ -17,9 +19,15 @@ def has_blank_question(plan: PlanSnapshot) -> bool:
         s.primary_prompt is not None and not s.primary_prompt.strip() for s in plan.sections)
 
 
-def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False) -> PlanSnapshot:
+def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False,
+                   keep: Callable[[str], str | None] | None = None, worded: bool = False) -> PlanSnapshot:
     """Unique section/question ids, sane priorities, structured sections with budgets and pools; with `drop_blank`,
-    questions, follow-ups and primary prompts without words are left out (a blank question is never asked)."""
+    questions, follow-ups and primary prompts without words are left out (a blank question is never asked).
+
+    `keep` (a model's plan): the text to ask for each question, follow-up and primary prompt, or None to leave it out
+    (not a question, or answered in an earlier session). A structured section is then left with a prompt that `keep`
+    takes (its own, its first question, its goal or title) or is dropped. With `keep` or `worded`, a dimension's
+    default follow-up names it in words ("failure modes", not "failure_modes")."""
     sections: list[SectionSnapshot] = []
     seen_sections: set[str] = set()
     seen_questions: set[str] = set()
@@ -28,6 +36,8 @@ def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False) -> P
         seen_sections.add(sid)
         questions = []
         kept = [q for q in s.questions if q.text.strip()] if drop_blank else s.questions
+        if keep is not None:
+            kept = [q.model_copy(update={"text": text}) for q in kept if (text := keep(q.text)) is not None]
         for j, q in enumerate(kept, start=1):
             qid = q.id.strip() if q.id and q.id.strip() and q.id not in seen_questions else f"{sid}-q{j}"
             seen_questions.add(qid)
@@ -37,13 +47,30 @@ def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False) -> P
             dims = s.required_dimensions or [DimensionSpec(name=s.title, keywords=sorted(words(s.title))[:4])]
             given = {name: [t for t in pool if t.strip()] if drop_blank else pool
                      for name, pool in s.followup_pool.items()}
-            pool = {d.name: list(given.get(d.name) or [f"Could you say more about {d.name.lower()}?"]) for d in dims}
+            if keep is not None:
+                given = {name: [k for t in pool if (k := keep(t)) is not None] for name, pool in given.items()}
+            pool = {d.name: list(given.get(d.name) or _default_followups(d.name, keep, worded)) for d in dims}
             prompt = None if drop_blank and s.primary_prompt is not None and not s.primary_prompt.strip() \
                 else s.primary_prompt
-            update.update(required_dimensions=dims, followup_pool=pool,
-                          primary_prompt=prompt or (questions[0].text if questions else s.goal or s.title))
+            if keep is None:
+                prompt = prompt or (questions[0].text if questions else s.goal or s.title)
+            else:
+                candidates = [prompt or "", *([questions[0].text] if questions else []), s.goal, s.title]
+                prompt = next((k for t in candidates if t.strip() and (k := keep(t)) is not None), None)
+                if prompt is None:
+                    continue        # nothing in it to ask: a model's section with no question is left out
+            update.update(required_dimensions=dims, followup_pool=pool, primary_prompt=prompt)
         sections.append(s.model_copy(update=update))
     return plan.model_copy(update={"sections": sections})
+
+
+def _default_followups(dimension: str, keep: Callable[[str], str | None] | None, worded: bool) -> list[str]:
+    if keep is None and not worded:
+        return [f"Could you say more about {dimension.lower()}?"]
+    text: str | None = f"Could you say more about {' '.join(dimension.replace('_', ' ').split()).lower()}?"
+    if keep is not None and text is not None:
+        text = keep(text)
+    return [text] if text is not None else []
 
 
 def scale_shares(total_seconds: int, shares: tuple[int, ...] = DEFAULT_SECTION_SHARES) -> list[int]:
@@ -124,6 +151,18 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> Pla
     return normalize_plan(PlanSnapshot(topic=topic.strip(), research_goal=goal,
                                        angle=f"The hard-won opinions behind “{title}”, in the interviewee's own words",
                                        sections=sections), mode)
+
+
+#: The one question of a plan whose every question was answered in an earlier session (a follow-up on a topic the
+#: earlier session already went through).
+LAST_RESORT_QUESTION = "What would you like to add to what we have talked about so far?"
+
+
+def last_resort_plan(plan: PlanSnapshot, mode: str) -> PlanSnapshot:
+    """`plan` left with no question to ask: one section that asks LAST_RESORT_QUESTION."""
+    section = SectionSnapshot(id="more", title="Anything to add", importance="high", goal="Anything to add",
+                              questions=[QuestionSnapshot(id="more-q1", text=LAST_RESORT_QUESTION, priority=1)])
+    return normalize_plan(plan.model_copy(update={"sections": [section]}), mode)
 
 
 def follow_up_plan(base: PlanSnapshot, topic: str, summary: str, questions: list[str],

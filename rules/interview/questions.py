@@ -47,3 +47,17 @@ def record_answer(answered: list[str], tail: Sequence[TranscriptEntry]) -> list[
 def is_repeat(text: str, answered: Sequence[str]) -> bool:
     """Proposing `text` would ask again a question already answered."""
     return key(text) in answered
+
+
+def answered_keys(transcript: Sequence[TranscriptEntry]) -> list[str]:
+    """The keys of the interviewer questions that got an answer in `transcript` (an earlier session's: a follow-up
+    never asks them again), the newest MAX_ANSWERED."""
+    answered: list[str] = []
+    pending: list[str] = []
+    for entry in transcript:
+        if entry.speaker == "interviewer":
+            pending.append(key(entry.text))
+        elif entry.speaker == "interviewee" and pending:
+            answered = [k for k in answered if k not in pending] + list(dict.fromkeys(pending))
+            pending = []
+    return answered[-MAX_ANSWERED:]

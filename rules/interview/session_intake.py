@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from models.interview import patches as patches
@@ -20,11 +21,15 @@ from .entries import (
     validate_entry,
     word_count,
 )
-from .plan import default_plan, follow_up_plan, has_blank_question, normalize_plan
-from .questions import record_answer
+from .plan import default_plan, follow_up_plan, has_blank_question, last_resort_plan, normalize_plan
+from .question_text import askable_text
+from .questions import MAX_ANSWERED, answered_keys, record_answer
+from .questions import key as question_key
 from .session_base import ENGINE_CLIENT, LIVE_STATUSES, Outcome
 from .session_schedule import SessionSchedule
 from .similarity import jaccard
+
+Keep = Callable[[str], str | None]      # the text to ask for a plan's text, or None: left out
 
 
 class SessionIntake(SessionSchedule):
@@ -86,15 +91,49 @@ class SessionIntake(SessionSchedule):
         empty = modelled and inp.mode == "adaptive" and not any(q.text.strip() for x in plan.sections
                                                                  for q in x.questions)
         drop_blank = bool(plan.sections) and (has_blank_question(plan) or empty) and self.patched(patches.NO_BLANK)
-        p = normalize_plan(plan, inp.mode, drop_blank=drop_blank)
+        keep, unasked = self._plan_filter(plan, modelled, drop_blank)
+        # a dimension's default follow-up names it in words (a person's schema: "failure_modes" was shown as is)
+        worded = inp.mode == "structured" and normalize_plan(plan, inp.mode, drop_blank, keep, worded=True) \
+            != normalize_plan(plan, inp.mode, drop_blank, keep) and self.patched(patches.ASKABLE)
+        p = normalize_plan(plan, inp.mode, drop_blank=drop_blank, keep=keep, worded=worded)
+        if keep is not None and modelled and inp.mode == "adaptive" and not any(x.questions for x in p.sections):
+            empty = drop_blank = True           # a model's adaptive plan with no question left to ask
         if not p.sections or drop_blank and empty:
             # no section, or a model's adaptive plan with no question to ask: the plan derived from the topic
             p = default_plan(inp.topic, inp.context, inp.mode, inp.duration_seconds)
+            if unasked is not None:     # (in a follow-up, without what the earlier session answered)
+                p = normalize_plan(p, inp.mode, keep=unasked)
+                if not any(x.questions for x in p.sections):
+                    p = last_resort_plan(p, inp.mode)
         self.state.plan = p
         self._event("system", "PLAN_READY", {"research_goal": p.research_goal, "angle": p.angle,
                                              "sections": [s.id for s in p.sections],
                                              "questions": sum(len(s.questions) for s in p.sections)})
         return out
+
+    def _plan_filter(self, plan: PlanSnapshot, modelled: bool, drop_blank: bool) -> tuple[Keep | None, Keep | None]:
+        """What of `plan` may be asked, and what of the topic's plan (None: all of it, as before): a model's
+        questions only when they are questions (`interview-shown-text-is-a-question`), and in a follow-up no
+        question answered in an earlier session (`interview-no-reask-across-sessions`: those answers also count
+        as this session's). The topic's plan is the engine's own: only the second applies to it."""
+        s, mode = self.state, self.inp.mode
+        prior = answered_keys(s.previous_transcript)
+        before = set(prior)
+        reask = bool(before) and self.patched(patches.NO_REASK)
+        if reask:
+            s.answered_questions = (prior + [k for k in s.answered_questions if k not in before])[-MAX_ANSWERED:]
+
+        def not_before(text: str) -> str | None:
+            return text if not reask or question_key(text) not in before else None
+
+        def askable(text: str) -> str | None:
+            shown = askable_text(text)
+            return None if shown is None else not_before(shown)
+
+        unasked = not_before if reask else None
+        checks = modelled and bool(plan.sections) and normalize_plan(plan, mode, drop_blank, keep=askable) \
+            != normalize_plan(plan, mode, drop_blank, keep=unasked) and self.patched(patches.ASKABLE)
+        return (askable if checks else unasked), unasked
 
     def start(self, now: datetime) -> Outcome:
         """INTERVIEW_STARTED: share the duration among the sections and start the first one."""

@@ -21,6 +21,7 @@ from .entries import is_closing_remark
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
 from .phases import progress_percent
+from .question_text import is_askable, repaired
 from .questions import is_repeat
 from .session_base import Outcome
 from .session_controls import SessionControls
@@ -122,8 +123,13 @@ class SessionLive(SessionControls):
             self._say("ℹ️ A question is waiting for its answer: the Orchestrator's proposal is not put in force")
             return out          # (it was asked for before that question came: a skip, a person's own question)
         decision = decision.model_copy(update={"phase": self.state.phase})
+        proposed = decision.next_question.text
         if not decision.next_question.text.strip() and self.patched(patches.NO_BLANK):
             self._say("⚠️ The Orchestrator proposed no question: the fallback's is asked instead")
+            decision, method = self.fallback_decision(), "fallback"
+        decision, rejected = self._as_question(decision, method)
+        if rejected is not None:
+            self._say(f"⚠️ The Orchestrator's proposal is not a question ({rejected}): the fallback's is asked instead")
             decision, method = self.fallback_decision(), "fallback"
         answered = self.state.answered_questions
         if is_repeat(decision.next_question.text, answered) and self.patched(patches.NO_REPEAT):
@@ -136,13 +142,34 @@ class SessionLive(SessionControls):
         self._say(f"🎯 Orchestrator says: ask about \"{decision.next_question.text[:60]}\"")
         self._say(f"   ↳ Phase: {decision.phase}, Reason: {decision.next_question.source}")
         etype = "PROMPT_PRESENTED" if decision.next_question.source == "plan" else "FOLLOWUP_PRESENTED"
-        self._present(decision.next_question, brief=decision.interviewer_brief, method=method, event_type=etype)
+        self._present(decision.next_question, brief=decision.interviewer_brief, method=method, event_type=etype,
+                      extra=None if rejected is None else {"rejected_question_reason": rejected,
+                                                           "rejected_text": proposed[:120]})
+        if rejected is not None and self.state.decision is not None:
+            self.state.decision.rejected_question_reason = rejected
         if self.state.engine_asks and self.state.phase == "wrap_up" and is_closing_remark(decision.next_question.text):
             # the engine's own closing line (wrap-up only: a closing-sounding question earlier is just a question)
             self._event("system", "CLOSING_DETECTED", {"entry_id": self.question_entry_id})
             self._say("👋 Closing remark — ending the interview")
             self._end_interview("interviewer_closing", section_reason="interview_ended")
         return out
+
+    def _as_question(self, decision: OrchestratorDecision, method: str) -> tuple[OrchestratorDecision, str | None]:
+        """The Orchestrator's decision with its text as shown (a proposal in quotes loses them), and why the text
+        may not be shown to the interviewee at all (rules/interview/question_text.py: template residue, an
+        instruction, a text that does not ask), or None when it may. The closing line in the wrap-up thanks."""
+        text = decision.next_question.text
+        if method != "orchestrator" or not text.strip():
+            return decision, None   # (the fallback's is the plan's; a blank one is `interview-no-blank-question`'s)
+        closing = self.state.phase == "wrap_up" and is_closing_remark(text)
+        ok, why = is_askable(text, closing=closing)
+        shown = repaired(text)
+        if ok and shown == text or not self.patched(patches.ASKABLE):
+            return decision, None
+        if not ok:
+            return decision, why
+        return decision.model_copy(update={"next_question": decision.next_question.model_copy(
+            update={"text": shown})}), None
 
     def answers_to_assess(self, new: list[TranscriptEntry]) -> list[TranscriptEntry]:
         """Structured mode: the new, on-time interviewee answers in the current section."""

@@ -2,7 +2,10 @@
 random sequences — answers of any length and language, echoes of the question shown, a human interviewer's lines,
 resent entries, silences, pauses, disconnects, heartbeats, skips, the end, late timers and clock jumps, live cycles
 whose model call overlaps all of that and whose decisions repeat or contradict, and continue-as-new at any moment
-— and checks every invariant of tests/interview_invariants.py after every step.
+— and checks every invariant of tests/interview_invariants.py after every step. The plan is a person's, a model's
+or a follow-up's (of an earlier session that answered some questions), and the models write hostile outputs
+(tests/unit/interview/hostile.py: random text, JSON fragments, their prompt echoed, instructions, other languages
+and scripts, repeats, questions the earlier session got answered) in their plans and as the next question.
 
 `make test` runs 2,000 sequences (`test_session_machine`); `pytest -m deep` runs 20,000
 (`test_session_machine_long`). A failure prints the shortest sequence that breaks a named invariant: it becomes a
@@ -25,6 +28,7 @@ from hypothesis.stateful import (
 )
 
 from models.common import ArtifactRef
+from models.interview.activities import SessionRecord
 from models.interview.entries import Heartbeat, SessionControl, TranscriptEntry
 from models.interview.notes import (
     DimensionAssessment,
@@ -52,6 +56,8 @@ from tests.interview_invariants import (
     check_event_log,
     require,
 )
+from tests.unit.interview import hostile as hostile_outputs
+from tests.unit.interview.hostile import hostile
 
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 WID = "interview-generated-0001"
@@ -66,6 +72,28 @@ ANY_TEXT = st.one_of(
     st.text(st.characters(exclude_categories=["Cs"]), min_size=0, max_size=40),
     st.builds(lambda n, c: c * n, st.integers(1, 900), st.sampled_from(["あ", "word ", "é", "x"])),
 )
+
+
+def plan_texts(plan: PlanSnapshot) -> set[str]:
+    """Every text of a plan a person gave that the engine may show (003: a section's goal or title when it has no
+    prompt and no question): theirs to word, not checked as a model's."""
+    out = {q.text for x in plan.sections for q in x.questions}
+    out |= {t for x in plan.sections for pool in x.followup_pool.values() for t in pool}
+    return out | {t for x in plan.sections for t in (x.primary_prompt, x.goal, x.title) if t}
+
+
+def answered_in(transcript: list[TranscriptEntry]) -> set[str]:
+    """The questions a transcript asked and got an answer to (normalised): every interviewer entry before an
+    interviewee entry."""
+    out: set[str] = set()
+    pending: list[str] = []
+    for e in transcript:
+        if e.speaker == "interviewer":
+            pending.append(normalized(e.text))
+        elif pending:
+            out.update(pending)
+            pending = []
+    return out
 
 
 def plan_for(n_sections: int, n_questions: int, pools: bool, blanks: bool = False) -> PlanSnapshot:
@@ -95,12 +123,41 @@ class SessionMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------------------------------ set-up
     @initialize(mode=st.sampled_from(["adaptive", "structured"]), n_sections=st.integers(1, 3),
                 n_questions=st.integers(1, 3), pools=st.booleans(), duration=st.sampled_from([60, 120, 300, 900]),
-                grace=st.sampled_from([0.0, 15.0]), presence=st.sampled_from([0.0, 20.0]), blanks=st.booleans())
-    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence, blanks):
+                grace=st.sampled_from([0.0, 15.0]), presence=st.sampled_from([0.0, 20.0]), blanks=st.booleans(),
+                origin=st.sampled_from(["person", "person", "model", "follow-up", "follow-up planned"]),
+                data=st.data())
+    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence, blanks, origin, data):
+        """A plan the person gave, or a model's (hostile questions among good ones), or a follow-up of an earlier
+        session (the Follow-Up agent's suggestions, or a model's plan for another topic) that answered some
+        questions."""
         self.plan = plan_for(n_sections, n_questions, pools, blanks)
-        self.inp = InterviewInput(topic="Generated", mode=mode, plan=self.plan, duration_seconds=duration,
-                                  late_grace_seconds=grace, presence_timeout_seconds=presence,
-                                  max_entry_chars=MAX_CHARS, min_content_words=3)
+        self.given: set[str] = set()
+        self.answered_before: set[str] = set()
+        self.earlier: list[str] = []
+        fields = dict(topic="Generated", mode=mode, duration_seconds=duration, late_grace_seconds=grace,
+                      presence_timeout_seconds=presence, max_entry_chars=MAX_CHARS, min_content_words=3)
+        record = None
+        if origin == "person":
+            self.inp = InterviewInput(plan=self.plan, **fields)
+            self.given = plan_texts(self.plan)
+        elif origin == "model":
+            self.inp = InterviewInput(**fields)
+        else:
+            self.earlier = data.draw(st.lists(st.sampled_from(hostile_outputs.EARLIER), min_size=1, max_size=5))
+            answered = data.draw(st.lists(st.booleans(), min_size=len(self.earlier), max_size=len(self.earlier)))
+            transcript = []
+            for i, (q, a) in enumerate(zip(self.earlier, answered, strict=True)):
+                transcript.append(TranscriptEntry(entry_id=f"p{i}q", speaker="interviewer", text=q))
+                if a:
+                    transcript.append(TranscriptEntry(entry_id=f"p{i}a", speaker="interviewee", text="An answer."))
+            self.answered_before = answered_in(transcript)
+            earlier = st.sampled_from(self.earlier)
+            suggested = data.draw(st.lists(st.one_of(earlier, earlier, st.sampled_from(hostile_outputs.EARLIER),
+                                                     hostile(None, NotesState(), 40, [])), max_size=4))
+            record = SessionRecord(workflow_id="interview-earlier", plan=self.plan, notes=NotesState(),
+                                   transcript=transcript, follow_up=hostile_outputs.follow_up(suggested))
+            topic = "Deeper" if origin == "follow-up" else "Elsewhere"
+            self.inp = InterviewInput(previous_session_id=record.workflow_id, follow_up_topic=topic, **fields)
         self.s = Session(self.inp, WID)
         self.s.patched = lambda _patch_id: self.PATCHED
         self.now = T0
@@ -113,9 +170,20 @@ class SessionMachine(RuleBasedStateMachine):
         self.step = "start"
         self.recorded_question = False      # this step recorded a question the engine put in force
         self._take(self.s.create(T0))
-        ready = self.s.plan_or_request()
-        assert isinstance(ready, PlanSnapshot)
+        if record is not None:
+            self.s.load_previous(record)
+        ready = self.s.plan_or_request(record)
+        if not isinstance(ready, PlanSnapshot):       # the Planner (a model) answers
+            request = ready
+            good = SENTENCE.map(lambda t: t + "?")
+            texts = data.draw(st.lists(st.lists(st.one_of(good, hostile(None, NotesState(), 40, self.earlier)),
+                                                max_size=4), min_size=0, max_size=3))
+            ready = hostile_outputs.model_plan(texts)
+            if record is not None:
+                ready = self.s.as_follow_up(record, request, ready)
         self._take(self.s.set_plan(T0, ready))
+        assert self.s.state.plan is not None
+        self.plan = self.s.state.plan
         self._take(self.s.start(T0))
         self.ledger.watch.put_in_force(self.s.next_question(), self.s.state.current_index)
 
@@ -287,7 +355,10 @@ class SessionMachine(RuleBasedStateMachine):
         texts += self.questions_asked[-5:]
         if s.next_question():
             texts.append(s.next_question() or "")
-        text = data.draw(st.one_of(st.sampled_from(texts), SENTENCE.map(lambda t: t + "?"), st.sampled_from(["", " \n"])))
+        remaining = int((s.runtime().deadline - self.now).total_seconds()) if s.runtime() and s.runtime().deadline else 60
+        text = data.draw(st.one_of(st.sampled_from(texts), SENTENCE.map(lambda t: t + "?"), st.sampled_from(["", " \n"]),
+                                   hostile(s.state.plan, s.state.notes, remaining, self.questions_asked[-5:]),
+                                   st.sampled_from(self.earlier or texts)))
         if data.draw(st.booleans()):
             decision, method = s.fallback_decision(), "fallback"
         else:
@@ -344,7 +415,7 @@ class SessionMachine(RuleBasedStateMachine):
             return
         s, st_ = self.s, self.s.state
         check_entries(self.ledger, st_.transcript_tail, st_.transcript_count)
-        check_event_log(self.ledger.events, mode=self.inp.mode)
+        check_event_log(self.ledger.events, mode=self.inp.mode, given=self.given, answered_before=self.answered_before)
         # question-stays-until-answered
         watch, now_q = self.ledger.watch, s.next_question()
         if now_q != watch.text:
