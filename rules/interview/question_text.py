@@ -39,18 +39,18 @@ _RESIDUE: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("template braces", re.compile(r"[{}]")),
     ("brackets (an id or a label)", re.compile(r"[\[\]]")),
     ("JSON", re.compile(r"\"[^\"\n]{1,40}\"\s*:\s*[\"\d\[{tfn]|\\n|\\\"|```")),
-    ("a timer from the prompt", re.compile(r"\(\s*\d+\s*s\b[^)]*\)|\b\d+\s*s (?:left|elapsed)\b|\d+\s*% done",
-                                           re.IGNORECASE)),
+    ("a timer from the prompt", re.compile(r"\(\s*\d+\s*s\s+(?:left|elapsed)\s*\)|\b\d+s (?:left|elapsed)\b|"
+                                           r"\d+\s*% done", re.IGNORECASE)),
     ("a markdown heading or list", re.compile(r"(?m)^\s*(?:#{1,6}\s|[-*•]\s|\d+[.)]\s|\*\*)")),
-    ("a schema field name", re.compile(r"\b[a-z]+_[a-z_]+\b|\b[a-z]{2,}[A-Z][A-Za-z]*\b")),
+    ("a schema field name", re.compile(r"\b[a-z]+_[a-z_]+\b|\b[a-z]{2,}(?:[A-Z][a-z0-9]+)+[A-Z]*\b")),
     ("a speaker or prompt label", re.compile(
         r"(?im)^\s*(?:interviewer|interviewee|candidate|assistant|user|system|orchestrator|planner|question|"
         r"next question|topic|research goal|angle|timing|current section|plan coverage|notes|research|transcript|"
         r"context|duration|phase|phases|brief|reason|answer|output|response|json)\s*:")),
     ("the prompt echoed", re.compile(
-        r"✓|○|\bnot asked\b|\(no notes yet\)|\(none\)|\bP[123]\b|\bOrchestratorDecision\b|\bPlanSnapshot\b|"
-        r"\bschema\b|\bdeep_dive\b|\bwrap_up\b|you are the (?:orchestrator|planner)|answer with one json|"
-        r"follow-up session|previously discussed|required dimensions|\bjson\b|\bid:", re.IGNORECASE)),
+        r"✓|○|\bnot asked\b|\(no notes yet\)|\(none\)|\bOrchestratorDecision\b|\bPlanSnapshot\b|"
+        r"you are the (?:orchestrator|planner)|answer with one json|this is a follow-up session|"
+        r"previously discussed:|previously covered:|required dimensions of|\bid:", re.IGNORECASE)),
 )
 
 _INSTRUCTION = re.compile(
