@@ -65,3 +65,6 @@ ASKABLE = declare("interview", "interview-shown-text-is-a-question", ("interview
                   "Orchestrator proposal that is not gives way to the fallback's, a model's plan keeps only questions")
 NO_REASK = declare("interview", "interview-no-reask-across-sessions", ("interview_question_text",), _SHIPPED_QUESTIONS,
                    "a follow-up never puts in force a question answered in an earlier session of the interview")
+LATE_TO_LAST_RUN = declare("interview", "interview-late-answer-to-the-last-section-run", ("interview_question_text",),
+                           _SHIPPED_QUESTIONS, "an answer after the time ran out belongs to the last section that ran, "
+                           "not to one the time never reached (where no summary ever read it)")

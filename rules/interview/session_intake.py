@@ -283,8 +283,8 @@ class SessionIntake(SessionSchedule):
         Within `late_grace_seconds` (15 s) of a section ending by time, an interviewee's entry belongs — late — to
         that section only while it still answers that section's question: the client says which section's question
         it showed (`reply_to_section_id`), else it arrives before the new section's first interviewer entry. Any
-        other entry belongs to the section in force. After the last section it belongs to the last one (late while
-        in grace)."""
+        other entry belongs to the section in force. After the last section it belongs to the last one that ran
+        (late while in grace; sections the time never reached get none)."""
         grace, sections, current = self.inp.late_grace_seconds, self.state.sections, self.state.current_index
         if 0 <= current < len(sections):
             if current > 0:
@@ -296,6 +296,9 @@ class SessionIntake(SessionSchedule):
             return sections[current].id, False
         if sections and current >= len(sections):
             last = sections[-1]
+            if last.started_at is None and self.patched(patches.LATE_TO_LAST_RUN):
+                # the time ran out before the last sections started: the answer belongs to the last one that ran
+                last = next((x for x in reversed(sections) if x.started_at is not None), last)
             return last.id, last.ended_at is not None and timing.in_grace(now, last.ended_at, grace)
         return None, False
 

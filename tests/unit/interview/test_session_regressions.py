@@ -375,3 +375,29 @@ def test_a_model_plan_without_a_question_gets_the_topics_plan(old):
         return
     assert s.fallback_decision().next_question.text != decisions.GENERIC_CLOSING_QUESTION
     assert s.state.plan is not None and sum(len(x.questions) for x in s.state.plan.sections) >= 3
+
+
+@pytest.mark.parametrize("old", [AFTER_FIX, BEFORE_FIX])
+def test_an_answer_after_the_time_ran_out_belongs_to_the_last_section_that_ran(old):
+    """Found by the generated scenarios once they drew the topic's plan (4 sections) for a 1-minute interview:
+    the clock fired late, at the end, so the time ran out in the third section and the fourth was never reached;
+    an answer in the late grace was filed under that fourth section, and no summary ever read it
+    (summaries-see-every-answer)."""
+    inp = InterviewInput(topic="Generated", duration_seconds=60, late_grace_seconds=15.0)
+    s = Session(inp, WID)
+    if old:
+        patched_off(s)
+    s.create(T0)
+    assert not isinstance(s.plan_or_request(), PlanSnapshot)
+    s.set_plan(T0, PlanSnapshot(topic=inp.topic, research_goal="g", angle="a", sections=[]))   # the topic's plan
+    s.start(T0)
+    s.on_clock(at(30))
+    s.on_clock(at(60))                                   # late: the rest of the time at once
+    assert [rt.exit_reason for rt in s.state.sections][-1] == "not_reached"
+    recorded, _, _ = s.accept_entry(at(60), entry("a-1", "interviewee", "It was the pager, every night."))
+    if old:
+        assert recorded.section_id == "reflection" and not recorded.late                 # the defect
+        return
+    assert recorded.section_id == "tensions" and recorded.late
+    summaries = s.control(at(61), "end").summaries
+    assert "tensions" in [x.section_id for _, x in summaries]
