@@ -119,7 +119,7 @@ def check_presentations(events: Iterable[InterviewEvent], *, mode: str, given: C
             require(text.strip(), "no-blank-question", f"event {e.event_id} presents a blank question")
             raw = str(e.payload.get("text", ""))
             ok, why = is_askable(raw, closing=e.payload.get("entry_id") in closing)
-            require(ok or raw in given, "shown-text-is-a-question",
+            require(ok or raw in given and e.payload.get("method") != "orchestrator", "shown-text-is-a-question",
                     f"event {e.event_id} presents {raw[:80]!r}: {why}")
             require(text not in answered_before or e.payload.get("kind") == "minimum_content",
                     "no-reask-across-sessions", f"event {e.event_id} presents {text[:60]!r}, answered in an earlier "
