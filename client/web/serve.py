@@ -104,6 +104,7 @@ def serve(
     from client.errors import CliError
     from client.web.guard import WeakTokenError, check_token
     from client.web.interview.room import LazyClient, load_secret
+    from client.web.interview.updates import per_interview
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -111,10 +112,11 @@ def serve(
     try:
         codec = load_codec()
         store_text = checked_store_settings()
+        per_interview()
     except KeyringError as exc:
         err_console.print(f"[red]error:[/red] payload encryption: {exc}", highlight=False)
         raise typer.Exit(2) from None
-    except CliError as exc:
+    except (CliError, ValueError) as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
     token = os.environ.get(TOKEN_ENV, "").strip()

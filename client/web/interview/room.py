@@ -6,7 +6,8 @@
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
     POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
                                            entry_id; the section of the question on screen decides late grace;
-                                           409 once the interview has ended, finished or not)
+                                           409 once the interview has ended, finished or not; a burst queues
+                                           here, client/web/interview/updates.py: 429 only when it cannot wait)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     POST /room/{wid}/{key}/audio, GET .../question-audio: the voice room (client/web/voice/room.py); an entry's
                                            `audio_clips` name the recordings it was transcribed from
@@ -58,6 +59,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
+from client.web.interview.updates import Busy, Gates
 from client.web.voice.clips import audio_clips
 from models.interview.entries import (
     Heartbeat,
@@ -200,9 +202,16 @@ class Rooms:
         self.recorded: set[str] = set()          # "wid/qid" already recorded as interviewer entries
         self.notices: OrderedDict[str, Notices] = OrderedDict()   # per session, the latest MAX_SESSIONS sessions
         self.stopping = asyncio.Event()
+        self.gates = Gates()                     # per interview: this server's updates in flight, the rest queued
 
     async def handle(self, wid: str) -> WorkflowHandle:
         return (await self.client()).get_workflow_handle(wid, result_type=InterviewResult)
+
+    async def update(self, wid: str, name: str, arg: Any, result_type: type[Any]) -> Any:
+        """An update to the interview, queued behind this server's others to it (client/web/interview/updates.py):
+        a burst waits its turn instead of meeting the server's in-flight limit."""
+        handle = await self.handle(wid)
+        return await self.gates.run(wid, lambda: handle.execute_update(name, arg, result_type=result_type))
 
     async def state(self, wid: str) -> SessionState:
         return await (await self.handle(wid)).query(QUERY_SESSION_STATE, result_type=SessionState)
@@ -247,8 +256,7 @@ class Rooms:
         entry = TranscriptEntry(entry_id=f"room-q-{s.question_event_id}", speaker="interviewer",
                                 text=s.next_question)
         with contextlib.suppress(WorkflowUpdateFailedError):      # ended meanwhile: nothing to record
-            await (await self.handle(s.workflow_id)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
-                                                                    result_type=SubmitEntryResult)
+            await self.update(s.workflow_id, UPDATE_SUBMIT_ENTRY, entry, SubmitEntryResult)
         self.recorded.add(key)
 
     # ------------------------------------------------------------------------------------ subscriptions
@@ -312,6 +320,12 @@ def _error(status: int, message: str) -> web.Response:
 
 
 def _temporal_error(exc: Exception) -> web.Response:
+    if isinstance(exc, Busy):
+        response = _error(429, str(exc))
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+        return response
+    if isinstance(exc, RPCError) and exc.status == RPCStatusCode.RESOURCE_EXHAUSTED:
+        return _error(429, f"the Temporal server is busy with this interview: {error_message(exc)}")
     if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND:
         return _error(404, "no such interview")
     if isinstance(exc, WorkflowUpdateFailedError):
@@ -423,9 +437,8 @@ async def room_entry(request: web.Request) -> web.Response:
                                        "reply_to_section_id": section if isinstance(section, str) and section
                                        else None, "audio": audio}, "entry")
     try:
-        result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
-                                                                result_type=SubmitEntryResult)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
+        result = await rooms.update(wid, UPDATE_SUBMIT_ENTRY, entry, SubmitEntryResult)
+    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
         return await _update_error(rooms, wid, exc)
     return web.json_response({"ok": True, "duplicate": result.duplicate, "seq": result.entry.seq,
                               "late": result.entry.late, "status": result.status})
@@ -442,9 +455,9 @@ async def room_heartbeat(request: web.Request) -> web.Response:
     hb = as_model(Heartbeat, {"client_id": str(data.get("client_id", ""))[:200] or "page", "role": "interviewee",
                               "seq": seq}, "heartbeat")
     try:
-        s = await (await rooms.handle(wid)).execute_update(UPDATE_HEARTBEAT, hb, result_type=SessionState)
+        s = await rooms.update(wid, UPDATE_HEARTBEAT, hb, SessionState)
         await rooms.record_question(s)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
+    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
         return await _update_error(rooms, wid, exc)
     return web.json_response(room_view(s, await rooms.latest_notices(s)))
 
@@ -499,10 +512,9 @@ async def console_control(request: web.Request) -> web.Response:
     if action not in CONTROL_ACTIONS:
         return _error(400, f"action must be one of {', '.join(CONTROL_ACTIONS)}")
     try:
-        s = await (await rooms.handle(wid)).execute_update(
-            UPDATE_SESSION_CONTROL, SessionControl(action=action, reason="interviewer console"),
-            result_type=SessionState)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
+        s = await rooms.update(wid, UPDATE_SESSION_CONTROL,
+                               SessionControl(action=action, reason="interviewer console"), SessionState)
+    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
         return await _update_error(rooms, wid, exc)
     return web.json_response(s.model_dump(mode="json"))
 
