@@ -3,8 +3,7 @@ local dates (Babel's CLDR data).
 
     client/web/locale/colloquy.pot                      the template, extracted by Babel from the Jinja templates,
                                                         the Python (N_() / gettext) and the scripts (_() in *.js):
-                                                        pybabel extract -F client/web/babel.cfg -k N_ -k _ \\
-                                                            -o client/web/locale/colloquy.pot client/web
+                                                        (client/web/babel.cfg; docs/study.md "Languages")
     client/web/locale/<lang>/LC_MESSAGES/colloquy.po    one complete catalog per shipped language, read at runtime
                                                         with Babel (read_po: no compile step to forget)
 
@@ -21,6 +20,7 @@ the server puts in it (`script_strings`), so the room needs no second translatio
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -40,6 +40,7 @@ DOMAIN = "colloquy"
 CATALOGS = ("es", "fr", "de", "pt", "it", "nl", "ja", "zh", "ar", "hi", "sw")   # plus English, the source
 PAGE_LANGUAGES = ("en", *CATALOGS)
 RTL = frozenset({"ar", "he", "fa", "ur"})
+_TAG = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$")
 
 
 def N_(message: str) -> str:
@@ -178,3 +179,11 @@ def render_page(template: str, code: str | None, **values: Any) -> str:
     return ENV.get_template(template).render(lang=loc.lang, direction=loc.direction, fallback=loc.fallback,
                                              participant_language=loc.asked,
                                              asked_name=language_name(loc.asked, "en"), **values)
+
+
+def room_html(language: str | None) -> str:
+    """The interview room (client/web/interview/room.py) in the participant's language — the `?lang=` of its link,
+    the study adds it; English without one: `<html lang dir>`, its strings and the scripts' catalog."""
+    language = (language or "").strip()
+    language = language if _TAG.match(language) else "en"
+    return render_page("room.html", language, strings=script_strings(language))

@@ -44,7 +44,6 @@ import hashlib
 import hmac
 import json
 import os
-import re
 import secrets
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -60,7 +59,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
-from client.web.i18n import render_page, script_strings
+from client.web.i18n import room_html
 from client.web.voice.clips import audio_clips
 from models.interview.entries import (
     Heartbeat,
@@ -92,7 +91,6 @@ SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
 STATIC = {"console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js", "voice.js", "i18n.js"}
-_LANG = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$")
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
 FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
@@ -353,17 +351,6 @@ def _asset(name: str) -> str:
     return resources.files("client.web").joinpath(name).read_text(encoding="utf-8")
 
 
-def room_language(request: web.Request) -> str:
-    """The participant's language, from the room link's `?lang=` (the study adds it); English without one."""
-    asked = request.query.get("lang", "").strip()
-    return asked if _LANG.match(asked) else "en"
-
-
-def room_html(language: str) -> str:
-    """The room in the participant's language: `<html lang dir>`, its strings and the scripts' catalog."""
-    return render_page("room.html", language, strings=script_strings(language))
-
-
 def _page(name: str, request: web.Request | None = None, text: str | None = None) -> web.Response:
     text = text if text is not None else _asset(name)
     text = text if request is None else with_csrf(request, text)
@@ -402,7 +389,7 @@ async def _sse(request: web.Request, wid: str, interviewee: bool,
 @public
 async def room_page(request: web.Request) -> web.Response:
     _room_guard(request)
-    return _page("room.html", request, room_html(room_language(request)))
+    return _page("room.html", request, room_html(request.query.get("lang")))
 
 
 @public

@@ -20,8 +20,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from client.web.app import build_app
-from client.web.i18n import CATALOGS, PAGE_LANGUAGES, RTL, page_locale, read_catalog, script_strings
-from client.web.interview.room import room_extension, room_html, room_path
+from client.web.i18n import (
+    CATALOGS,
+    PAGE_LANGUAGES,
+    RTL,
+    page_locale,
+    read_catalog,
+    room_html,
+    script_strings,
+)
+from client.web.interview.room import room_extension, room_path
 from client.web.study.pages import REFUSED
 from client.web.study.routes import study_extension
 from models.common import ArtifactRef
