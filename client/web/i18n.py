@@ -122,13 +122,16 @@ def script_strings(code: str | None) -> dict[str, str]:
     return out
 
 
-def language_name(code: str, in_language: str | None = None) -> str:
-    """A language's name in the page's language ('de' on a French page: 'allemand'); the code if unknown."""
+def language_name(code: str, in_language: str | None = None, in_sentence: bool = False) -> str:
+    """A language's name in the page's language ('de' on a French page: 'Allemand' in a list, 'allemand' within a
+    sentence: CLDR's own case); the code if unknown."""
     try:
         name = Locale.parse(code.replace("-", "_")).get_display_name(_locale(in_language or code))
     except (ValueError, UnknownLocaleError):
         return code
-    return name[:1].upper() + name[1:] if name else code
+    if not name:
+        return code
+    return name if in_sentence else name[:1].upper() + name[1:]
 
 
 def local_date(when: datetime | None, language: str | None, with_time: bool = False) -> str:

@@ -178,9 +178,15 @@ def join_form(request: web.Request, link: LinkView, lang: str, error: str = "", 
     return render(request, "study_join.html", lang, status, topic=link.topic, pseudonym=link.participant_id or "",
                   minutes=minutes, minutes_text=local_number(minutes, lang), languages=[
                       (code, language_name(code, code)) for code in offered(link)],
-                  language_name=language_name(lang, lang), closes=local_date(link.close_at, lang),
+                  language_name=language_name(lang, lang, in_sentence=True), closes=local_date(link.close_at, lang),
                   consent_language=consent_language, consent_text=text,
+                  consent_elsewhere=_base(consent_language) != _base(lang),
+                  consent_language_name=language_name(consent_language, lang, in_sentence=True),
                   consent_sha256=consent_rules.sha256(text), error=error)
+
+
+def _base(code: str) -> str:
+    return code.replace("_", "-").split("-")[0].lower()
 
 
 @public

@@ -212,6 +212,14 @@ async def _pages(lang: str, tmp_path: Path) -> dict[str, str]:
     return pages
 
 
+async def test_a_consent_text_in_another_language_is_said_to_be_so(tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path))
+    ja, de = (await _pages("ja", tmp_path))["join"], (await _pages("de", tmp_path))["join"]
+    assert 'id="consent-language"' in ja and "下の同意文は英語です" in ja and '<div id="consent-text" lang="en"' in ja
+    assert 'id="consent-language"' not in de and '<div id="consent-text" lang="de"' in de
+    assert "en français" in (await _pages("fr", tmp_path))["join"]        # a language's name within a sentence
+
+
 @pytest.mark.parametrize("lang", CATALOGS)
 async def test_every_page_in_every_shipped_language_has_no_english_left(lang, tmp_path, monkeypatch):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path))
