@@ -193,7 +193,10 @@ def read_consent(items: list[str]) -> dict[str, str]:
 def invite_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     count: int = typer.Option(1, min=1, max=1000, help="How many participants (one link each)."),
-    language: str | None = typer.Option(None, help="Their language (default: they choose on the link's page)."),
+    language: str | None = typer.Option(None, help="Their language (default: they choose on the link's page); "
+                                        "one with a page catalog unless --english-pages."),
+    english_pages: bool = typer.Option(False, "--english-pages", help="Accept a language without a page catalog: "
+                                       "their pages are in English and say so."),
     base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_PUBLIC_URL",
                                         help="Where `colloquy serve` is reached (default http://127.0.0.1:8234)."),
     out: Path | None = typer.Option(None, "--out", help="Also write 'participant,link' rows to this CSV file (a "
@@ -202,6 +205,9 @@ def invite_cmd(
 ) -> None:
     """Add participants; prints one unguessable link each. Links are shown once (the study keeps only a hash)."""
     async def _run() -> None:
+        if language and not english_pages and coverage.unsupported_pages(language, []):
+            raise CliError(f"no page catalog for {language}: their pages would be English (translated: "
+                           f"{' '.join(PAGE_LANGUAGES)}); pass --english-pages to accept that", ExitCode.USAGE)
         client = await conn.connect()
         invited = await invite_participants(_handle(client, study_id), count, language, base_url or default_base())
         for p, link in invited:

@@ -19,6 +19,8 @@ def test_a_language_without_page_catalog_is_refused_without_english_pages():
     assert "Traceback" not in r.output
     r = CliRunner().invoke(app, ["create", "On-call", "--quota", "1", "--language", "ko"])
     assert r.exit_code == 2 and "no page catalog for ko" in r.output
+    r = CliRunner().invoke(app, ["invite", "study-x", "--language", "ko"])
+    assert r.exit_code == 2 and "no page catalog for ko" in r.output and "--english-pages" in r.output
 
 
 def test_the_shipped_languages_pass_and_the_coverage_says_what_each_gets():
