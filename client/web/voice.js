@@ -14,7 +14,8 @@
   const wid = decodeURIComponent(base.split("/")[2] || "");
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
-  const lang = (params.get("lang") || document.documentElement.lang || "en").slice(0, 20);
+  const lang = (params.get("lang") || document.body.dataset.language || document.documentElement.lang || "en").slice(0, 20);
+  const _ = window.ColloquyI18n ? window.ColloquyI18n._ : (s, v) => (v ? s.replace(/%\((\w+)\)s/g, (m, k) => (k in v ? String(v[k]) : m)) : s);
   const R = { speech: 0.02, endSilence: 1.6, chunkPause: 0.35, chunkMin: 2.5, chunkMax: 12.0, preRoll: 0.3,
               maxTurn: 280 };
   const AUTOSEND_S = Number(params.get("autosend") || 4);
@@ -39,13 +40,13 @@
   function syncButtons() {
     mic.disabled = ended || !consent.checked;
     mic.setAttribute("aria-pressed", listening || held ? "true" : "false");
-    mic.textContent = listening || held ? "■ Stop listening" : "🎤 Speak";
-    mute.textContent = muted() ? "🔇 Questions muted" : "🔊 Questions spoken";
+    mic.textContent = listening || held ? "■ " + _("Stop listening") : "🎤 " + _("Speak");
+    mute.textContent = muted() ? "🔇 " + _("Questions muted") : "🔊 " + _("Questions spoken");
     player.muted = muted();
   }
   consent.addEventListener("change", () => {
     localStorage.setItem(consentKey, consent.checked ? "yes" : "no");
-    if (!consent.checked) stopCapture("Recording is off: you did not agree to it.");
+    if (!consent.checked) stopCapture(_("Recording is off: you did not agree to it."));
     syncButtons();
   });
   mute.addEventListener("click", () => {
@@ -61,7 +62,7 @@
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false,
                                                                 autoGainControl: false } });   // Whisper copes
-    } catch (e) { say("The microphone is not available: " + e.message); stream = null; return; }
+    } catch (e) { say(_("The microphone is not available: %(error)s", { error: e.message })); stream = null; return; }
     lastStream = stream;
     if (ended || !consent.checked) { stopCapture(); return; }
     ctx = new AudioContext();
@@ -70,7 +71,7 @@
     node.onaudioprocess = (ev) => onBlock(new Float32Array(ev.inputBuffer.getChannelData(0)), ctx.sampleRate);
     source.connect(node); node.connect(ctx.destination);
     resetChunk(); spoke = false; quiet = 0; turnSeconds = 0;
-    say("Listening… speak when you are ready.");
+    say(_("Listening… speak when you are ready."));
   }
   function stopCapture(message) {
     if (node) { node.onaudioprocess = null; try { node.disconnect(); source.disconnect(); } catch (e) { /* gone */ } }
@@ -111,7 +112,7 @@
     if (turn) { turn.done = true; maybeFinish(turn); }
     turn = null;
     if (!listening) stopCapture();
-    else say("Listening… (your answer is being written down)");
+    else say(_("Listening… (your answer is being written down)"));
   }
 
   function wav(blocksIn) {
@@ -160,7 +161,7 @@
           if (n === 0 || !t.id) t.id = t.id || data.entry_id;
           break;
         }
-        if (r.status !== 202 && r.status < 500) { say("Not transcribed: " + (data.error || "HTTP " + r.status)); break; }
+        if (r.status !== 202 && r.status < 500) { say(_("Not transcribed: %(error)s", { error: data.error || "HTTP " + r.status })); break; }
       } catch (e) { /* network: retry */ }
       await new Promise((res) => setTimeout(res, delay));
       delay = Math.min(delay * 2, 8000);
@@ -184,10 +185,10 @@
     if (!t.done || t.pending > 0 || t.finished) return;
     t.finished = true;
     t.clips = t.clips.filter(Boolean);
-    if (!t.id || !t.texts.some(Boolean)) { say("Nothing was heard. Try again, a little louder."); return; }
+    if (!t.id || !t.texts.some(Boolean)) { say(_("Nothing was heard. Try again, a little louder.")); return; }
     finished.push(t);
-    if (t.edited) { say("Your words are in the box: correct them if needed, then send."); return; }
-    say("Your words are in the box: edit them if needed (sending in " + AUTOSEND_S + " s).");
+    if (t.edited) { say(_("Your words are in the box: correct them if needed, then send.")); return; }
+    say(_("Your words are in the box: edit them if needed (sending in %(seconds)s s).", { seconds: AUTOSEND_S }));
     const autosend = () => {
       if (t.edited || t.sent || ended) return;
       if (!t.shown || answer.readOnly) { t.timer = setTimeout(autosend, 300); return; }
@@ -206,13 +207,13 @@
     if (!t) return null;
     t.sent = true; clearTimeout(t.timer);
     finished = finished.filter((x) => !x.sent);
-    say(listening ? "Sent. Listening…" : "Sent.");
+    say(listening ? _("Sent. Listening…") : _("Sent."));
     return { id: t.id, clips: t.clips };
   }
 
   mic.addEventListener("click", () => {
     if (held) return;
-    if (listening) { listening = false; if (spoke) endTurn(); else stopCapture("Stopped listening."); }
+    if (listening) { listening = false; if (spoke) endTurn(); else stopCapture(_("Stopped listening.")); }
     else { listening = true; startCapture(); }
     syncButtons();
   });
@@ -241,7 +242,7 @@
     lastQuestion = v.question_id;
     const qid = v.question_id;
     player.src = base + "/question-audio?lang=" + encodeURIComponent(lang) + "&q=" + encodeURIComponent(qid);
-    if (!muted()) await player.play().catch(() => say("Press play to hear the question."));
+    if (!muted()) await player.play().catch(() => say(_("Press play to hear the question.")));
   }
 
   window.addEventListener("colloquy:state", (ev) => {
@@ -249,7 +250,7 @@
     if (v.ended && !ended) {
       ended = true;                          // 000: capture stops at once on closing
       player.pause();
-      stopCapture("The interview has ended: the microphone is off.");
+      stopCapture(_("The interview has ended: the microphone is off."));
     }
     if (!ended) playQuestion(false);
     syncButtons();

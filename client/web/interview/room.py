@@ -1,6 +1,7 @@
 """The live interview in a browser, served by `colloquy serve` (client/web/app.py extensions):
 
-    GET  /room/{wid}/{key}                 the interviewee page (the key is the capability: no other login)
+    GET  /room/{wid}/{key}[?lang=xx]       the interviewee page (the key is the capability: no other login), in the
+                                           participant's language (client/web/i18n.py: `lang`, `dir`, its strings)
     GET  /room/{wid}/{key}/state           what the page shows, as JSON (with `max_entry_chars` and `notices`: the
                                            latest section boundaries and time warnings, from the event log)
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
@@ -59,6 +60,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
+from client.web.i18n import room_html
 from client.web.interview.updates import Busy, Gates
 from client.web.voice.clips import audio_clips
 from models.interview.entries import (
@@ -90,7 +92,7 @@ from rules.text import escape_raw_html
 SECRET_ENV = "COLLOQUY_ROOM_SECRET"
 ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
 FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js", "voice.js"}
+STATIC = {"console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js", "voice.js", "i18n.js"}
 RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
 KEEPALIVE_SECONDS = 15.0
 FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
@@ -363,8 +365,9 @@ def _asset(name: str) -> str:
     return resources.files("client.web").joinpath(name).read_text(encoding="utf-8")
 
 
-def _page(name: str, request: web.Request | None = None) -> web.Response:
-    text = _asset(name) if request is None else with_csrf(request, _asset(name))
+def _page(name: str, request: web.Request | None = None, text: str | None = None) -> web.Response:
+    text = text if text is not None else _asset(name)
+    text = text if request is None else with_csrf(request, text)
     return web.Response(text=text, content_type="text/html", headers={
         "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
         "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:"})
@@ -400,7 +403,7 @@ async def _sse(request: web.Request, wid: str, interviewee: bool,
 @public
 async def room_page(request: web.Request) -> web.Response:
     _room_guard(request)
-    return _page("room.html", request)
+    return _page("room.html", request, room_html(request.query.get("lang")))
 
 
 @public
