@@ -25,7 +25,7 @@ from core.codec import KEYS_FILE_ENV, SERVE_PORT_ENV, KeyringError, serve_port
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from client.web.interview.room import Connect
+    from client.web.interview.sessions import Connect
     from core.codec import EncryptionCodec
 
 TOKEN_ENV = "COLLOQUY_SERVE_TOKEN"
@@ -103,7 +103,7 @@ def serve(
     from client.common import console, err_console
     from client.errors import CliError
     from client.web.guard import WeakTokenError, check_token
-    from client.web.interview.room import LazyClient, load_secret
+    from client.web.interview.sessions import LazyClient, load_secret
     from client.web.interview.updates import per_interview
     from core.codec import load_codec
     from core.temporal import connect

@@ -39,7 +39,7 @@ from client.web.i18n import (
     page_translations,
     render_page,
 )
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import (
     QUERY_LINK,

@@ -27,7 +27,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
-from client.web.interview.room import LazyClient
+from client.web.interview.sessions import LazyClient
 from client.web.study.pages import STUDIES, Studies, join_page, join_start, member_check
 from client.web.study.themes import current_findings, edit_theme, edited_text
 from models.study.workflow import (

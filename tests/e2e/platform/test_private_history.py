@@ -15,7 +15,7 @@ from temporalio.client import Client
 
 from client.interview.cli import start_interview, wait_for_state
 from client.web.guard import CSRF_HEADER
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from client.web.serve import build_serve_app
 from core.codec import KEYS_FILE_ENV, EncryptionCodec, Keyring, data_converter
 from models.interview.workflow import InterviewInput

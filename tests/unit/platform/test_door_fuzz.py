@@ -30,7 +30,7 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from client.web.interview.room import room_key
+from client.web.interview.sessions import room_key
 from client.web.serve import build_serve_app
 from core.codec import EncryptionCodec, Keyring
 from core.converter import SafeJSONPayloadConverter

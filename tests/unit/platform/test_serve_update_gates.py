@@ -7,6 +7,7 @@ RESOURCE_EXHAUSTED is waited out, and only after the bound does it become `Busy`
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import pytest
 from hypothesis import given, settings
@@ -40,8 +41,10 @@ def test_a_burst_runs_each_call_once_in_order_under_the_limit(limit: int, burst:
             in_flight[wid] -= 1
             return i
 
-        results = await asyncio.gather(*(gates.run(wid, lambda wid=wid, i=i, t=t: call(wid, i, t))
-                                         for i, (wid, t) in enumerate(burst)))
+        def caller(wid: str, i: int, ticks: int) -> Callable[[], Awaitable[int]]:
+            return lambda: call(wid, i, ticks)
+
+        results = await asyncio.gather(*(gates.run(wid, caller(wid, i, t)) for i, (wid, t) in enumerate(burst)))
         assert results == list(range(len(burst)))                          # each caller, its own result
         assert all(p <= limit for p in peak.values())                      # never over the limit
         for wid, order in started.items():                                 # arrival order, each once

@@ -29,7 +29,8 @@ from client.web.i18n import (
     room_html,
     script_strings,
 )
-from client.web.interview.room import room_extension, room_path
+from client.web.interview.room import room_extension
+from client.web.interview.sessions import room_path
 from client.web.study.pages import REFUSED
 from client.web.study.routes import study_extension
 from models.common import ArtifactRef
@@ -43,7 +44,8 @@ ATTRS = ("aria-label", "title", "data-confirm", "placeholder", "alt")
 
 def extracted() -> set[str | tuple[str, str]]:
     """What Babel extracts today (client/web/babel.cfg), as the catalogs' msgids."""
-    method_map, options_map = [], {}
+    method_map: list[tuple[str, str]] = []
+    options_map: dict[str, dict[str, str]] = {}
     section = None
     for line in (WEB / "babel.cfg").read_text().splitlines():
         line = line.strip()
@@ -58,7 +60,7 @@ def extracted() -> set[str | tuple[str, str]]:
     ids: set[str | tuple[str, str]] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
             str(WEB), method_map, options_map, keywords={"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}):
-        ids.add(message if isinstance(message, str) else tuple(message))
+        ids.add(message if isinstance(message, str) else (message[0], message[1]))
     return ids
 
 
@@ -91,7 +93,9 @@ class Visible(HTMLParser):
 
     def __init__(self, page_lang: str) -> None:
         super().__init__()
-        self.page_lang, self.stack, self.parts, self.skip = page_lang, [], [], 0
+        self.page_lang, self.skip = page_lang, 0
+        self.stack: list[bool] = []
+        self.parts: list[str] = []
         self.html: dict[str, str] = {}
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -125,8 +129,8 @@ def english_left(page: str, lang: str) -> list[str]:
     for m in read_catalog(lang):
         if not m.id:
             continue
-        ids = list(m.id) if isinstance(m.id, tuple) else [m.id]
-        strings = list(m.string) if isinstance(m.string, tuple) else [m.string]
+        ids = [str(i) for i in m.id] if isinstance(m.id, (tuple, list)) else [str(m.id)]
+        strings = [str(s) for s in m.string] if isinstance(m.string, (tuple, list)) else [str(m.string or "")]
         for mid in ids:
             if mid in strings:            # the same word in both languages ("Interview", "Question")
                 continue
@@ -154,7 +158,7 @@ async def _client(study: FakeStudy | None) -> TestClient:
                 raise ConnectionError("refused")
             return study
 
-    async def temporal() -> Handles:
+    async def temporal() -> Any:   # stands in for the Temporal client: only get_workflow_handle is used
         return Handles()
 
     app = build_app("researcher-token-for-tests", None, [], extensions=[room_extension(temporal, b"s"), study_extension(temporal, b"s")])
