@@ -27,8 +27,8 @@ def refuse_paths_outside_roots(paths: dict[str, str | None], files: list[str] | 
         return
     problems = input_path_problems(paths, files)
     if problems and workflow.patched(query_patches.PATHS_AT_THE_DOOR):
-        fail_start(PIPELINE, "paths name a place inside the worker's configured roots (docs/operations.md): "
-                   + "; ".join(problems))
+        fail_start(PIPELINE, f"invalid {workflow.info().workflow_type} input: paths name a place inside the "
+                   "worker's configured roots (docs/operations.md): " + "; ".join(problems))
 
 
 class QueryStepsBase:

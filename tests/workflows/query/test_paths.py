@@ -51,7 +51,8 @@ async def test_a_path_outside_the_roots_fails_the_run_at_the_door(ts_env, worker
     async with worker(ts_env.client) as queue:
         err = await _refusal(ts_env.client, queue, workflow_type, raw)
     assert err.type == "InvalidInput" and err.non_retryable
-    assert err.message.startswith("paths name a place inside the worker's configured roots")
+    assert err.message.startswith(f"invalid {workflow_type} input: paths name a place inside the worker's "
+                                  "configured roots")
     assert f"{field}: " in err.message and "\n" not in err.message
     assert offline.calls() == []
     assert sorted(p.name for p in outside.iterdir()) == ["secret.md"]     # no logs/, no .notes.lock
