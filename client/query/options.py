@@ -20,7 +20,7 @@ def _notes_dir_option(value: str | None) -> str | None:
     try:
         return notes_dir_for_worker(value)
     except CliError as err:
-        raise typer.BadParameter(err.message) from None
+        raise typer.BadParameter(err.message.removeprefix("--notes-dir ")) from None
 
 
 NotesDirOpt: Any = typer.Option(None, "--notes-dir", callback=_notes_dir_option, help="A folder inside the worker's notes root "

@@ -183,3 +183,14 @@ def test_a_malformed_import_roots_value_is_refused(value, why):
 def test_the_notes_root_is_the_configured_one(tmp_path):
     assert notes_root({"COLLOQUY_NOTES_DIR": str(tmp_path)}) == tmp_path.resolve()
     assert notes_root({}).name == "notes"
+
+
+def test_a_worker_with_malformed_import_roots_stops_at_start(monkeypatch):
+    """Before connecting, like the worker's other settings: a typo would otherwise refuse every import later."""
+    from typer.testing import CliRunner
+
+    from client import cli
+
+    monkeypatch.setenv("COLLOQUY_IMPORT_ROOTS", "Journal=/srv/journal")
+    bad = CliRunner().invoke(cli.app, ["worker"])
+    assert bad.exit_code == 2 and "COLLOQUY_IMPORT_ROOTS" in bad.output and "lowercase" in bad.output
