@@ -45,3 +45,17 @@ async def test_two_inputs_fail_the_run_at_once(ts_env, worker, offline, workflow
 async def test_no_input_fails_a_run_that_needs_one_at_once(ts_env, worker, offline, workflow_type):
     err = await _fails_at_once(ts_env, worker, workflow_type, [])
     assert "no input given" in err.message
+
+
+async def test_the_refused_run_says_failed_in_its_search_attributes(ts_env, worker, offline):
+    from core import search_attributes as sa
+    from models.status import FAILED, PHASE_DONE
+
+    async with worker(ts_env.client) as queue:
+        handle = await ts_env.client.start_workflow("InterviewWorkflow", args=[{"topic": "a"}, {}],
+                                                    id=f"one-input-{uuid.uuid4().hex[:8]}", task_queue=queue)
+        with pytest.raises(WorkflowFailureError):
+            await asyncio.wait_for(handle.result(), timeout=30)
+        attrs = (await handle.describe()).typed_search_attributes
+    assert attrs.get(sa.PIPELINE) == "interview" and attrs.get(sa.STATUS) == FAILED
+    assert attrs.get(sa.PHASE) == PHASE_DONE
