@@ -39,7 +39,6 @@ from activities.query.notes_markdown import (
     _term,
     _timestamp,
 )
-from core.settings import data_dir
 from models.query.agents import ParserOutput
 from models.query.parts import DateRange, Entry
 from models.query.workflow import (
@@ -69,14 +68,6 @@ class StorageError(Exception):
 
 class InvalidRequest(ValueError):
     """A bad argument (reversed date range, unsafe glob): the caller's mistake, never retried."""
-
-
-def notes_dir(explicit: str | None = None) -> Path:
-    """The notes root: an explicit path, else COLLOQUY_NOTES_DIR, else <data dir>/notes."""
-    if explicit:
-        return Path(explicit).expanduser().resolve()
-    env = os.environ.get("COLLOQUY_NOTES_DIR")
-    return Path(env).expanduser().resolve() if env else (data_dir() / "notes")
 
 
 def _os_error(action: str, path: Path, exc: OSError) -> StorageError:

@@ -144,9 +144,9 @@ _HINTS_LOCK = threading.Lock()
 async def journal_context(directory: str, year: int | None) -> JournalHints:
     """What the whole journal settles (numeric date order, its years): every file of the import, listed as the
     import lists them, read as it reads them. Each batch works it out again, so a batch never depends on another."""
-    from activities.query.storage import notes_list_import_files
+    from activities.query.storage import import_root, notes_list_import_files
 
-    root = Path(directory)
+    root = import_root(directory)
     files = await notes_list_import_files(ListImportInput(directory=directory))
 
     def hints() -> JournalHints:
@@ -178,17 +178,21 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
     parse them, several at a time. An entry already stored (same date, same normalised text — from any folder or
     file name) is passed on as known and costs no LLM call."""
     from activities.query.import_identity import stored_keys
-    from activities.query.storage import StorageRepository, notes_dir
+    from activities.query.storage import InvalidRequest, import_file, import_root, notes_repo
 
-    root = Path(inp.directory)
+    root = import_root(inp.directory)    # inside the import roots, or the batch fails now (activities/query/paths.py)
     sem = asyncio.Semaphore(IMPORT_CONCURRENCY)
     result = ImportBatchResult()
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     hints = await journal_context(inp.directory, inp.year)
     parsed_notes: list[ImportedNote] = []
 
     async def one(rel: str) -> None:
-        path = root / rel
+        try:
+            path = import_file(root, rel)
+        except InvalidRequest as err:
+            result.failed.append(f"{rel[:200]}: {err}")
+            return
         text, why = _read_note(path)
         if text is None:
             result.failed.append(f"{rel}: {why}")

@@ -27,14 +27,16 @@ async def run_import(client, directory: Path, app_id: str, notes_dir: str | None
                      poll_s: float = 0.25, undated: str = "skip", today: date | None = None,
                      year: int | None = None, prune: bool = False):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
+    from client.query.paths import import_dir_for_worker, notes_dir_for_worker
     from models.query.workflow import (
         ImportRequest,
     )
 
+    where = import_dir_for_worker(directory)     # the worker's name for it (its import roots)
     wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:12], 24)
     handle = await client.start_workflow(
         IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
-            "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
+            "directory": where, "app_id": app_id, "notes_dir": notes_dir_for_worker(notes_dir),
             "batch_size": batch_size, "undated": undated, "today": today, "year": year, "prune": prune}),
         id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
     result_task = asyncio.ensure_future(handle.result())
@@ -111,7 +113,8 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
 
 @connects
 def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt, *.markdown, *.org), "
-                                                 "searched recursively. Each file is split into dated entries: by "
+                                                 "searched recursively, inside one of the worker's import roots "
+                                                 "(COLLOQUY_IMPORT_ROOTS; default .data/imports). Each file is split into dated entries: by "
                                                  "the dates of its headings or date lines (day counters, weekdays, "
                                                  "newest-first and org-mode journals too), else its front matter "
                                                  "date, else the date in its file name."),
@@ -142,6 +145,15 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
     if not directory.is_dir():
         err_console.print(f"[red]error:[/red] {directory} is not a directory")
         raise typer.Exit(2)
+    if not dry_run:   # the worker reads only its import roots: say so now, before anything starts
+        from client.errors import CliError
+        from client.query.paths import import_dir_for_worker
+
+        try:
+            import_dir_for_worker(directory)
+        except CliError as err:
+            err_console.print(f"[red]error:[/red] {escape(err.message)}")
+            raise typer.Exit(2) from None
     if undated not in ("skip", "today", "mtime"):
         err_console.print(f"[red]error:[/red] --undated must be skip, today or mtime (not {undated!r})")
         raise typer.Exit(2)

@@ -83,8 +83,8 @@ def serve(
     ui_port: int | None = typer.Option(None, help="The embedded Web UI's port, for the default origins."),
     notes_app: str = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--notes-app",
                                   help="Domain app of the /notes API (env COLLOQUY_NOTES_APP)."),
-    notes_dir: str | None = typer.Option(None, "--notes-dir", help="Notes root of the /notes API (default: the "
-                                         "worker's)."),
+    notes_dir: str | None = typer.Option(None, "--notes-dir", help="Notes folder of the /notes API: a folder "
+                                         "inside the worker's notes root (COLLOQUY_NOTES_DIR); default: the root."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
                                    "(the /notes API starts workflows there)."),
     conn: Connection = NO_FLAGS,

@@ -73,7 +73,7 @@ def _unless_cancelled(err: ActivityError) -> None:
 @workflow.defn(name=WORKFLOW_TYPE)
 class DiscussionWorkflow:
     @workflow.init
-    def __init__(self, raw: Any = None) -> None:
+    def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self._input_error = check_start_input(DiscussionInput, raw, WORKFLOW_TYPE)
         inp = parsed or DiscussionInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self._inp = inp
@@ -102,7 +102,7 @@ class DiscussionWorkflow:
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
-    async def run(self, raw: Any = None) -> DiscussionResult:
+    async def run(self, raw: Any = None, *extra: Any) -> DiscussionResult:
         if self._input_error is not None:
             self._status, self._phase = FAILED, PHASE_DONE
             fail_start("discussion", self._input_error)

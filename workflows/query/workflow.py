@@ -53,7 +53,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.query.run_state import QueryRun
     from workflows.inputs import fail_start, invalid, start_input, update_input
 from workflows.query.answer import QueryAnswerSteps
-from workflows.query.base import PIPELINE
+from workflows.query.base import PIPELINE, refuse_paths_outside_roots
 from workflows.query.clarify import QueryClarifySteps
 from workflows.query.context import NotesContextWorkflow
 from workflows.query.imports import ImportNotesWorkflow
@@ -79,6 +79,7 @@ class QueryWorkflow(QueryLogSteps, QueryAnswerSteps, QueryClarifySteps):
     async def run(self, raw: Any = None) -> QueryResult:
         self.st.failed = True                 # until the input is accepted: the `session_state` query says failed
         req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
+        refuse_paths_outside_roots({"notes_dir": req.notes_dir})
         self.st.req = req
         text = clean_text(req.text).strip()
         if not text:

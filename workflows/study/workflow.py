@@ -115,7 +115,7 @@ def _checked(check: Callable[[Any], Any], arg: Any) -> Any:
 @workflow.defn(name=WORKFLOW_TYPE)
 class StudyWorkflow:
     @workflow.init
-    def __init__(self, raw: Any = None) -> None:
+    def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self.input_error = check_start_input(StudyInput, raw, WORKFLOW_TYPE)
         self.inp = parsed or StudyInput(topic="(invalid input)", quota=1)
         self.wid = workflow.info().workflow_id
@@ -133,7 +133,7 @@ class StudyWorkflow:
 
     # ================================================================================================ run
     @workflow.run
-    async def run(self, raw: Any = None) -> StudyResult:
+    async def run(self, raw: Any = None, *extra: Any) -> StudyResult:
         if self.input_error is not None:
             fail_start(PIPELINE, self.input_error)
         st, inp = self.st, self.inp

@@ -40,6 +40,7 @@ async def test_no_note_or_answer_words_in_the_raw_history(dev_env, worker, offli
     keys = Keyring.generate().save(tmp_path / "keys.json")
     monkeypatch.setenv(KEYS_FILE_ENV, str(keys))
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("COLLOQUY_NOTES_DIR", str(tmp_path))   # the worker's notes root (rules/paths.py)
     notes_dir = tmp_path / "notes"
     seed_notes(notes_dir)
     sealed = await Client.connect(dev_env.client.service_client.config.target_host,
