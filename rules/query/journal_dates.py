@@ -38,6 +38,8 @@ _ORD = r"(?:st|nd|rd|th|er|re|ère|eme|ème|e|de|ste|ª|º|°|\.º|\.ª|\.)?"
 #: Words between a day and its month or year: `4th of Jan`, `14 de agosto de 2024`, `5 del 2023`.
 _OF = r"(?:\s+(?:of|de|del|di|do|da))?"
 _AT = r"(?:at|à|a|um|a\s+las|às|as|alle|om)"
+#: Between the two days of a range: `19 - 23 of August`, `3-4 janvier`, `18 y 19 de Mayo`, `1 e 2 maggio`.
+_TO = r"\s*(?:-|–|to|and|&|au|et|bis|und|al|a|y|e|en|t/m)\s*"
 _TIME = (r"(?:(?:\s*[T,]\s*|\s+(?:" + _AT + r"\s+)?)(?P<hour>\d{1,2})[:h](?P<minute>\d{2})(?::\d{2}(?:\.\d+)?)?"
          r"(?:\s*(?P<ampm>[ap]\.?\s?m\.?)(?![a-z]))?(?:\s*Z|[+-]\d{2}:?\d{2})?)?")
 _LETTERS = r"[^\W\d_]"
@@ -59,8 +61,10 @@ def _patterns(languages: Langs) -> tuple[list[tuple[str, re.Pattern[str]]], list
         ("day-month-year", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + mon + r",?\s+"
          + _OF.replace(r"\s+(?:", r"(?:") + r"\s*(?P<year>\d{4})(?!\d)" + _TIME),
     ]
+    full.append(("range-year", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _TO + r"\d{1,2}" + _ORD + _OF + r"\s+" + mon
+                 + r",?\s+" + _OF.replace(r"\s+(?:", r"(?:") + r"\s*(?P<year>\d{4})(?!\d)"))
     yearless = [
-        ("range", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + r"\s*(?:-|–|to|au|bis|al|a)\s*\d{1,2}" + _ORD + _OF
+        ("range", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _TO + r"\d{1,2}" + _ORD + _OF
          + r"\s+" + mon + r"(?!" + _LETTERS + ")"),
         ("month-day", r"(?<!\w)" + mon + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:])"),
         ("day-month", r"(?<![\d:])(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + mon
@@ -106,6 +110,9 @@ def weekday_of(word: str, languages: Langs = None) -> frozenset[int]:
         return frozenset({names[w]})
     if len(w) < 5 or w in MONTHS:
         return frozenset()
+    if len(w) >= 6 and not w.endswith(("day", "dya", "ady", "days")):  # `Sontag`, `Mitwoch`, `miercole`: 1 edit
+        near = {n for name, n in _wide_weekdays() if name[0] == w[0] and len(name) >= 6 and _distance(w, name) <= 1}
+        return frozenset(near) if len(near) == 1 else frozenset()
     scores = {i: _distance(w, name) for i, name in enumerate(WEEKDAYS) if name[0] == w[0] and len(w) >= 6}
     if not scores:
         return frozenset()
@@ -113,6 +120,13 @@ def weekday_of(word: str, languages: Langs = None) -> frozenset[int]:
     if best > 2 or not w.endswith(("day", "dya", "ady", "days")):
         return frozenset()
     return frozenset(i for i, s in scores.items() if s == best)
+
+
+@lru_cache(maxsize=1)
+def _wide_weekdays() -> tuple[tuple[str, int], ...]:
+    """Every language's full weekday names but English's (whose misspellings have their own rule)."""
+    english = {fold(n) for n in WEEKDAYS}
+    return tuple((name, n) for name, n in weekday_names(None).items() if name not in english and len(name) > 3)
 
 
 def _weekday_word(m: re.Match[str], languages: Langs) -> frozenset[int]:

@@ -34,6 +34,7 @@ from rules.query.journal_dates import (
     settle_order,
     weekday_of,
 )
+from rules.query.journal_paths import PathContext, hidden_lines, path_context
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -44,13 +45,9 @@ _JRNL_LINE = re.compile(r"^\[(?P<stamp>[^\[\]]{6,40})\](?!:)\s*(?P<rest>.*)$")
 #: Day One's text export: each entry opens with a `\tDate:\tJanuary 5, 2018 at 9:31:56 AM PST` line (the date in
 #: the exporting Mac's language), then `Location:`, `Weather:`, `Tags:` lines and the text.
 _DAYONE_LINE = re.compile(r"^[\t ]*Date:[\t ]+(?P<stamp>.+?)\s*$")
-#: jrnl's folder journals: `2020/08/29.txt`.
-_FOLDER_DAY = re.compile(r"(?:^|/)(?P<year>\d{4})/(?P<mon>\d{1,2})/(?P<day>\d{1,2})\.[a-z]+$", re.I)
 _ISO_LINE = re.compile(r"^(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})[T ](?P<hour>\d{2}):(?P<minute>\d{2})"
                        r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b[\s:—–-]*(?P<rest>.*)$")
 _FRONT_KEY = re.compile(r"^(date|title)\s*:\s*[\"']?(.+?)[\"']?\s*$", re.I)
-_YEAR_IN = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-_YEAR_MONTH = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.](\d{1,2})(?![-_.]?\d)")
 _MONTH_WORD = re.compile(r"[^\W\d_]+", re.I)
 _SPLITTING_KINDS = ("heading", "bold", "line", "iso", "stamp")
 
@@ -114,43 +111,6 @@ def front_matter(lines: list[str]) -> tuple[int, dict[str, str]]:
     return 0, {}
 
 
-@dataclass
-class PathContext:
-    day: date | None = None
-    year: int | None = None
-    month: int | None = None
-    written: str = ""
-    impossible: str | None = None
-    found: LineDate | None = None
-
-
-def path_context(rel_path: str, hints: JournalHints) -> PathContext:
-    """What a file's path says: a whole date in its name, else a year and month (`2019/08-August-2019.md`)."""
-    p = PurePosixPath(rel_path.replace("\\", "/"))
-    stem = p.stem
-    out = PathContext()
-    if (fd := _FOLDER_DAY.search(p.as_posix())) is not None:
-        try:
-            out.day, out.written = date(int(fd["year"]), int(fd["mon"]), int(fd["day"])), fd.group(0).lstrip("/")
-        except ValueError:
-            out.impossible, out.written = f"{fd.group(0).lstrip('/')} is not a real date", fd.group(0).lstrip("/")
-        return out
-    found = read_line(stem, hints.day_first, hints.languages)
-    if found.has_date or found.impossible:
-        out.found = found
-        out.day, out.written, out.impossible = found.day, found.written, found.impossible
-    if out.day is None:
-        if (ym := _YEAR_MONTH.search(stem)) and 1 <= int(ym[2]) <= 12:
-            out.year, out.month = int(ym[1]), int(ym[2])
-        else:
-            years = [int(y) for part in [*p.parent.parts, stem] for y in _YEAR_IN.findall(part)]
-            out.year = years[-1] if years else None
-            names = month_names(hints.languages or None)
-            months = [names[fold(w)] for w in _MONTH_WORD.findall(stem) if fold(w) in names and len(w) > 2]
-            out.month = months[0] if months else None
-    return out
-
-
 def journal_hints(files: dict[str, str], year: int | None = None,
                   languages: frozenset[str] | None = None) -> JournalHints:
     """What the whole journal settles (see JournalHints): its languages (the month and weekday names its headings
@@ -161,7 +121,11 @@ def journal_hints(files: dict[str, str], year: int | None = None,
     names: list[str] = []
     for rel, text in files.items():
         names.append(PurePosixPath(rel).stem)
-        for line in clean_text(text).split("\n"):
+        lines = clean_text(text).split("\n")
+        hidden = hidden_lines(lines)
+        for n, line in enumerate(lines):
+            if n in hidden:
+                continue
             h = _MD_HEADING.match(line) or (_ORG_HEADING.match(line) if rel.endswith(".org") else None)
             b = _BOLD_LINE.match(line)
             stamp = _JRNL_LINE.match(line) or _DAYONE_LINE.match(line)
@@ -189,7 +153,10 @@ def journal_hints(files: dict[str, str], year: int | None = None,
 
 def _candidates(body: list[str], org: bool, hints: JournalHints) -> list[_Cand]:
     out: list[_Cand] = []
+    hidden = hidden_lines(body)
     for i, line in enumerate(body):
+        if i in hidden:
+            continue
         h = _MD_HEADING.match(line) or (_ORG_HEADING.match(line) if org else None)
         if h:
             out.append(_Cand(i, "heading", len(h[1]), read_line(h[2], hints.day_first, hints.languages)))
@@ -295,6 +262,10 @@ def _resolve(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: J
         c.day, c.at = f.day, f.at
         if f.mention:
             c.day = None
+        elif c.day is not None and ctx.day is not None and c.day != ctx.day and f.weekdays \
+                and c.day.weekday() not in f.weekdays and ctx.day.weekday() in f.weekdays:
+            # a daily note whose heading was copied from another day: its weekday fits the path's date, not its own
+            c.day, c.how = ctx.day, f"the date its path states ({ctx.written}), which the heading's weekday fits"
     full_levels = [c.level for c in cands if c.kind == "heading" and c.day is not None]
     for c in cands:  # "***** 1 week: 10 May" under "** tuesday, 21-05-2019": a sub-heading, not an entry
         if full_levels and c.kind == "heading" and c.day is None and c.level > max(full_levels) \

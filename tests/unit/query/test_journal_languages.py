@@ -193,3 +193,46 @@ def test_cli_language_option_reads_abbreviations_and_refuses_an_unknown_language
     assert told.exit_code == 0 and "2022-10-03, 2022-10-04" in told.output
     wrong = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run", "--language", "xx"])
     assert wrong.exit_code == 2 and "--language must be one of" in wrong.output
+
+
+# ------------------------------------------------------------------- found measuring public journals (bench)
+def test_headings_inside_code_fences_and_html_comments_are_not_entries():
+    text = ("## Día 2: 14 de Abril, 2020 - Martes\nGit.\n\n```bash\n# 12 de Abril, 2020\nls\n```\n\n"
+            "<!--\n## Día 0: 12 de Mayo, 2020 - Domingo\nplantilla\n-->\n\n## Día 1: 13 de Abril, 2020 - Lunes\nHTTP.\n"
+            "```Inline code with a backtick``` is no fence\n## Día 3: 15 de Abril, 2020 - Miércoles\nCSS.\n")
+    out = split_dated(text, "log.md", journal_hints({"log.md": text}))
+    assert [p.day.isoformat() for p in out.parts] == ["2020-04-14", "2020-04-13", "2020-04-15"]
+    assert "# 12 de Abril" in out.parts[0].text and "plantilla" in out.parts[0].text
+
+
+def test_a_range_of_two_days_with_a_year_is_dated_by_its_first_day_in_any_language():
+    for heading, want in [("Día 36-37: 18 y 19 de Mayo, 2020 - Lunes y Martes", date(2020, 5, 18)),
+                          ("3-4 janvier 2026", date(2026, 1, 3)), ("19 - 23 of August 2019", date(2019, 8, 19)),
+                          ("1 e 2 maggio 2021", date(2021, 5, 1)), ("7 und 8. März 2024", date(2024, 3, 7))]:
+        found = read_line(heading)
+        assert found.day == want and not found.mention, heading
+
+
+def test_a_misspelt_weekday_in_another_language_still_leads_a_dated_heading():
+    assert weekday_of("Sontag") == {6} and weekday_of("Mitwoch") == {2} and weekday_of("miercole") == {2}
+    text = "#### Montag, 22.10.2018\nFedora.\n\n#### Sontag, 11.11.2018\nGluon.\n"
+    assert journal({"doc.md": text}) == {"doc.md": ["2018-10-22", "2018-11-11"]}
+
+
+def test_a_date_spread_over_folders_with_a_month_name_and_a_weekday_dates_the_file():
+    files = {"Storia/2022/marzo/lunedì_21/12_46_00/appunti.md": "# lezione di storia\nIl Risorgimento.\n",
+             "Arte/2020/dicembre/martedì_01/08_00_37/appunti.md": "# Lezione di Arte\nGiotto.\n"}
+    assert journal(files) == {"Storia/2022/marzo/lunedì_21/12_46_00/appunti.md": ["2022-03-21"],
+                              "Arte/2020/dicembre/martedì_01/08_00_37/appunti.md": ["2020-12-01"]}
+
+
+def test_a_daily_note_whose_heading_was_copied_from_another_day_keeps_the_day_its_weekday_and_path_agree_on():
+    # 6 March 2021 was a Saturday; the folder's 6 May 2021 was the Thursday the heading names
+    rel = "Biologia/2021/maggio/giovedì_06/12_12_00/appunti.md"
+    text = "# Lezione di Biologia\n## giovedì 06 marzo 2021, 12:13:23\nLa cellula.\n"
+    out = split_dated(text, rel, journal_hints({rel: text}))
+    assert [p.day.isoformat() for p in out.parts] == ["2021-05-06"]
+    assert any("the date its path states" in w for w in out.warnings)
+    # a heading whose weekday fits its own date keeps it (the path is only a folder)
+    same = "# Lezione\n## giovedì 04 marzo 2021\nx\n"
+    assert [p.day.isoformat() for p in split_dated(same, rel, journal_hints({rel: same})).parts] == ["2021-03-04"]
