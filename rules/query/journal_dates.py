@@ -24,8 +24,6 @@ from functools import lru_cache
 
 from rules.query.date_names import day_words, fold, month_names, spellings, weekday_names
 
-#: Every month name known in any journal: each language's wide names and English abbreviations (date_names.py).
-MONTHS = month_names(None)
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
                   "sat": 5, "sun": 6}
@@ -73,17 +71,23 @@ def _patterns(languages: Langs) -> tuple[list[tuple[str, re.Pattern[str]]], list
     return ([(n, re.compile(p, re.I)) for n, p in full], [(n, re.compile(p, re.I)) for n, p in yearless])
 
 
-_DAY_WORDS = "|".join(sorted({*day_words(), "día", "dia"}, key=len, reverse=True))
-_COUNTER = re.compile(r"\b(?:R(?P<round>\d+)\s*D(?P<rday>\d+)|(?:" + _DAY_WORDS
-                      + r")\s*#?\s*(?P<day>-?\d+)[a-z]?)\b", re.I)
+
+
+@lru_cache(maxsize=1)
+def _counter() -> re.Pattern[str]:
+    """Day counters: `R1D45`, `Day 12`, and the word for day in every language (`Jour 12`, `Tag 3`, `Día 5`)."""
+    words = "|".join(sorted({*day_words(), "día", "dia"}, key=len, reverse=True))
+    return re.compile(r"\b(?:R(?P<round>\d+)\s*D(?P<rday>\d+)|(?:" + words + r")\s*#?\s*(?P<day>-?\d+)[a-z]?)\b",
+                      re.I)
+
+
 _WEEKEND = re.compile(r"\bweek-?ends?\b", re.I)
 _DAY_ONLY = re.compile(r"^(?:the\s+)?(?P<day>\d{1,2})" + _ORD + r"\.?$", re.I)
 _WORD = re.compile(_LETTERS + r"+(?:-" + _LETTERS + r"+)?(?P<dot>[.,])?", re.I)
 #: Words that may stand before a date in an entry heading without making it a mere mention of a date (with the
 #: articles and prepositions that stand before a date in the other languages: `le 3 mars`, `am 3. März`, `el 5`).
 _LEAD_WORDS = {"day", "the", "on", "of", "week", "entry", "log", "date", "journal", "diary", "am", "pm", "r",
-               "le", "la", "el", "den", "der", "de", "du", "il", "lo", "op", "del",
-               *day_words()}
+               "le", "la", "el", "den", "der", "de", "du", "il", "lo", "op", "del"}  # (+ the words for day)
 
 
 def _distance(a: str, b: str) -> int:
@@ -97,6 +101,7 @@ def _distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+@lru_cache(maxsize=8192)
 def weekday_of(word: str, languages: Langs = None) -> frozenset[int]:
     """The weekdays a word may mean: a name in any language (`Montag`, `miércoles`, `segunda-feira`), an
     abbreviation in English or the journal's `languages` (date_names.py), or an English misspelling within 2 edits
@@ -108,7 +113,7 @@ def weekday_of(word: str, languages: Langs = None) -> frozenset[int]:
     names = weekday_names(languages)
     if w in names:
         return frozenset({names[w]})
-    if len(w) < 5 or w in MONTHS:
+    if len(w) < 5 or w in month_names(None):
         return frozenset()
     if len(w) >= 6 and not w.endswith(("day", "dya", "ady", "days")):  # `Sontag`, `Mitwoch`, `miercole`: 1 edit
         near = {n for name, n in _wide_weekdays() if name[0] == w[0] and len(name) >= 6 and _distance(w, name) <= 1}
@@ -188,8 +193,9 @@ def _time_of(g: dict[str, str | None]) -> time | None:
 
 def _lead_ok(prefix: str, languages: Langs = None) -> bool:
     """Only counters, weekdays, punctuation and a few words before the date: an entry heading, not a mention."""
-    cleaned = _COUNTER.sub(" ", prefix)
-    return all(fold(m.group(0).rstrip(".,")) in _LEAD_WORDS or _weekday_word(m, languages)
+    cleaned = _counter().sub(" ", prefix)
+    return all(fold(m.group(0).rstrip(".,")) in _LEAD_WORDS or fold(m.group(0)) in day_words()
+               or _weekday_word(m, languages)
                for m in _WORD.finditer(cleaned))
 
 
@@ -199,7 +205,7 @@ def read_line(text: str, day_first: bool | None = None, languages: Langs = None)
     when one order is impossible, since the journal, not one heading, decides. `languages`: the journal's
     languages besides English (their abbreviations are read too; every language's full names always are)."""
     out = LineDate(text=text)
-    if (c := _COUNTER.search(text)) is not None:
+    if (c := _counter().search(text)) is not None:
         out.counter = int(c["rday"] if c["rday"] is not None else c["day"])
     out.weekend = bool(_WEEKEND.search(text))
     full_re, yearless_re = _patterns(languages or None)
@@ -248,7 +254,7 @@ def read_line(text: str, day_first: bool | None = None, languages: Langs = None)
         out.mday, out.form, out.written = int(d["day"]), "day", d.group(0)
         if not 1 <= out.mday <= 31:
             out.mday = None
-    out.weekdays = _weekdays_in(_COUNTER.sub(" ", rest), languages)
+    out.weekdays = _weekdays_in(_counter().sub(" ", rest), languages)
     return out
 
 
