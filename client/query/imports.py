@@ -118,8 +118,11 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
 def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt, *.markdown, *.org), "
                                                  "searched recursively. Each file is split into dated entries: by "
                                                  "the dates of its headings or date lines (day counters, weekdays, "
-                                                 "newest-first and org-mode journals too), else its front matter "
-                                                 "date, else the date in its file name."),
+                                                 "newest-first and org-mode journals too; English, French, German, "
+                                                 "Spanish, Portuguese, Italian and Dutch month and weekday names; "
+                                                 "jrnl's stamped entries and Day One's text export), else its front "
+                                                 "matter date, else the date in its path (2023-01-15.md, "
+                                                 "2020/08/29.txt)."),
                app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                batch_size: int = typer.Option(50, help="Files per Parser batch."),
                undated: str = typer.Option("skip", "--undated", help="A file with no date in its headings, front "

@@ -293,7 +293,7 @@ def _resolve(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: J
             if nxt.kind in ("bold", "line") and nxt.day is not None and nxt.index - c.index <= 3:
                 c.day, c.at, nxt.consumed = nxt.day, nxt.at, True
     levels = {c.level for c in cands if c.kind == "heading" and c.day is not None}
-    _repair(cands, out, skip, hints)
+    _repair(cands, out, skip, hints, ctx.day)
     _infer(cands, levels)
 
 
@@ -302,9 +302,10 @@ def _chronological(cands: list[_Cand]) -> list[_Cand]:
     return dated if _direction(cands) > 0 else dated[::-1]
 
 
-def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints) -> None:
+def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints, path_day: date | None) -> None:
     """A date off by one typed digit — its weekday says another day, or it falls outside its neighbours — is the
-    one day that fits both, when exactly one does; otherwise it is kept as written and flagged."""
+    one day that fits both, when exactly one does; otherwise it is kept as written and flagged. A date its file's
+    path states too (`…/mercoledì_24/` for `## Martedì 24 novembre`) is kept: then the weekday is the slip."""
     order = [c for c in _chronological(cands) if c.day is not None]
     for k, c in enumerate(order):
         assert c.day is not None
@@ -321,7 +322,8 @@ def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints
         def parse(s: str, df: bool | None = day_first) -> date | None:
             return read_line(s, df, hints.languages).day
 
-        fixes = one_digit_edits(c.found.written, parse, low, high + timedelta(days=1), c.found.weekdays)
+        fixes = [] if c.day == path_day else \
+            one_digit_edits(c.found.written, parse, low, high + timedelta(days=1), c.found.weekdays)
         written = c.found.written
         if len(fixes) == 1:
             c.day, c.how = fixes[0], "repaired"
@@ -416,6 +418,9 @@ def split_journal(text: str, rel_path: str, hints: JournalHints | None = None) -
                               "kept in the entry above"))
     if starts:
         out.source = "headings"
+        if ctx.day is not None and ctx.day not in {c.day for c in starts}:
+            out.notes.append(f"its path names {ctx.day} ({ctx.written}), its headings "
+                             + ", ".join(sorted({str(c.day) for c in starts})[:3]) + ": the headings' dates are used")
         first = starts[0].index
         preamble = [ln for ln in body[:first] if ln.strip() and not _MD_HEADING.match(ln)]
         for n, c in enumerate(starts):

@@ -236,3 +236,20 @@ def test_a_daily_note_whose_heading_was_copied_from_another_day_keeps_the_day_it
     # a heading whose weekday fits its own date keeps it (the path is only a folder)
     same = "# Lezione\n## giovedì 04 marzo 2021\nx\n"
     assert [p.day.isoformat() for p in split_dated(same, rel, journal_hints({rel: same})).parts] == ["2021-03-04"]
+
+
+def test_a_written_date_its_path_confirms_is_kept_when_only_the_weekday_is_off():
+    # 24 November 2021 was a Wednesday, as the folder says; the heading's "Martedì" is the slip, not the 24
+    rel = "Fisica/2021/novembre/mercoledì_24/09_02_00/appunti.md"
+    text = "# Lezione di Fisica\n## Martedì 24 novembre 2021, 09:08\nOnde.\n"
+    out = split_dated(text, rel, journal_hints({rel: text}))
+    assert [p.day.isoformat() for p in out.parts] == ["2021-11-24"]
+    assert any("not the weekday written" in w for w in out.warnings)
+
+
+def test_a_heading_date_that_differs_from_the_paths_day_is_reported():
+    rel = "Filosofia/2021/novembre/giovedì_4/10_11_00/appunti.md"
+    text = "# Lezione di Filosofia\n## Mercoledì 3 novembre 2021, 12:14:00\nKant.\n"
+    out = split_dated(text, rel, journal_hints({rel: text}))
+    assert [p.day.isoformat() for p in out.parts] == ["2021-11-03"]
+    assert any("its path names 2021-11-04" in w and "2021-11-03" in w for w in out.warnings)
