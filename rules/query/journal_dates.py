@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from functools import lru_cache
 
-from rules.query.date_names import day_words, fold, month_names, spellings, weekday_names
+from rules.query.date_names import LANGUAGES, day_words, fold, month_names, spellings, weekday_names
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
@@ -43,10 +43,17 @@ _TIME = (r"(?:(?:\s*[T,]\s*|\s+(?:" + _AT + r"\s+)?)(?P<hour>\d{1,2})[:h](?P<min
 _LETTERS = r"[^\W\d_]"
 
 
+def _all_months() -> dict[str, int]:
+    return month_names(frozenset(LANGUAGES))
+
+
 @lru_cache(maxsize=32)
 def _patterns(languages: Langs) -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, re.Pattern[str]]]]:
     """(forms with a year, yearless forms), for the month names of `languages` (date_names.py)."""
     mon = r"(?P<mname>" + "|".join(re.escape(n) for n in spellings(month_names(languages))) + r")\.?"
+    # beside a day and a year, every language's abbreviation is a month (`5 ene 2000`, `3 out. 2022`); alone, only
+    # the journal's own languages' are (`Day 3 out of 100`)
+    yearless_mon, mon = mon, r"(?P<mname>" + "|".join(re.escape(n) for n in spellings(_all_months())) + r")\.?"
     full = [  # (form name, pattern): forms with a year, tried in this order at each position
         ("iso", r"(?<![\d.])(?P<year>\d{4})(?P<sep>[-_/.])(?P<mon>\d{1,2})(?P=sep)(?P<day>\d{1,2})(?![\d])" + _TIME),
         ("compact", r"(?<!\d)(?P<year>(?:19|20)\d{2})(?P<mon>[01]\d)(?P<day>[0-3]\d)(?!\d)"),
@@ -63,9 +70,9 @@ def _patterns(languages: Langs) -> tuple[list[tuple[str, re.Pattern[str]]], list
                  + r",?\s+" + _OF.replace(r"\s+(?:", r"(?:") + r"\s*(?P<year>\d{4})(?!\d)"))
     yearless = [
         ("range", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _TO + r"\d{1,2}" + _ORD + _OF
-         + r"\s+" + mon + r"(?!" + _LETTERS + ")"),
-        ("month-day", r"(?<!\w)" + mon + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:])"),
-        ("day-month", r"(?<![\d:])(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + mon
+         + r"\s+" + yearless_mon + r"(?!" + _LETTERS + ")"),
+        ("month-day", r"(?<!\w)" + yearless_mon + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:])"),
+        ("day-month", r"(?<![\d:])(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + yearless_mon
          + r"(?!" + _LETTERS + ")"),
     ]
     return ([(n, re.compile(p, re.I)) for n, p in full], [(n, re.compile(p, re.I)) for n, p in yearless])
@@ -226,7 +233,7 @@ def read_line(text: str, day_first: bool | None = None, languages: Langs = None)
         out.mention = not _lead_ok(text[:m.start()], languages)
         g = m.groupdict()
         out.at = _time_of(g)
-        month = month_names(languages or None)[fold(g["mname"])] if g.get("mname") else None
+        month = _all_months()[fold(g["mname"])] if g.get("mname") else None
         if name in ("range", "month-day", "day-month"):
             out.month, out.mday = month, int(g["day"])
             if not 1 <= out.mday <= (29 if month == 2 else 30 if month in (4, 6, 9, 11) else 31):

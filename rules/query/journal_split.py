@@ -305,7 +305,8 @@ def _chronological(cands: list[_Cand]) -> list[_Cand]:
 def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints, path_day: date | None) -> None:
     """A date off by one typed digit — its weekday says another day, or it falls outside its neighbours — is the
     one day that fits both, when exactly one does; otherwise it is kept as written and flagged. A date its file's
-    path states too (`…/mercoledì_24/` for `## Martedì 24 novembre`) is kept: then the weekday is the slip."""
+    path states too (`…/mercoledì_24/` for `## Martedì 24 novembre`) is kept: then the weekday is the slip; so is
+    a stamp a tool wrote (jrnl, Day One): no typo to repair."""
     order = [c for c in _chronological(cands) if c.day is not None]
     for k, c in enumerate(order):
         assert c.day is not None
@@ -322,7 +323,7 @@ def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints
         def parse(s: str, df: bool | None = day_first) -> date | None:
             return read_line(s, df, hints.languages).day
 
-        fixes = [] if c.day == path_day else \
+        fixes = [] if c.day == path_day or c.kind == "stamp" else \
             one_digit_edits(c.found.written, parse, low, high + timedelta(days=1), c.found.weekdays)
         written = c.found.written
         if len(fixes) == 1:

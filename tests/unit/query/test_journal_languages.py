@@ -4,7 +4,7 @@ is copied); each test names the example of the issue it reads, and each failed o
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from babel.dates import format_date
@@ -122,10 +122,13 @@ def test_dry_run_shows_the_per_heading_notes_of_an_undated_file(tmp_path: Path):
 
 
 def test_language_reads_abbreviations_that_are_words_elsewhere_only_when_asked():
-    text = "## 3 out. 2022\nChuva.\n\n## 4 out. 2022\nSol.\n"
-    assert journal({"p.md": text}) == {"p.md": []}
-    assert journal({"p.md": text}, languages=frozenset({"pt"})) == {"p.md": ["2022-10-03", "2022-10-04"]}
-    assert journal({"f.md": "## 3 févr. 2024\na\n## 4 févr. 2024\nb\n"}) == {"f.md": ["2024-02-03", "2024-02-04"]}
+    # beside a year any language's abbreviation is a month; without one, only the journal's languages' are
+    assert journal({"p.md": "## 3 out. 2022\nChuva.\n\n## 4 out. 2022\nSol.\n"}) == {"p.md": ["2022-10-03",
+                                                                                       "2022-10-04"]}
+    yearless = "## 3 out.\nChuva.\n\n## 4 out.\nSol.\n"
+    assert journal({"p.md": yearless}, year=2022) == {"p.md": []}
+    assert journal({"p.md": yearless}, 2022, frozenset({"pt"})) == {"p.md": ["2022-10-03", "2022-10-04"]}
+    assert journal({"f.md": "## 3 févr.\na\n## 4 févr.\nb\n"}, 2024) == {"f.md": ["2024-02-03", "2024-02-04"]}
     assert read_line("Day 3 out of 100").month is None  # English text: `out` is no month
 
 
@@ -186,10 +189,11 @@ def test_cli_language_option_reads_abbreviations_and_refuses_an_unknown_language
 
     from client.cli import app
 
-    (tmp_path / "diario.md").write_text("## 3 out. 2022\nChuva.\n\n## 4 out. 2022\nSol.\n", encoding="utf-8")
-    plain = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run"])
+    (tmp_path / "diario.md").write_text("## 3 out.\nChuva.\n\n## 4 out.\nSol.\n", encoding="utf-8")
+    plain = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run", "--year", "2022"])
     assert plain.exit_code == 1 and "--language" in plain.output
-    told = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run", "--language", "pt"])
+    told = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run", "--year", "2022", "--language",
+                                    "pt"])
     assert told.exit_code == 0 and "2022-10-03, 2022-10-04" in told.output
     wrong = CliRunner().invoke(app, ["notes", "import", str(tmp_path), "--dry-run", "--language", "xx"])
     assert wrong.exit_code == 2 and "--language must be one of" in wrong.output
@@ -253,3 +257,51 @@ def test_a_heading_date_that_differs_from_the_paths_day_is_reported():
     out = split_dated(text, rel, journal_hints({rel: text}))
     assert [p.day.isoformat() for p in out.parts] == ["2021-11-03"]
     assert any("its path names 2021-11-04" in w and "2021-11-03" in w for w in out.warnings)
+
+
+_STAMPED = st.lists(st.datetimes(datetime(1995, 1, 1), datetime(2045, 12, 31)).map(lambda d: d.replace(second=0,
+                    microsecond=0)), min_size=1, max_size=8)
+
+
+@settings(max_examples=120, deadline=None)
+@given(stamps=_STAMPED, twelve_hour=st.booleans(), blank=st.lists(st.booleans(), min_size=8, max_size=8),
+       title=st.sampled_from(["Walk.", "Meeting with [Ana] about 3 things", "", "2 coffees", "# not a heading"]))
+def test_every_jrnl_entry_line_starts_its_own_entry(stamps: list[datetime], twelve_hour: bool, blank: list[bool],
+                                                    title: str):
+    """Invariant (jrnl): however the entries follow each other — blank line or none, 12- or 24-hour stamps, any
+    title —, each `[stamp]` line is one entry with its day and time; none is merged into the one above."""
+    lines = []
+    for n, d in enumerate(stamps):
+        stamp = d.strftime("%Y-%m-%d %I:%M %p" if twelve_hour else "%Y-%m-%d %H:%M")
+        lines += [f"[{stamp}] {title}".rstrip(), f"body {n}"] + ([""] if blank[n] else [])
+    out = split_dated("\n".join(lines), "journal.txt", journal_hints({"journal.txt": "\n".join(lines)}))
+    assert [(p.day, p.at) for p in out.parts] == [(d.date(), d.time()) for d in stamps]
+    assert all(f"body {n}" in p.text for n, p in enumerate(out.parts))
+
+
+@settings(max_examples=120, deadline=None)
+@given(stamps=_STAMPED, lang=st.sampled_from(LANGUAGES), width=st.sampled_from(["long", "medium"]))
+def test_every_day_one_entry_is_dated_in_the_exporting_language(stamps: list[datetime], lang: str, width: str):
+    """Invariant (Day One): an export whose `Date:` lines CLDR writes in any supported language gives one entry per
+    `Date:` line, dated that day."""
+    from babel.dates import format_datetime
+
+    text = "".join(f"\tDate:\t{format_datetime(d, width, locale=lang)}\n\tTags:\tx\n\nEntry {n}.\n\n"
+                   for n, d in enumerate(stamps))
+    out = split_dated(text, "Journal.txt", journal_hints({"Journal.txt": text}))
+    assert [p.day for p in out.parts] == [d.date() for d in stamps], text
+
+
+def test_jrnl_stamps_out_of_order_are_dated_as_written_never_repaired():
+    # found by the jrnl invariant: 2000 between 2010 and 2020 was "repaired" to 2020 like a typed heading
+    text = "[2010-01-01 00:00] A.\nbody 0\n[2000-01-01 00:00] B.\nbody 1\n[2020-01-01 00:00] C.\nbody 2\n"
+    out = split_dated(text, "journal.txt", journal_hints({"journal.txt": text}))
+    assert [p.day.year for p in out.parts] == [2010, 2000, 2020]
+    assert any("out of order" in w for w in out.warnings)
+
+
+def test_a_day_one_export_with_an_abbreviated_month_in_any_language_is_dated():
+    # found by the Day One invariant: `1 ene 2000` (Spanish, CLDR's medium format) was not read without --language
+    text = "\tDate:\t1 ene 2000, 0:00:00\n\tTags:\tx\n\nEntry 0.\n"
+    assert [p.day for p in split_dated(text, "Journal.txt", journal_hints({"Journal.txt": text})).parts] == [
+        date(2000, 1, 1)]
