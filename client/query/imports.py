@@ -131,10 +131,11 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
                                                "without one (otherwise: the folder, file name, front matter or the "
                                                "journal's dated headings say it; never today's year)."),
                language: list[str] = typer.Option([], "--language", help="A language the journal is written in "
-                                                  "(en, fr, de, es, pt, it, nl; repeatable): its abbreviated month "
-                                                  "and weekday names (`févr.`, `Mi.`) are read too. Full names in "
-                                                  "these languages are always read, and a journal's own are found "
-                                                  "from its headings."),
+                                                  "(en, fr, de, es, pt, it, nl; repeatable): its weekday "
+                                                  "abbreviations (`Mi.`) and its month abbreviations in dates "
+                                                  "without a year (`3 févr.`) are read too. Full names, and month "
+                                                  "abbreviations beside a year, are read in every language; a "
+                                                  "journal's own languages are found from its headings."),
                prune: bool = typer.Option(False, "--prune", help="Mark entries whose source vanished from the "
                                           "journal as removed (their history is kept); without it they are only "
                                           "reported."),
