@@ -266,6 +266,10 @@ def _resolve(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: J
                 and c.day.weekday() not in f.weekdays and ctx.day.weekday() in f.weekdays:
             # a daily note whose heading was copied from another day: its weekday fits the path's date, not its own
             c.day, c.how = ctx.day, f"the date its path states ({ctx.written}), which the heading's weekday fits"
+        elif c.day is not None and ctx.day is not None and c.kind == "line" and abs((c.day - ctx.day).days) > 366:
+            # `16th of june 1904` on its own line in a lesson filed under 2022/aprile/giovedì_28: a date in the text
+            c.day, f.impossible = None, f"{f.written} is more than a year from the day its path names ({ctx.day}): " \
+                                        "a date in the text"
     full_levels = [c.level for c in cands if c.kind == "heading" and c.day is not None]
     for c in cands:  # "***** 1 week: 10 May" under "** tuesday, 21-05-2019": a sub-heading, not an entry
         if full_levels and c.kind == "heading" and c.day is None and c.level > max(full_levels) \

@@ -305,3 +305,12 @@ def test_a_day_one_export_with_an_abbreviated_month_in_any_language_is_dated():
     text = "\tDate:\t1 ene 2000, 0:00:00\n\tTags:\tx\n\nEntry 0.\n"
     assert [p.day for p in split_dated(text, "Journal.txt", journal_hints({"Journal.txt": text})).parts] == [
         date(2000, 1, 1)]
+
+
+def test_a_date_line_years_from_the_day_its_path_names_is_text_not_an_entry():
+    # found measuring the Italian archive: a lesson filed under 2022/aprile/giovedì_28 quoting Bloomsday
+    rel = "Inglese/2022/aprile/giovedì_28/11_13_00/appunti.md"
+    text = "# Lezione di Inglese\nUlysses, James Joyce.\n\n16th of june 1904\nOne day in Dublin.\n"
+    out = split_dated(text, rel, journal_hints({rel: text}))
+    assert [p.day.isoformat() for p in out.parts] == ["2022-04-28"] and "Dublin" in out.parts[0].text
+    assert any("more than a year from the day its path names" in w for w in out.warnings)
