@@ -207,6 +207,9 @@ class QueryResult(BaseModel):
 # ------------------------------------------------------------------------------------------------ import
 MAX_IMPORT_FILES = 100_000  # files, warnings and failures an import carries (bounded by MAX_BYTES too)
 MAX_VANISHED_LISTED = 50
+#: `--language`: the languages (besides English) whose abbreviated month and weekday names an import reads too
+#: (rules/query/date_names.py; every language's full names are always read).
+JournalLanguage = Literal["en", "fr", "de", "es", "pt", "it", "nl"]
 
 
 class ImportRequest(BaseModel):
@@ -225,6 +228,8 @@ class ImportRequest(BaseModel):
                              "without one (else the folder, file, front matter or dated headings say it)")
     prune: bool = Field(default=False, description="--prune: entries whose source vanished from the journal are "
                         "marked removed (history kept); without it they are only reported")
+    languages: list[JournalLanguage] = Field(default_factory=list, max_length=7, description="--language: the "
+                                             "journal's languages (else found from its headings' month names)")
     new: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -254,6 +259,7 @@ class ImportBatchInput(BaseModel):
     undated: Literal["skip", "today", "mtime"] = "skip"
     today: date | None = None
     year: int | None = Field(default=None, ge=1900, le=2100)
+    languages: list[JournalLanguage] = Field(default_factory=list, max_length=7)
 
 
 class ImportedNote(BaseModel):

@@ -91,7 +91,8 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
-                                                  undated=req.undated, today=req.today, year=req.year),
+                                                  undated=req.undated, today=req.today, year=req.year,
+                                                  languages=req.languages),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             usage.add_all(parsed.usage)
