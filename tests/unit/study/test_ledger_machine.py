@@ -19,7 +19,13 @@ from typing import Literal
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from models.common import ArtifactRef
 from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
@@ -32,6 +38,7 @@ from models.study.workflow import (
     Participant,
     RevokeParticipant,
     StudyInput,
+    StudyState,
 )
 from rules.study.ledger import Ledger, StudyError, revisable
 
@@ -230,6 +237,14 @@ class StudyLedgerMachine(RuleBasedStateMachine):
         except StudyError:
             assert p.status != "completed" or self.ledger.state.closed
 
+    @rule()
+    @precondition(lambda self: self.started() and self.lookup is None and not self.opening and not self.starting)
+    def continue_as_new(self) -> None:
+        """The ledger goes on in a fresh run, its state carried as JSON (the workflow waits for its handlers and
+        starts first; no look-up is in flight then)."""
+        carried = StudyState.model_validate_json(self.ledger.state.model_dump_json())
+        self.lg = Ledger(self.ledger.inp, self.ledger.study_id, carried)
+
     # --------------------------------------------------------------------------------------- look-ups
     @rule()
     @precondition(lambda self: self.started() and self.lookup is None)
@@ -327,9 +342,19 @@ class StudyLedgerMachine(RuleBasedStateMachine):
         assert not self.ledger.state.closed or self.ledger.should_close(self.now) is None
 
 
-StudyLedgerMachine.TestCase.settings = settings(max_examples=300, stateful_step_count=40, deadline=None,
-                                                suppress_health_check=[HealthCheck.too_slow])
-TestStudyLedger = StudyLedgerMachine.TestCase
+def _run(examples: int, steps: int) -> None:
+    run_state_machine_as_test(StudyLedgerMachine, settings=settings(
+        max_examples=examples, stateful_step_count=steps, deadline=None, suppress_health_check=list(HealthCheck)))
+
+
+def test_study_ledger_machine():
+    """600 generated sequences of up to 40 steps, every invariant after every step."""
+    _run(600, 40)
+
+
+@pytest.mark.deep
+def test_study_ledger_machine_long():
+    _run(10000, 60)
 
 
 # ------------------------------------------------------------------------------------ regressions
