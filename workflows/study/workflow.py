@@ -6,7 +6,9 @@
                 language) → a child InterviewWorkflow `<study id>--<participant id>` (parent close: abandon)
     every check_seconds while interviews run: look them up by id (an activity: describe / session_state / result;
                 no child handles held) → finished: completed or abandoned; disconnected longer than
-                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step)
+                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step);
+                no such interview while its start is pending: not yet started (rules/study/ledger.py
+                `looked_up`; patch study-lookup-race)
     closes at the quota of completed interviews or the close date (a timer), or when told; waits for the
                 interviews still running, then the analysis:
     theme-merge agent per `theme_batch` digests → reduce (counts, quotes, positions, coverage; every quote verified
