@@ -13,7 +13,7 @@ def _declare(id: str, pinned_by: tuple[str, ...], what: str) -> str:
     return declare("study", id, pinned_by, _SHIPPED, what)
 
 
-LOOKUP_RACE = _declare("study-lookup-race", ("study_small",),
+LOOKUP_RACE = _declare("study-lookup-race", ("study_small", "study_lookup_race"),
                        "a look-up that finds no such interview while its start is pending is 'not yet started' (a "
                        "confirmed one is abandoned only after a grace, revisably); an answer about a participant "
                        "revoked meanwhile is ignored; a failed start leaves a revoked link revoked; a link whose "

@@ -4,17 +4,21 @@ running; when the interview then reports finished it is completed, and it reache
 the first such look-up recorded the participant "abandoned" for good and the quota was never reached.
 
 The study runs on its own worker with the look-up activity scripted and a stand-in interview workflow, so the
-timing is the test's; the run replays against the current code (patch study-lookup-race)."""
+timing is the test's; the run replays against the current code, and its recorded history
+(tests/histories/study_lookup_race.json) pins patch study-lookup-race's new path."""
 
 from __future__ import annotations
 
+import os
 import uuid
 from datetime import timedelta
 from typing import Any
 
 from temporalio import activity, workflow
-from temporalio.worker import Worker
+from temporalio.client import WorkflowHistory
+from temporalio.worker import Replayer, Worker
 
+from core.converter import colloquy_data_converter
 from models.common import ArtifactRef
 from models.interview.names import WORKFLOW_TYPE as INTERVIEW_WORKFLOW_TYPE
 from models.study.activities import InterviewLookup, LookupInput
@@ -25,12 +29,16 @@ from models.study.workflow import (
     OpenedLink,
     StudyProgress,
 )
-from tests.conftest import replay
+from tests.conftest import HISTORIES, replay
 from tests.workflows.study.helpers import invite, opening, sha, start_study
+from workers import registry
 from workflows.study.workflow import StudyWorkflow
 
 REF = ArtifactRef(name="transcript.json", uri="file:///t.json", sha256="0" * 64, size_bytes=2,
                   content_type="application/json")
+RECORD = os.environ.get("COLLOQUY_RECORD_HISTORIES") == "1"
+NAME = "study_lookup_race"
+STUDY_ID = "study-lookup-race"     # the child's id derives from it: the recorded history replays under it
 MISSING_LOOKUPS = 3          # within the grace (60 s): the interview is not yet started, not abandoned
 
 
@@ -61,7 +69,7 @@ async def test_no_such_interview_then_finished_is_completed_and_reaches_the_quot
     queue = f"test-{uuid.uuid4().hex[:8]}"
     async with Worker(client, task_queue=queue, workflows=[StudyWorkflow, StandInInterview],
                       activities=[lookups.lookup]):
-        h = await start_study(client, queue, "study-lookup-race", quota=1, check_seconds=2.0)
+        h = await start_study(client, queue, STUDY_ID, quota=1, check_seconds=2.0)
         [(_, t)] = await invite(h, 1)
         opened = await h.execute_update(UPDATE_OPEN_LINK, opening(sha(t)), result_type=OpenedLink)
         assert opened.new
@@ -76,4 +84,11 @@ async def test_no_such_interview_then_finished_is_completed_and_reaches_the_quot
         assert progress.completed == 1 and progress.abandoned == 0, (progress, people)
         assert progress.quota == progress.completed        # the quota is reached (it closes after the digest)
         await h.terminate("test over (the analysis needs the model workers)")
-        await replay(h)
+        await replay(h, record_as=NAME if RECORD else None)
+
+
+async def test_the_recorded_race_replays():
+    """tests/histories/study_lookup_race.json (recorded by the test above with COLLOQUY_RECORD_HISTORIES=1) pins
+    the new path of patch study-lookup-race: its marker and the look-ups that found no interview."""
+    history = WorkflowHistory.from_json(STUDY_ID, (HISTORIES / f"{NAME}.json").read_text())
+    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
