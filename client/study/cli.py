@@ -31,7 +31,7 @@ from client.errors import EXIT_CODES_HELP, CliError, ExitCode
 from client.study import coverage
 from client.study import export as study_export
 from client.study import review as study_review
-from client.study.connect import study_handle
+from client.study.connect import study_handle, study_update
 from client.web.i18n import PAGE_LANGUAGES
 from models.interview.plan import PlanSnapshot
 from models.study.workflow import (
@@ -86,10 +86,10 @@ async def invite_participants(handle: WorkflowHandle, count: int, language: str 
                               base: str) -> list[tuple[ParticipantView, str]]:
     """Make `count` tokens, register their hashes with the study, return (participant, link)."""
     tokens = [new_token() for _ in range(count)]
-    added: list[ParticipantView] = await handle.execute_update(
-        UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(token_sha256=h, language=language)
-                                                              for _, h in tokens]),
-        result_type=list[ParticipantView])
+    added: list[ParticipantView] = await study_update(
+        handle, UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(token_sha256=h, language=language)
+                                                                      for _, h in tokens]),
+        list[ParticipantView], "it takes no new participants")
     return [(p, link_url(base, handle.id, t)) for p, (t, _) in zip(added, tokens, strict=True)]
 
 
@@ -242,9 +242,9 @@ def revoke_cmd(
     left out of the findings (revoking is withdrawing)."""
     async def _run() -> None:
         client = await conn.connect()
-        p = await _handle(client, study_id).execute_update(
-            UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id=participant, reason=reason),
-            result_type=ParticipantView)
+        p = await study_update(_handle(client, study_id), UPDATE_REVOKE_PARTICIPANT,
+                               RevokeParticipant(participant_id=participant, reason=reason), ParticipantView,
+                               "nothing to revoke")
         console.print(f"{p.participant_id}: {p.status}")
 
     run(_run())
@@ -292,8 +292,9 @@ def close_cmd(
     """Close now: no new participants; the analysis runs when the running interviews have finished."""
     async def _run() -> None:
         client = await conn.connect()
-        _print_progress(await _handle(client, study_id).execute_update(
-            UPDATE_CLOSE, CloseStudy(reason=reason, end_running=end_running), result_type=StudyProgress))
+        _print_progress(await study_update(_handle(client, study_id), UPDATE_CLOSE,
+                                           CloseStudy(reason=reason, end_running=end_running), StudyProgress,
+                                           "it is closed already"))
 
     run(_run())
 

@@ -231,6 +231,11 @@ class Participant(BaseModel):
     answers: int = 0
     exit_reason: str | None = None
     abandon_requested: bool = False
+    start_pending: bool = Field(default=False, description="Its interview's start is asked but not confirmed yet: "
+                                "a look-up that finds no such interview means 'not yet started'")
+    missing_since: datetime | None = Field(default=None, description="When a look-up first found no such interview "
+                                           "after its start was confirmed (abandoned only after a grace; a "
+                                           "verdict by absence is revised if the interview turns up)")
     revoked_reason: str | None = None
     transcript: ArtifactRef | None = None
     digest: ArtifactRef | None = None

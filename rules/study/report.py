@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import DEPTHS, FindingQuote, Findings
+from rules.study.words import plural
 
 
 def _quote_md(q: FindingQuote) -> str:
@@ -85,9 +86,11 @@ def to_markdown(f: Findings) -> str:
     out += [f"- {q.participant_id}: {q.text} — {q.flag}" for q in f.flagged_quotes] or ["None."]
     mc = f.member_checking
     out += ["", "## Member checking and consent", "",
-            f"{mc.checked} participants read back and confirmed or corrected their transcript, {mc.corrected} "
-            f"corrected an answer (kept beside the original), {mc.withdrew} withdrew (left out of these findings)."]
-    out += [f"- {c.participants} agreed to the {c.language} consent text, version sha256:{c.sha256}"
+            f"{plural(mc.checked, 'participant')} read back and confirmed or corrected their transcript, "
+            f"{mc.corrected} corrected an answer (kept beside the original), {mc.withdrew} withdrew (left out of "
+            f"these findings)."]
+    out += [f"- {plural(c.participants, 'participant')} agreed to the {c.language} consent text, version "
+            f"sha256:{c.sha256}"
             for c in f.consent] or ["- No consent recorded."]
     return "\n".join(out) + "\n"
 
@@ -163,5 +166,5 @@ def to_html(f: Findings, transcripts: Mapping[str, list[TranscriptEntry]] | None
     return _template().render(
         f=f, css=Markup(_CSS), depths=DEPTHS, coverage=coverage_rows(f), transcripts=sorted((transcripts or {}).items()),
         themes_svg=Markup(themes_chart(f)), languages_svg=Markup(languages_chart(f)), quote=_quote_html,
-        anchor=_anchor, raised=lambda m: _raised(m.count, m.participants),
+        anchor=_anchor, raised=lambda m: _raised(m.count, m.participants), plural=plural,
         share=lambda n: f"{100 * n / f.completed:.0f}%" if f.completed else "-")

@@ -6,7 +6,9 @@
                 language) → a child InterviewWorkflow `<study id>--<participant id>` (parent close: abandon)
     every check_seconds while interviews run: look them up by id (an activity: describe / session_state / result;
                 no child handles held) → finished: completed or abandoned; disconnected longer than
-                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step)
+                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step);
+                no such interview while its start is pending: not yet started (rules/study/ledger.py
+                `looked_up`; patch study-lookup-race)
     closes at the quota of completed interviews or the close date (a timer), or when told; waits for the
                 interviews still running, then the analysis:
     theme-merge agent per `theme_batch` digests → reduce (counts, quotes, positions, coverage; every quote verified
@@ -51,8 +53,10 @@ with workflow.unsafe.imports_passed_through():
     from models.interview.plan import PlanSnapshot
     from models.interview.workflow import InterviewInput
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
+    from models.study import patches as study_patches
     from models.study.activities import (
         DigestInput,
+        InterviewLookup,
         LookupInput,
         PublishInput,
         ReduceInput,
@@ -278,6 +282,11 @@ class StudyWorkflow:
         self.starting.add(p.participant_id)
         try:
             plan = await self._plan_in(language)
+            try:
+                self.ledger.check_open(req)       # revoked or closed while its plan was translated
+            except StudyError as err:
+                if workflow.patched(study_patches.LOOKUP_RACE):
+                    raise invalid(str(err)) from None
             iid = self.ledger.start(workflow.now(), p, language, req.consent)
             try:
                 await workflow.start_child_workflow(
@@ -285,8 +294,10 @@ class StudyWorkflow:
                     task_queue=workflow.info().task_queue, parent_close_policy=workflow.ParentClosePolicy.ABANDON,
                     static_summary=f"{p.participant_id} ({language}) in study {self.wid}")
             except Exception:
-                p.status, p.interview_id, p.started_at = "invited", None, None
+                self.ledger.start_failed(p, legacy=p.status != "started"
+                                         and not workflow.patched(study_patches.LOOKUP_RACE))
                 raise
+            self.ledger.start_confirmed(p)
         finally:
             self.starting.discard(p.participant_id)
             self.wake = True
@@ -395,24 +406,34 @@ class StudyWorkflow:
 
     # ========================================================================================= look-ups
     async def _check(self) -> None:
-        running = {p.interview_id: p for p in self.ledger.running() if p.interview_id}
-        found = await call_activity(study_lookup_interviews, LookupInput(interview_ids=list(running)),
-                                    kind="storage", summary=f"look up {len(running)} running interviews")
+        """Look the interviews up; each answer goes through the ledger (rules/study/ledger.py `looked_up`: a
+        missing interview whose start is pending is not yet started, never abandoned)."""
+        asked = {p.interview_id: (p, p.start_pending) for p in self.ledger.to_look_up() if p.interview_id}
+        found = await call_activity(study_lookup_interviews, LookupInput(interview_ids=list(asked)),
+                                    kind="storage", summary=f"look up {len(asked)} running interviews")
         completed: list[Participant] = []
         for f in found:
-            p = running.get(f.interview_id)
-            if p is None:
+            if f.interview_id not in asked:
                 continue
-            if f.state == "running":
-                self.ledger.seen_running(p, f)
-                if self.ledger.to_abandon(f, p):
-                    await self._end_interview(p, f"abandoned: disconnected for {f.paused_seconds or 0:.0f}s")
-                continue
-            self.ledger.finished(workflow.now(), p, f)
-            if p.status == "completed":
+            p, pending = asked[f.interview_id]
+            if self.ledger.racy(p, f) and not workflow.patched(study_patches.LOOKUP_RACE):
+                outcome = self._looked_up_before_the_fix(p, f)
+            else:
+                outcome = self.ledger.looked_up(workflow.now(), p, f, pending)
+            if outcome == "running" and self.ledger.to_abandon(f, p):
+                await self._end_interview(p, f"abandoned: disconnected for {f.paused_seconds or 0:.0f}s")
+            elif outcome == "ended" and p.status == "completed":
                 completed.append(p)
         if completed:
             await asyncio.gather(*(self._digest(p) for p in completed))
+
+    def _looked_up_before_the_fix(self, p: Participant, f: InterviewLookup) -> str:
+        """How a look-up answer was taken before patch study-lookup-race (recorded histories replay it)."""
+        if f.state == "running":
+            self.ledger.seen_running(p, f)
+            return "running"
+        self.ledger.finished(workflow.now(), p, f)
+        return "ended"
 
     async def _end_interview(self, p: Participant, reason: str) -> None:
         p.abandon_requested = p.abandon_requested or reason.startswith("abandoned")
