@@ -61,6 +61,7 @@ from activities.llm.slots import (
 from core import secrets
 from core.logging import mark_logged, next_step
 from models.common import LLMUsage
+from rules.retry_classes import FINAL, http_status_class
 
 log = structlog.get_logger("colloquy.llm")
 tracer = trace.get_tracer("colloquy.llm")
@@ -197,7 +198,7 @@ def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
     if isinstance(exc, (litellm.UnprocessableEntityError, litellm.BadRequestError)):
         return ApplicationError(f"request rejected by {where}: {detail}", type=BAD_REQUEST, non_retryable=True)
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
+    if isinstance(status, int) and http_status_class(status) == FINAL:  # the table: rules/retry_classes.py
         return ApplicationError(f"request rejected by {where} ({status}): {detail}", type=BAD_REQUEST,
                                 non_retryable=True)
     return ApplicationError(f"{where} failed ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
