@@ -173,3 +173,18 @@ def test_a_bounded_message_fits_is_one_line_and_is_never_cut_mid_word(text, limi
         rest = flat[len(kept):]
         # cut before a space (or punctuation before one); inside a word only when the last half has no space
         assert rest[:1] in (" ", ",", ";", ":", "-") or " " not in flat[limit // 2 + 1:limit - 1]
+
+
+@given(outage_s=st.floats(min_value=0, max_value=55), attempt_s=st.floats(min_value=0.05, max_value=1.0),
+       kind=st.sampled_from(["artifact", "storage"]))
+def test_a_store_outage_of_up_to_55_s_is_ridden_out_by_the_policy(outage_s, attempt_s, kind):
+    """Attempts fail (transient, each taking `attempt_s`: a refused connection) while the store is down; the first
+    attempt that starts after it is back succeeds — within the policy's attempts and its schedule-to-close."""
+    policy = POLICIES[kind]
+    at, interval, attempt = 0.0, policy.initial_interval.total_seconds(), 1
+    while at < outage_s:  # this attempt meets the outage: it fails, and the next one follows its backoff
+        assert attempt < policy.max_attempts, f"{kind}: every attempt met the {outage_s:.1f} s outage"
+        at += attempt_s + min(interval, policy.maximum_interval.total_seconds())
+        interval *= policy.backoff
+        attempt += 1
+    assert at + attempt_s < policy.schedule_to_close.total_seconds()

@@ -3,7 +3,7 @@ classification table (rules/retry_classes.py) calls it transient.
 
 Errors are drawn from every source an activity talks to: obstore's exception classes (S3-compatible object
 storage, with any HTTP status and S3 error code, refused connections, timeouts), OSError variants of the local
-artifact folder and of the notes repository, litellm's exception classes (model providers, any status), pydantic's
+artifact folder and of the notes repository, the writing history DB's, litellm's exception classes (model providers, any status), pydantic's
 ValidationError and the project's own (StorageError, SpeechError). Each goes through the code that turns it into an
 activity failure; what Temporal does with that failure under the real retry policy of the activity's kind must be
 what the table says: TRANSIENT → retried (a retryable ApplicationError of a transient type, or a plain exception),
@@ -176,7 +176,14 @@ def own_errors(draw) -> Drawn:
     return Drawn("speech", cls(draw(WORDS) or "x"), FINAL, "storage")
 
 
-ANY_ERROR = st.one_of(s3_errors(), local_errors(), notes_errors(), provider_errors(), own_errors())
+@st.composite
+def history_errors(draw) -> Drawn:
+    """The writing history DB (DuckDB or PostgreSQL): a lock, a full disk, an unreachable server."""
+    cls = draw(st.sampled_from([OSError, RuntimeError, ConnectionError, TimeoutError, ValueError]))
+    return Drawn("history", cls(draw(WORDS) or "database is locked"), TRANSIENT, "storage")
+
+
+ANY_ERROR = st.one_of(s3_errors(), local_errors(), notes_errors(), provider_errors(), own_errors(), history_errors())
 
 
 def _failure(drawn: Drawn, tmp_path, monkeypatch) -> BaseException:
@@ -216,10 +223,33 @@ def _failure(drawn: Drawn, tmp_path, monkeypatch) -> BaseException:
         res = resolve_model("unit", load_config(env={}))
         assert res is not None
         return classify(err, res)
+    if drawn.source == "history":
+        return _history_failure(err, tmp_path, monkeypatch)
     if drawn.source == "speech":
         assert isinstance(err, SpeechError)
         return _classified(err)
     return err  # a plain exception, raised as it is
+
+
+def _history_failure(err: BaseException, tmp_path, monkeypatch) -> BaseException:
+    import asyncio
+
+    from activities.writing import history
+    from tests.unit.writing.test_history_and_logs import T0, record
+
+    class Failing:
+        def __init__(self, location: str) -> None:
+            pass
+
+        def record_run(self, *args: Any) -> int:
+            raise err
+
+    monkeypatch.setenv("COLLOQUY_HISTORY_DB", str(tmp_path / "history.duckdb"))
+    monkeypatch.setattr(history, "HistoryStore", Failing)
+    inp = history.RecordHistoryInput(**record("r1", "s", T0, {"a": 1}, {"a": 0.01}).model_dump())
+    with pytest.raises(ApplicationError) as caught:
+        asyncio.run(history.writing_record_history(inp))
+    return caught.value
 
 
 def _raised(call: Any) -> BaseException:
