@@ -229,6 +229,7 @@ def _s3_errors(backend: S3Backend, key: str, what: str) -> Any:
         raise _os_error(where, exc) from None
 
 
+_S3_URL = re.compile(r"(Error performing [A-Z]+) \S+")
 _S3_STATUS = re.compile(r"(?:status code:|status:)\s*(\d{3})\b")
 
 
@@ -240,9 +241,10 @@ def s3_status(exc: BaseException) -> int | None:
 
 
 def s3_summary(exc: BaseException) -> str:
-    """An obstore error on one bounded line: its message without the "Debug source" dump that follows it, cut at a
-    word boundary (the server's status and S3 error code stay whole)."""
-    text = str(exc).split("Debug source:", 1)[0]
+    """An obstore error on one bounded line: its message without the request's URL (however long the key, the
+    status comes early) and without the "Debug source" dump that follows it, cut at a word boundary (the server's
+    status and S3 error code stay whole)."""
+    text = _S3_URL.sub(r"\1", str(exc).split("Debug source:", 1)[0])  # the object is named by the caller already
     return bounded(text, 500) or exc.__class__.__name__
 
 

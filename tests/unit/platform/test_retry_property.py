@@ -51,6 +51,7 @@ class Drawn:
     error: BaseException
     expected: ErrorClass
     kind: str           # the policy kind of the activities that meet it
+    says: str = ""      # what the failure's message must keep whole (the server's status)
 
 
 def temporal_retries(failure: BaseException, kind: str) -> bool:
@@ -87,7 +88,7 @@ def _os_error_of(cls: type[OSError], code: int, text: str) -> tuple[OSError, Err
 @st.composite
 def s3_errors(draw) -> Drawn:
     shape = draw(st.sampled_from(["status", "connection", "timeout", "join", "denied", "path", "config", "os"]))
-    url = "http://127.0.0.1:9000/colloquy/p/scope/name"
+    url = "http://127.0.0.1:9000/colloquy/" + "k/%20" * draw(st.integers(0, 200))  # any length of key
     head = f"Generic S3 error: Error performing PUT {url} in 212ms, after 2 retries, max_retries: 2 - "
     debug = "\n\nDebug source:\nGeneric {\n    store: \"S3\",\n" + "    inner: x,\n" * draw(st.integers(0, 40)) + "}"
     if shape == "status":
@@ -95,7 +96,7 @@ def s3_errors(draw) -> Drawn:
         body = f"<Error><Code>{code}</Code><Message>{text}</Message></Error>" if code else text
         error: BaseException = obx.GenericError(
             f"{head}Server returned non-2xx status code: {status} Reason: {body}{debug}")
-        return Drawn("s3", error, http_status_class(status), "artifact")
+        return Drawn("s3", error, http_status_class(status), "artifact", says=f"status code: {status} Reason:")
     if shape == "connection":
         return Drawn("s3", obx.GenericError(f"{head}HTTP error: error sending request{debug}"), TRANSIENT, "artifact")
     if shape == "timeout":
@@ -271,6 +272,7 @@ def test_an_error_from_any_store_or_provider_is_retried_exactly_when_the_table_s
         assert class_of(failure.type, failure.non_retryable) == drawn.expected
         assert failure.non_retryable == (drawn.expected == FINAL)  # the flag and the row agree
         assert "Debug source" not in failure.message and len(failure.message) <= 1200
+        assert drawn.says in failure.message, failure.message  # a long key never pushes the status out
 
 
 def test_regression_s3_outage_status_503_slowdown_is_transient(tmp_path, monkeypatch):
