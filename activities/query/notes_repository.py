@@ -52,8 +52,10 @@ from models.query.workflow import (
 from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords
+from rules.retry_classes import TRANSIENT, errno_class
 
-STORAGE_ERROR = "StorageError"
+STORAGE_ERROR = "StorageError"            # final (rules/retry_classes.py)
+STORAGE_UNAVAILABLE = "StorageUnavailable"  # transient: retried under the activity's policy
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -83,7 +85,8 @@ def _os_error(action: str, path: Path, exc: OSError) -> StorageError:
                             f"COLLOQUY_NOTES_DIR")
     if isinstance(exc, IsADirectoryError):
         return StorageError(f"cannot {action} {path}: it is a directory, not a notes file")
-    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=True)
+    # anything else passes or not by its errno (rules/retry_classes.py): EIO, a timeout, a stale network mount pass
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=errno_class(exc.errno) == TRANSIENT)
 
 
 class StorageRepository:

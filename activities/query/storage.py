@@ -20,6 +20,7 @@ from activities.query.notes_catalog import domain_dirs, load_catalog
 from activities.query.notes_markdown import UNTIMED
 from activities.query.notes_repository import (
     STORAGE_ERROR,
+    STORAGE_UNAVAILABLE,
     InvalidRequest,
     StorageError,
     StorageRepository,
@@ -48,14 +49,16 @@ from models.query.workflow import (
 )
 from rules.query.imports import IMPORT_SUFFIXES
 
-__all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "UNTIMED", "InvalidRequest", "StorageError", "StorageRepository",
-           "domain_dirs", "import_file", "import_root", "load_catalog", "load_entries", "notes_dir",
-           "notes_repo"]
+__all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "STORAGE_UNAVAILABLE", "UNTIMED", "InvalidRequest", "StorageError",
+           "StorageRepository", "domain_dirs", "import_file", "import_root", "load_catalog", "load_entries",
+           "notes_dir", "notes_repo"]
 
 
 def _application_error(exc: Exception) -> ApplicationError:
     if isinstance(exc, StorageError):
-        return ApplicationError(str(exc), type=STORAGE_ERROR, non_retryable=not exc.retryable)
+        if exc.retryable:  # its own type: the retry policies list StorageError as final (rules/retry_classes.py)
+            return ApplicationError(str(exc), type=STORAGE_UNAVAILABLE)
+        return ApplicationError(str(exc), type=STORAGE_ERROR, non_retryable=True)
     return ApplicationError(str(exc), type="ValidationError", non_retryable=True)
 
 

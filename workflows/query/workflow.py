@@ -136,7 +136,7 @@ class QueryWorkflow(QueryLogSteps, QueryAnswerSteps, QueryClarifySteps):
         fallback. Storage errors and a failed Parser/Store are surfaced (the user's text must not be lost
         silently); a failed query agent yields a partial answer that says what went wrong."""
         message = error_message(err)
-        storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
+        storage = isinstance(err.cause, ApplicationError) and err.cause.type in ("StorageError", "StorageUnavailable")
         if (state == State.ROUTE and self.st.catalog is not None and not storage
                 and workflow.patched(query_patches.ROUTER_FAILURE_KEEPS_NOTE)):
             # Never lose the user's text: keep it as a note exactly as written, flagged for parsing later.
