@@ -158,7 +158,7 @@ def print_status(s: StatusView) -> None:
 
 
 def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowConfig | None = None) -> None:
-    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "complete_below_floor") \
+    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "forced", "complete_below_floor") \
         else "red"
     console.print()
     console.print(f"[bold {colour}]{escape(status_line(r.status, r.final_state, r.forced))}[/bold {colour}]"
@@ -173,6 +173,9 @@ def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowCon
         console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
         if r.final_score is not None:
             console.print(f"final score: {r.final_score:g}/10")
+    elif r.status == "forced" and r.final_post is not None:  # forced: nothing published, an earlier yes kept
+        console.print(f"nothing published; the last post a human approved: {r.final_post.ref.name}",
+                      soft_wrap=True)
     elif r.status not in COMPLETE_STATUSES:
         console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
                       f"{r.run_id}",

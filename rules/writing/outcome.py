@@ -37,9 +37,10 @@ def status_line(status: str, final_state: str, forced: bool = False) -> str:
     """The one-line outcome shown to the user, e.g. 'halted — ended at state 'halt'' — never 'complete in 'halt''.
     It starts with the shared status word (models/status.py: the run's ColloquyStatus); the writing run's own word
     follows in brackets where it says more."""
-    words = {BELOW_FLOOR: "complete, but below the score floor", "waiting_approval": "waiting for approval"}
+    words = {BELOW_FLOOR: "complete, but below the score floor", "waiting_approval": "waiting for approval",
+             "forced": "forced — not approved, nothing published"}
     text = writing_status(status) + (f" ({words[status]})" if status in words else "")
-    if forced:
+    if forced and status != "forced":
         text += " (forced by the orchestrator)"
     return f"{text} — ended at state {final_state!r}"
 

@@ -254,6 +254,8 @@ class WritingStates(WritingBase):
         self.pending = PendingApproval(
             request_id=request_id, state=name, prompt=state.prompt or DEFAULT_APPROVAL_PROMPT,
             post_ref=post.ref if post else None, post_text=text, since=workflow.now(), timeout_s=state.timeout_s)
+        if post:
+            s.shown_posts.append(post.ref.name)
         s.status = "waiting_approval"
         self._upsert(status="waiting_approval")
         self._log("approval_requested", name, {"request_id": request_id, "post": post.ref.name if post else None})
@@ -285,6 +287,9 @@ class WritingStates(WritingBase):
                 breaker.human_round(s.breaker)
         if decision == "approved":
             s.approved = True
+            if post:
+                s.approved_posts.append(post.ref.name)
+            s.approved_after = len(s.invocations)
         if decision == "timeout":
             return "timeout" if "timeout" in state.transitions else "abort"
         return decision

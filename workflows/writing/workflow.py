@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         UPDATE_AWAIT_APPROVAL_REQUEST,
         UPDATE_SUBMIT_APPROVAL,
         WORKFLOW_TYPE,
+        AgentOutput,
         ApprovalInput,
         ApprovalReceipt,
         BreakInfo,
@@ -65,6 +66,7 @@ with workflow.unsafe.imports_passed_through():
         validate_config,
     )
     from rules.writing.outcome import final_score, floor_status, usable_post
+    from rules.writing.publish import decide_end, record_of, requirements
     from rules.writing.transitions import (
         best_output,
         normalise_approval,
@@ -84,6 +86,7 @@ from workflows.writing.base import (
     MAX_PERSONA_CHARS,
     P_DUPES,
     P_HUMAN,
+    P_PUBLISH,
     P_REJECT,
     P_RETRY,
     P_RULES,
@@ -297,6 +300,8 @@ class WritingWorkflow(WritingStates):
         self._ended = True
         final_post = s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
+        if self._new(P_PUBLISH):  # where the config asks for a human, only a human's yes publishes a post
+            final_post = self._publish(final_post)
         if self._new(P_SCORE):  # the last final-audit visit only, never a gate score; then the score floor
             s.final_score = final_score(s.audit_scores, s.final_score)
             s.status, below = floor_status(s.status, s.final_score, cfg.settings.score_floor,  # type: ignore[assignment]
@@ -340,6 +345,33 @@ class WritingWorkflow(WritingStates):
                              cost_usd=totals.cost_usd, tokens=totals.total_tokens,
                              transitions=list(s.breaker.transition_history), artifacts=artifacts.refs,
                              history_recorded=recorded)
+
+    def _publish(self, post: AgentOutput | None) -> AgentOutput | None:
+        """The end the publishing rule allows (rules/writing/publish.py): the status, and the post the run ends
+        with (None, or the last post a human approved, when the proposed one may not be published)."""
+        s, cfg = self._run()
+        end = decide_end(requirements(cfg), record_of(s), s.status, post.ref.name if post else None, self.forced)
+        if end.reason:
+            s.status, s.current = end.status, self._terminal(error=True)  # type: ignore[assignment]
+            s.reason = f"{end.reason} ({s.reason})" if s.reason else end.reason
+            self._log("not_published", s.current, {"status": end.status, "reason": end.reason,
+                                                   "post": post.ref.name if post else None, "kept": end.post})
+        if end.post is None:
+            return None
+        if post is not None and post.ref.name == end.post:
+            return post
+        return self._output_named(end.post)
+
+    def _output_named(self, name: str) -> AgentOutput | None:
+        s, _ = self._run()
+        for o in [o for group in s.outputs.values() for o in group] + [s.forced_output]:
+            if o is not None and o.ref.name == name:
+                return o
+        inv = next((i for i in reversed(s.invocations) if i.output_name == name and i.output_ref), None)
+        if inv is None or inv.output_ref is None:
+            return None
+        return AgentOutput(state=inv.state, model=inv.model, kind="post", ref=inv.output_ref,
+                           word_count=inv.word_count, preview=inv.preview, visit=inv.visit)
 
     @workflow.signal(name=SIGNAL_APPROVAL)
     def approval(self, raw: Any) -> None:
