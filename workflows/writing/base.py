@@ -61,7 +61,7 @@ DEFAULT_APPROVAL_PROMPT = ("approve to complete | reject --feedback TEXT to send
 P_HUMAN, P_REJECT, P_BUDGET = writing_patches.HUMAN, writing_patches.REJECT, writing_patches.BUDGET
 P_RETRY, P_RULES, P_STATUS = writing_patches.RETRY, writing_patches.RULES, writing_patches.STATUS
 P_SCORE, P_DUPES = writing_patches.SCORE, writing_patches.DUPES
-P_PUBLISH = writing_patches.PUBLISH
+P_PUBLISH, P_AGENT_TIMEOUT = writing_patches.PUBLISH, writing_patches.AGENT_TIMEOUT
 
 
 class _Stop(Exception):
