@@ -65,7 +65,7 @@ with workflow.unsafe.imports_passed_through():
         initial_state,
         validate_config,
     )
-    from rules.writing.outcome import final_score, floor_status, usable_post
+    from rules.writing.outcome import final_score, floor_status, score_seen_by_human, usable_post
     from rules.writing.publish import decide_end, record_of, requirements
     from rules.writing.transitions import (
         best_output,
@@ -304,8 +304,9 @@ class WritingWorkflow(WritingStates):
             final_post = self._publish(final_post)
         if self._new(P_SCORE):  # the last final-audit visit only, never a gate score; then the score floor
             s.final_score = final_score(s.audit_scores, s.final_score)
+            seen = not self._flags.get(P_PUBLISH) or score_seen_by_human(s.invocations, s.approved_after)
             s.status, below = floor_status(s.status, s.final_score, cfg.settings.score_floor,  # type: ignore[assignment]
-                                           s.approved)
+                                           s.approved, seen)
             if below:
                 s.reason = f"{s.reason}; {below}" if s.reason else below
         elif s.final_score is None:

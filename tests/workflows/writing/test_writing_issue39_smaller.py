@@ -7,7 +7,9 @@ import json
 
 from activities.artifacts import store
 from activities.llm.offline import Fault
-from tests.workflows.writing.conftest import by_model, config, quick_worker, start
+from models.writing.workflow import ApprovalInput, WorkflowConfig
+from tests.workflows.writing.conftest import by_model, config, quick_worker, raw_config, start
+from workflows.writing.workflow import WritingWorkflow
 
 MODELS = ["m-a", "m-b"]
 
@@ -33,3 +35,26 @@ async def test_timeout_per_agent_3_fires_after_3_seconds_not_33(ts_env, offline)
     assert failed and failed[0]["agent"] == "m-b" and "timed out after 3s" in failed[0]["error"]
     started = [e for e in _log(result) if e["event"] == "fan_out_start"]
     assert started[0]["timeout_s"] == 3
+
+
+def _gated_with_analysis_after_approval() -> WorkflowConfig:
+    data = raw_config("gated")
+    data["states"]["human-approval"]["transitions"]["approved"] = "final-analysis"
+    data["states"]["final-analysis"] = {"type": "orchestrator-task", "task": "final_analysis",
+                                        "persona": "orchestrator", "input": ["synthesize", "final-audit"],
+                                        "transitions": {"success": "complete", "failure": "halt"}}
+    data["settings"]["score_floor"] = 5
+    return WorkflowConfig.model_validate(data)
+
+
+async def test_a_score_below_the_floor_after_the_approval_is_not_a_silent_complete(ts_env, worker, offline):
+    offline.script("writing_final_analysis", {"summary": "Weak.", "suggestions": [], "final_score": 3.0,
+                                              "determination": "revise"})
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, MODELS, _gated_with_analysis_after_approval())
+        await handle.execute_update(WritingWorkflow.await_approval_request)
+        await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
+        result = await handle.result()
+    assert result.final_score == 3.0
+    assert result.status == "complete_below_floor", result.reason
+    assert "below the score floor 5 (scored after a human approved the post)" in result.reason
