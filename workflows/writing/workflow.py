@@ -319,12 +319,8 @@ class WritingWorkflow(WritingStates):
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
-        try:
-            artifacts = await call_activity(writing_write_run_logs, record, kind="storage",
-                                            summary="run logs: manifest, state/token/agent logs, run_summary.md")
-        except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
-            workflow.logger.warning("run logs not written: %s", error_message(err))
-            artifacts = RunArtifacts()
+        written = len(s.state_log)
+        artifacts = await self._write_logs(record)
         recorded = True
         try:
             await call_activity(writing_record_history, RecordHistoryInput(
@@ -333,6 +329,10 @@ class WritingWorkflow(WritingStates):
         except ActivityError as err:
             recorded = False
             workflow.logger.warning("history not recorded: %s", error_message(err))
+        if self._flags.get(P_PUBLISH) and len(s.state_log) > written:
+            # an answer came in while the logs were written (a late abort after an approve): it is logged, so the
+            # logs are written again with it
+            artifacts = await self._write_logs(record)
         totals = run_totals(s.invocations)
         if self.dump_ref is not None:
             artifacts.refs["debug_dump.json"] = self.dump_ref
@@ -346,6 +346,14 @@ class WritingWorkflow(WritingStates):
                              cost_usd=totals.cost_usd, tokens=totals.total_tokens,
                              transitions=list(s.breaker.transition_history), artifacts=artifacts.refs,
                              history_recorded=recorded)
+
+    async def _write_logs(self, record: RunLogsInput) -> RunArtifacts:
+        try:
+            return await call_activity(writing_write_run_logs, record, kind="storage",
+                                       summary="run logs: manifest, state/token/agent logs, run_summary.md")
+        except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
+            workflow.logger.warning("run logs not written: %s", error_message(err))
+            return RunArtifacts()
 
     def _publish(self, post: AgentOutput | None) -> AgentOutput | None:
         """The end the publishing rule allows (rules/writing/publish.py): the status, and the post the run ends
@@ -386,7 +394,8 @@ class WritingWorkflow(WritingStates):
         if inp is None or problem:
             self._ignored += 1
             if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
-                self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
+                self._log("approval_ignored", self.s.current if self.s else None, {
+                    "reason": problem, "decision": (inp.decision[:40] if inp is not None else None)})
             return
         self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
 
@@ -404,6 +413,9 @@ class WritingWorkflow(WritingStates):
             raise invalid(problem)
 
     def _approval_problem(self, inp: ApprovalInput) -> str | None:
+        if self._ended and self.s is not None:
+            return (f"the run has already ended ({self.s.status} in state {self.s.current!r}): a late "
+                    f"{inp.decision.strip()[:40]!r} changes nothing")
         if self.pending is None:
             return "no approval is pending" + (f" (the run is in state {self.s.current!r})" if self.s else "")
         if self.answer is not None:

@@ -58,3 +58,35 @@ async def test_a_score_below_the_floor_after_the_approval_is_not_a_silent_comple
     assert result.final_score == 3.0
     assert result.status == "complete_below_floor", result.reason
     assert "below the score floor 5 (scored after a human approved the post)" in result.reason
+
+
+async def test_a_late_abort_after_an_approve_is_logged(ts_env, worker, offline, monkeypatch):
+    """The abort lands while the run writes its history (after its logs were written): it changes nothing, and
+    the written state log says so."""
+    import asyncio
+    import threading
+
+    from activities.writing.history import HistoryStore
+
+    recording, release = threading.Event(), threading.Event()
+    original = HistoryStore.record_run
+
+    def slow_record_run(self, *args, **kwargs):
+        recording.set()
+        release.wait(30)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HistoryStore, "record_run", slow_record_run)
+    async with worker(ts_env.client) as queue:
+        handle = await start(ts_env, queue, MODELS, config("gated"))
+        await handle.execute_update(WritingWorkflow.await_approval_request)
+        await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(decision="approve"))
+        assert await asyncio.to_thread(recording.wait, 30)
+        await handle.signal(WritingWorkflow.approval, ApprovalInput(decision="abort"))
+        await asyncio.sleep(0.5)  # the signal is delivered to the workflow before the history write returns
+        release.set()
+        result = await handle.result()
+    assert result.status == "complete"
+    late = [e for e in _log(result) if e["event"] == "approval_ignored"]
+    assert len(late) == 1 and late[0]["decision"] == "abort"
+    assert "already ended (complete" in late[0]["reason"] and "changes nothing" in late[0]["reason"]
