@@ -225,11 +225,12 @@ class DiscussionWorkflow:
     # ---------------------------------------------------------------------------------------- phase 3
     async def _validate(self) -> str | None:
         """Moderator scoring. Returns why the ideas are unscored, if they are."""
+        if "moderator" not in self._team:
+            self._set_phase("validation", "no moderator in the team: the Team Leader decides")
+            return "no ideas" if not self._ideas else "there is no moderator in the team"
         self._set_phase("validation", f"the Moderator scores {len(self._ideas)} idea(s)")
         if not self._ideas:
             return "no ideas"
-        if "moderator" not in self._team:
-            return "there is no moderator in the team"
         try:
             scoring = await self._turn(discussion_score, "moderator", 0, step="scoring")
         except ActivityError as err:
