@@ -65,6 +65,7 @@ from models.writing.workflow import (
     WritingResult,
 )
 from rules.errors import error_message
+from rules.model_ids import model_id_problem
 from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
 from rules.writing.outcome import status_line
@@ -98,9 +99,10 @@ def parse_models(spec: str) -> list[str]:
         raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
     if len(models) > MAX_MODELS:  # the workflow's own limit, checked before anything starts
         raise ValueError(f"--models names {len(models)} models, at most {MAX_MODELS}")
-    long = [m for m in models if len(m) > 200]
-    if long:
-        raise ValueError(f"model id {long[0][:40]!r}... is longer than 200 characters")
+    for model in models:  # the one model-id check every pipeline's CLI uses (rules/model_ids.py)
+        problem = model_id_problem(model)
+        if problem:
+            raise ValueError(f"--models: {problem}")
     return models
 
 

@@ -117,7 +117,7 @@ class DiscussionWorkflow:
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
-        errors = validate_input(inp)
+        errors = validate_input(inp, strict=workflow.patched(discussion_patches.STRICT_INPUT))
         if errors:
             self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
