@@ -16,6 +16,7 @@ how to answer from another shell.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import uuid
 from pathlib import Path
@@ -254,7 +255,30 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
     return result_task.result()
 
 
+def discard_typed_ahead(stream=None) -> bool:  # noqa: ANN001 - a text stream (sys.stdin by default)
+    """Drop what was typed on the terminal before the post was shown (issue 39: an `approve` typed while the run
+    was still drafting waited in the input buffer and approved, unseen, the post that came next). Piped answers
+    are kept: a script answers on purpose. True when something was dropped."""
+    import select
+
+    stream = sys.stdin if stream is None else stream
+    try:
+        fd = stream.fileno()
+        if not os.isatty(fd):
+            return False
+        import termios
+
+        waiting = bool(select.select([fd], [], [], 0)[0])
+        termios.tcflush(fd, termios.TCIFLUSH)
+        return waiting
+    except (AttributeError, ImportError, OSError, ValueError):  # no terminal to flush (Windows, a closed stream)
+        return False
+
+
 async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
+    if discard_typed_ahead():
+        err_console.print("[yellow]what was typed before the post was shown is discarded: read the post above, "
+                          "then answer[/yellow]")
     while True:
         console.print("approve | abort | anything else = feedback")
         answer = await asyncio.to_thread(input, "> ")
