@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import yaml
@@ -146,9 +147,9 @@ def _execute(sim: Sim, data: st.DataObject) -> str:
     if not ok:
         return "failure"
     if state.task == "synthesize":
-        post = f"{name}_v{visit}.md"
-        sim.outputs[name] = [AgentOutput(state=name, model="orchestrator", kind="post", ref=_ref(post))]
-        sim.rec.synthesized.append(post)
+        written = f"{name}_v{visit}.md"
+        sim.outputs[name] = [AgentOutput(state=name, model="orchestrator", kind="post", ref=_ref(written))]
+        sim.rec.synthesized.append(written)
     else:
         sim.outputs[name] = [AgentOutput(state=name, model="orchestrator", kind="analysis",
                                          ref=_ref(f"{name}_v{visit}.md"))]
@@ -159,7 +160,7 @@ class Ended(Exception):
     pass
 
 
-def _stop(sim: Sim, status: str, why: str) -> None:
+def _stop(sim: Sim, status: str, why: str) -> NoReturn:
     sim.status = status
     sim.events.append(why)
     raise Ended
