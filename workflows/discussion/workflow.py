@@ -117,7 +117,11 @@ class DiscussionWorkflow:
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
-        errors = validate_input(inp, strict=workflow.patched(discussion_patches.STRICT_INPUT))
+        errors = validate_input(inp, strict=False)
+        strict = validate_input(inp)
+        # asked only when the stricter check refuses more (a role named twice, a model id with markup)
+        if strict != errors and workflow.patched(discussion_patches.STRICT_INPUT):
+            errors = strict
         if errors:
             self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
