@@ -83,6 +83,7 @@ class WritingBase:
         self._flags: dict[str, bool] = {}
         self._budget_stop = False
         self._refused: str | None = None      # the input was refused: the run failed before its first state
+        self._kept: tuple[AgentOutput | None] | None = None  # set when the publishing rule chose the run's post
 
     def _new(self, patch_id: str) -> bool:
         """workflow.patched, asked once per id (never from a query)."""

@@ -365,11 +365,10 @@ class WritingWorkflow(WritingStates):
             s.reason = f"{end.reason} ({s.reason})" if s.reason else end.reason
             self._log("not_published", s.current, {"status": end.status, "reason": end.reason,
                                                    "post": post.ref.name if post else None, "kept": end.post})
-        if end.post is None:
-            return None
-        if post is not None and post.ref.name == end.post:
-            return post
-        return self._output_named(end.post)
+        kept = None if end.post is None else post if post is not None and post.ref.name == end.post else \
+            self._output_named(end.post)
+        self._kept = (kept,)  # the `outputs` query's final post from now on
+        return kept
 
     def _output_named(self, name: str) -> AgentOutput | None:
         s, _ = self._run()
@@ -457,7 +456,7 @@ class WritingWorkflow(WritingStates):
         s = self.s
         if s is None:
             return OutputsView(outputs={})
-        final = s.forced_output or next(
+        final = self._kept[0] if self._kept is not None else s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
         return OutputsView(outputs=s.outputs, final_post=final, audit_scores=s.audit_scores)
 

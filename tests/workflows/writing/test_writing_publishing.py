@@ -39,6 +39,7 @@ async def test_three_rejections_then_the_transition_limit_publish_nothing(ts_env
             await handle.execute_update(WritingWorkflow.submit_approval, ApprovalInput(
                 decision="reject", feedback=text, request_id=pending.request_id))
         result = await handle.result()
+        outputs = await handle.query(WritingWorkflow.outputs)
         recorded = HISTORIES / "writing_gated_forced_unapproved.json"
         await replay(handle, record_as=recorded.stem if os.environ.get("COLLOQUY_RECORD") or not recorded.exists()
                      else None)
@@ -47,6 +48,7 @@ async def test_three_rejections_then_the_transition_limit_publish_nothing(ts_env
     assert [b["rule"] for b in breaks] == ["transition_limit"]
     assert result.status == "forced" and result.forced and result.colloquy_status == "halted"
     assert result.final_post is None and result.final_state == "halt"
+    assert outputs.final_post is None  # `colloquy write outputs ID --show final` shows no unseen post either
     assert "not approved" in result.reason and "synthesize_v4.md" in result.reason
     history = HistoryStore()
     _, rows = history.query("post_all", "post_39", include_offline=True)
