@@ -16,7 +16,6 @@ how to answer from another shell.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import uuid
 from pathlib import Path
@@ -47,6 +46,7 @@ from client.common import (
 from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
+from client.writing.terminal import discard_typed_ahead
 from core.settings import TASK_QUEUE
 from models.writing.workflow import (
     COMPLETE_STATUSES,
@@ -253,26 +253,6 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
     if not result_task.exception():
         await poll()  # the events after the last poll
     return result_task.result()
-
-
-def discard_typed_ahead(stream=None) -> bool:  # noqa: ANN001 - a text stream (sys.stdin by default)
-    """Drop what was typed on the terminal before the post was shown (issue 39: an `approve` typed while the run
-    was still drafting waited in the input buffer and approved, unseen, the post that came next). Piped answers
-    are kept: a script answers on purpose. True when something was dropped."""
-    import select
-
-    stream = sys.stdin if stream is None else stream
-    try:
-        fd = stream.fileno()
-        if not os.isatty(fd):
-            return False
-        import termios
-
-        waiting = bool(select.select([fd], [], [], 0)[0])
-        termios.tcflush(fd, termios.TCIFLUSH)
-        return waiting
-    except (AttributeError, ImportError, OSError, ValueError):  # no terminal to flush (Windows, a closed stream)
-        return False
 
 
 async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
