@@ -117,7 +117,11 @@ class DiscussionWorkflow:
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
-        errors = validate_input(inp)
+        errors = validate_input(inp, strict=False)
+        strict = validate_input(inp)
+        # asked only when the stricter check refuses more (a role named twice, a model id with markup)
+        if strict != errors and workflow.patched(discussion_patches.STRICT_INPUT):
+            errors = strict
         if errors:
             self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
@@ -225,11 +229,12 @@ class DiscussionWorkflow:
     # ---------------------------------------------------------------------------------------- phase 3
     async def _validate(self) -> str | None:
         """Moderator scoring. Returns why the ideas are unscored, if they are."""
+        if "moderator" not in self._team:
+            self._set_phase("validation", "no moderator in the team: the Team Leader decides")
+            return "no ideas" if not self._ideas else "there is no moderator in the team"
         self._set_phase("validation", f"the Moderator scores {len(self._ideas)} idea(s)")
         if not self._ideas:
             return "no ideas"
-        if "moderator" not in self._team:
-            return "there is no moderator in the team"
         try:
             scoring = await self._turn(discussion_score, "moderator", 0, step="scoring")
         except ActivityError as err:
