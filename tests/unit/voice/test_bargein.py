@@ -3,11 +3,17 @@ question's own audio (what the echo canceller leaves of it) never stops it."""
 
 from __future__ import annotations
 
+import array
+import importlib.util
+import math
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rules.voice.bargein import BARGE_IN_LEVEL, Action, BargeInRules, Onset, decide
 from rules.voice.turns import SPEECH_LEVEL
+from tests.e2e.voice.helpers import pcm_of
 
 RULES = BargeInRules()
 NEED, PRE = RULES.barge_in_frames, RULES.pre_roll_frames
@@ -89,3 +95,27 @@ def test_sustained_speech_over_the_question_always_stops_it(levels, playing):
         if all(playing[j] and levels[j] >= BARGE_IN_LEVEL for j in range(i, i + NEED)):
             assert kept and kept[0] <= i                  # started by then: stopped, or begun before
             break
+
+
+# ----------------------------------------------------------------------------- real speech against the bar
+def _frame_levels(wav: bytes, gain: float = 1.0) -> list[float]:
+    pcm, rate = pcm_of(wav)
+    samples = array.array("h", pcm)
+    n = max(1, round(rate * RULES.frame_s))
+    return [math.sqrt(sum((gain * x / 32768) ** 2 for x in samples[i:i + n]) / len(samples[i:i + n]))
+            for i in range(0, len(samples), n)]
+
+
+def test_the_bar_against_real_speech():
+    """piper's speech clears the bar within its first half second; the same question's audio as residual echo
+    (-20 dB: what is left after a modest echo canceller and the room) never does."""
+    if importlib.util.find_spec("piper") is None:
+        pytest.skip("piper is not installed (make install-voice)")
+    from activities.voice.local import piper_wav
+
+    question = piper_wav("Could you walk me through the very first week you spent on call for the payments team?")
+    echo = _frame_levels(question, gain=0.1)
+    assert decide(echo, [True] * len(echo)) == (None, [])
+    speech = _frame_levels(piper_wav("I started carrying the pager by accident."))
+    stop, kept = decide(speech, [True] * len(speech))
+    assert stop is not None and stop * RULES.frame_s <= 0.5 and kept[0] == 0
