@@ -6,11 +6,14 @@ from __future__ import annotations
 import array
 import importlib.util
 import math
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rules.voice import bargein, turns
 from rules.voice.bargein import BARGE_IN_LEVEL, Action, BargeInRules, Onset, decide
 from rules.voice.turns import SPEECH_LEVEL
 from tests.e2e.voice.helpers import pcm_of
@@ -119,3 +122,13 @@ def test_the_bar_against_real_speech():
     speech = _frame_levels(piper_wav("I started carrying the pager by accident."))
     stop, kept = decide(speech, [True] * len(speech))
     assert stop is not None and stop * RULES.frame_s <= 0.5 and kept[0] == 0
+
+
+def test_the_page_applies_the_same_constants():
+    """client/web/voice.js carries the rule's constants in its `R` object: they must not drift apart."""
+    script = (Path(__file__).resolve().parents[3] / "client" / "web" / "voice.js").read_text()
+    found = {k: float(v) for k, v in re.findall(r"\b(\w+): (\d+(?:\.\d+)?)\b", script.split("const R = {")[1]
+                                                                        .split("};")[0])}
+    assert found == {"speech": turns.SPEECH_LEVEL, "endSilence": turns.END_SILENCE_S, "chunkPause": turns.CHUNK_PAUSE_S,
+                     "chunkMin": turns.CHUNK_MIN_S, "chunkMax": turns.CHUNK_MAX_S, "preRoll": bargein.PRE_ROLL_S,
+                     "maxTurn": 280.0, "bargeLevel": bargein.BARGE_IN_LEVEL, "bargeIn": bargein.BARGE_IN_S}
