@@ -6,7 +6,10 @@
 //   sent as 16 kHz WAV to POST .../audio and transcribed at once, so little is left to do when the turn ends.
 // - The transcript appears in the answer box, editable; it is sent AUTOSEND_S after the last chunk unless the
 //   person edits it (then it waits for "Send answer"). Entry id `voice-<first clip>`: a clip re-sent is one entry.
-// - While the question is being spoken (and no answer is under way) the microphone's input is ignored.
+// - Barge-in (rules/voice/bargein.py: the same rule and constants): speech that starts while the question is being
+//   spoken stops the playback and is kept in full, with the pre-roll before it. While the question plays the bar is
+//   higher (BARGE_IN_LEVEL for BARGE_IN_S without a break), so what the echo canceller leaves of the question's own
+//   audio never stops it; until then only the pre-roll and the loud run are held, nothing is sent.
 // - When the interview ends (or the page closes), capture stops at once: the tracks are stopped, nothing sent.
 "use strict";
 (function () {
@@ -17,7 +20,7 @@
   const lang = (params.get("lang") || document.body.dataset.language || document.documentElement.lang || "en").slice(0, 20);
   const _ = window.ColloquyI18n ? window.ColloquyI18n._ : (s, v) => (v ? s.replace(/%\((\w+)\)s/g, (m, k) => (k in v ? String(v[k]) : m)) : s);
   const R = { speech: 0.02, endSilence: 1.6, chunkPause: 0.35, chunkMin: 2.5, chunkMax: 12.0, preRoll: 0.3,
-              maxTurn: 280 };
+              maxTurn: 280, bargeLevel: 0.04, bargeIn: 0.2 };
   const AUTOSEND_S = Number(params.get("autosend") || 4);
   const RATE = 16000;
   const consentKey = "colloquy-voice-consent:" + wid, muteKey = "colloquy-voice-muted";
@@ -28,6 +31,7 @@
   let stream = null, ctx = null, source = null, node = null, lastStream = null;
   let listening = false, held = false, ended = false;
   let blocks = [], blockSeconds = 0, spoke = false, quiet = 0, turnSeconds = 0, chunkHasSpeech = false;
+  let loudRun = 0, bargeIns = 0;   // seconds of loud audio before the answer starts; playbacks stopped by speech
   let turn = null;            // {clips: [], texts: [], pending: 0, done: false, prefix, id, edited}
   let finished = [];          // completed turns waiting to be sent
   let lastQuestion = null;
@@ -70,7 +74,7 @@
     node = ctx.createScriptProcessor(4096, 1, 1);
     node.onaudioprocess = (ev) => onBlock(new Float32Array(ev.inputBuffer.getChannelData(0)), ctx.sampleRate);
     source.connect(node); node.connect(ctx.destination);
-    resetChunk(); spoke = false; quiet = 0; turnSeconds = 0;
+    resetChunk(); spoke = false; quiet = 0; turnSeconds = 0; loudRun = 0;
     say(_("Listening… speak when you are ready."));
   }
   function stopCapture(message) {
@@ -87,23 +91,34 @@
 
   function onBlock(samples, rate) {
     if (ended || !stream) return;
-    if (speaking && !spoke) return;  // half-duplex: the question being spoken is not recorded as an answer
     let sum = 0;
     for (let i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
     const level = Math.sqrt(sum / samples.length), secs = samples.length / rate;
     blocks.push({ samples, rate }); blockSeconds += secs;
-    if (level >= R.speech) { spoke = true; quiet = 0; chunkHasSpeech = true; } else { quiet += secs; }
-    if (!spoke) {                          // before speech: keep only a short pre-roll
-      while (blockSeconds - blocks[0].samples.length / rate > R.preRoll) {
-        blockSeconds -= blocks.shift().samples.length / rate;
+    if (!spoke) {                          // before speech: hold the pre-roll and the loud run (rules/voice/bargein.py)
+      const playing = speaking;
+      loudRun = level >= (playing ? R.bargeLevel : R.speech) ? loudRun + secs : 0;
+      if (loudRun > 0 && (!playing || loudRun >= R.bargeIn)) {
+        spoke = true; quiet = 0; chunkHasSpeech = true; loudRun = 0;
+        if (playing) bargeIn();
+      } else {
+        while (blockSeconds - blocks[0].samples.length / rate > R.preRoll + loudRun) {
+          blockSeconds -= blocks.shift().samples.length / rate;
+        }
+        return;
       }
-      return;
-    }
+    } else if (level >= R.speech) { quiet = 0; chunkHasSpeech = true; } else { quiet += secs; }
     turnSeconds += secs;
     if (!held && quiet >= R.endSilence) { endTurn(); return; }
     if (chunkHasSpeech && ((blockSeconds >= R.chunkMin && quiet >= R.chunkPause) || blockSeconds >= R.chunkMax)) {
       sendChunk();
     } else if (turnSeconds >= R.maxTurn) { endTurn(); }
+  }
+
+  function bargeIn() {                   // the person speaks over the question: it stops, their words are kept
+    bargeIns++;
+    player.pause();
+    say(_("Go ahead: the question has stopped and your words are being written down."));
   }
 
   function endTurn() {
@@ -261,6 +276,8 @@
     claim,
     capturing: () => !!stream && stream.getTracks().some((t) => t.readyState === "live"),
     questionsPlayed: () => played,
+    questionPlaying: () => speaking,
+    bargeIns: () => bargeIns,
     tracks: () => (lastStream ? lastStream.getTracks().map((t) => t.readyState) : []),   // "live" | "ended"
   };
   syncButtons();

@@ -85,7 +85,7 @@ async def test_three_spoken_answers_in_the_browser(dev_env, worker, offline, tmp
                     await page.goto(base + room_path(SECRET, wid) + "?autosend=1")
                     await expect(page.locator("#question")).to_have_text(Q1, timeout=30_000)
                     await expect(page.locator("#mic")).to_be_disabled()           # no consent, no microphone
-                    # a person answers once the question has been spoken (the page ignores the microphone meanwhile)
+                    # a person answers once the question has been spoken (speaking over it stops it: test_browser_bargein.py)
                     await _until(lambda: page.evaluate("window.ColloquyVoice.questionsPlayed()"), 60,
                                  "the first question to be spoken", 0.2)
                     await page.locator("#voice-consent").check()
