@@ -180,3 +180,15 @@ def test_a_corrected_answer_is_never_quoted_in_its_original_words(said, fixes):
     for e in entries:
         if e.entry_id in changed and check_quote(e.text, texts).verified:
             assert check_quote(e.text, theirs).verified, (e.text, texts)
+
+
+def test_an_edited_report_shows_the_corrected_answers_too(tmp_path, monkeypatch):
+    """The researcher's theme edit re-renders the report: its transcripts are the answers as corrected."""
+    from client.web.study.themes import EDITED, _save
+
+    ref = _put(tmp_path, monkeypatch)
+    f = _findings(ref, MEANT)
+    f.themes[0].quotes[0].verified, f.themes[0].quotes[0].corrected = True, True
+    _save("s", f, {"P001": [Correction(entry_id="a1", text=MEANT, at=NOW)]})
+    html = store().read_optional("s", EDITED["report"]) or ""
+    assert f'id="t-P001-a1"><b>P001</b>: {MEANT} <em class="corrected">' in html and SAID not in html
