@@ -18,3 +18,8 @@ LOOKUP_RACE = _declare("study-lookup-race", ("study_small", "study_lookup_race")
                        "confirmed one is abandoned only after a grace, revisably); an answer about a participant "
                        "revoked meanwhile is ignored; a failed start leaves a revoked link revoked; a link whose "
                        "study closed while its plan was translated starts no interview")
+
+CORRECTIONS = _declare("study-corrections", ("study_corrections",),
+                       "a participant's correction replaces their answer for the analysis: a digest that read fewer "
+                       "corrections than were saved is redone on the corrected transcript before the theme merge, "
+                       "and quotes are checked against the corrected answers (marked corrected)")

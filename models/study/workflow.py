@@ -245,6 +245,9 @@ class Participant(BaseModel):
     corrections: list[Correction] = Field(default_factory=list, max_length=MAX_CORRECTIONS)
     checked_at: datetime | None = None
     withdrawn_at: datetime | None = None
+    digested_corrections: int = Field(default=0, ge=0, le=MAX_CORRECTIONS, description="How many of the "
+                                      "corrections its digest read (fewer than there are: the digest is redone on "
+                                      "the corrected transcript before the analysis; patch study-corrections)")
 
 
 class Correction(BaseModel):
@@ -358,6 +361,8 @@ class FindingQuote(BaseModel):
     verified: bool = False
     check: str = "unchecked"
     flag: str = ""
+    corrected: bool = Field(default=False, description="Quoted from an answer the participant corrected when "
+                            "they read it back: the text is their correction")
 
 
 class Position(BaseModel):

@@ -134,7 +134,7 @@ def reduce_digests(study_id: str, topic: str, research_goal: str, analysis_langu
             fq = None if quote is None else FindingQuote(
                 participant_id=d.participant_id, text=quote.text, language=d.language, translation=quote.translation,
                 translation_note=d.translation_note if d.language != analysis_language else "",
-                interview_id=d.interview_id, entry_id=quote.entry_id)
+                interview_id=d.interview_id, entry_id=quote.entry_id, corrected=quote.corrected)
             if fq is not None and len(theme.quotes) < QUOTES_PER_THEME and all(
                     q.participant_id != d.participant_id for q in theme.quotes):
                 theme.quotes.append(fq)

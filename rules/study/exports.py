@@ -1,6 +1,7 @@
 """The study's exports (pure: findings + the export ledger + transcripts in, files' contents out):
 
-- tables: themes, quotes (participant, language, translation, verified flag), coverage, participants (consent,
+- tables: themes, quotes (participant, language, translation, verified flag, `corrected`:
+  taken from an answer the participant corrected), coverage, participants (consent,
   member checking) — as CSV texts or one XLSX workbook (openpyxl);
 - one readable transcript per participant (with their consent record and their corrections beside the answers);
 - the REFI-QDA project (rules/study/qdpx.py) uses the same transcript texts, so quote positions agree.
@@ -34,15 +35,16 @@ def themes_table(f: Findings) -> Table:
 
 def quotes_table(f: Findings) -> Table:
     head = ["theme", "participant", "language", "quote", "translation", "translation_note", "verified", "check",
-            "flag", "interview_id", "entry_id"]
+            "flag", "interview_id", "entry_id", "corrected"]
     rows: list[list[object]] = []
     for t in f.themes:
         for q in t.quotes:
             rows.append([t.title, q.participant_id, q.language or "", q.text, q.translation or "",
-                         q.translation_note, q.verified, q.check, q.flag, q.interview_id or "", q.entry_id or ""])
+                         q.translation_note, q.verified, q.check, q.flag, q.interview_id or "", q.entry_id or "",
+                         q.corrected])
     for q in f.flagged_quotes:
         rows.append(["(flagged)", q.participant_id, q.language or "", q.text, q.translation or "",
-                     q.translation_note, False, q.check, q.flag, q.interview_id or "", q.entry_id or ""])
+                     q.translation_note, False, q.check, q.flag, q.interview_id or "", q.entry_id or "", False])
     return head, rows
 
 

@@ -176,7 +176,7 @@ class Ledger:
         the participant's data out of the findings (as revoking does)."""
         p = self.check_member(req)
         if req.action == "checked":
-            p.checked_at = p.checked_at or now
+            p.checked_at = now          # the latest confirmation (the read-back page says which step came last)
         elif req.action == "correct":
             p.corrections.append(Correction(entry_id=str(req.entry_id), text=str(req.text).strip(), at=now))
             p.checked_at = p.checked_at or now
@@ -364,9 +364,16 @@ class Ledger:
                                corrections=list(p.corrections) if p.status == "completed" else [],
                                checked_at=p.checked_at) for p in self.state.participants])
 
-    def digested(self, p: Participant, summary: DigestSummary) -> None:
-        """A completed interview's digest: its themes and coverage join the draft."""
+    def digested(self, p: Participant, summary: DigestSummary, corrections: int | None = None,
+                 redone: bool = False) -> None:
+        """A completed interview's digest: its themes and coverage join the draft. `corrections`: how many of the
+        participant's corrections it read; `redone`: a digest redone on the corrected transcript replaces the
+        first one's themes (its coverage was counted once already)."""
         p.digest, p.themes, p.digest_error = summary.digest, summary.themes[:8], None
+        if corrections is not None:
+            p.digested_corrections = corrections
+        if redone:
+            return
         plan = self.state.plan
         texts = {q.id: (sec.id, q.text) for sec in (plan.sections if plan else []) for q in sec.questions}
         for row in summary.coverage:

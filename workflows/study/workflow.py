@@ -18,7 +18,10 @@
     review (`review=True`): before any link opens the researcher edits (`review_plan` edit) or approves the plan
     consent: `open_link` is refused without the participant's consent to the text shown (its language, SHA-256)
     member checking (`member_check`): after their interview, until the study closes, a participant confirms,
-                corrects (kept beside the original) or withdraws (their data leaves the findings)
+                corrects or withdraws (their data leaves the findings); a correction is kept beside the original
+                and replaces it for the analysis: a digest that read fewer corrections than were saved is redone
+                on the corrected transcript when the analysis starts, and the quotes are checked against the
+                corrected answers and marked corrected (rules/study/corrections.py; patch study-corrections)
 
 Queries: progress, findings_draft (the draft while open, the final findings after), participants, link,
 member_check_view, plan_review, export.
@@ -102,6 +105,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.errors import error_message
     from rules.interview.plan import default_plan, normalize_plan
     from rules.study.analysis import outline
+    from rules.study.corrections import stale
     from rules.study.ledger import Ledger, StudyError, view
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import check_start_input, fail_start, invalid, update_input
@@ -327,8 +331,9 @@ class StudyWorkflow:
 
     @workflow.update(name=UPDATE_MEMBER_CHECK)
     def member_check(self, raw: Any) -> MemberCheckView:
-        """A participant read back their transcript: confirmed it, corrected an answer (kept beside the original)
-        or withdrew (their data leaves the findings) — until the study closes."""
+        """A participant read back their transcript: confirmed it, corrected an answer (kept beside the original;
+        the analysis reads the correction: `_analyse`) or withdrew (their data leaves the findings) — until the
+        study closes."""
         req = update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK)
         _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
         self.wake = True
@@ -445,17 +450,21 @@ class StudyWorkflow:
         except Exception as err:       # it ended meanwhile: the next look-up sees how
             workflow.logger.warning("could not end %s: %s", p.interview_id, err)
 
-    async def _digest(self, p: Participant) -> None:
+    async def _digest(self, p: Participant, redone: bool = False) -> None:
+        """The participant's digest, on their transcript as they corrected it (`redone`: again, after a
+        correction)."""
         st = self.st
         assert st.plan is not None and p.transcript is not None and p.interview_id is not None
         language = p.language or self.inp.default_language
+        corrections = list(p.corrections)
         try:
             result = await call_agent(study_digest, DigestInput(
                 study_id=self.wid, participant_id=p.participant_id, interview_id=p.interview_id, language=language,
                 analysis_language=self.inp.analysis_language, plan=st.translations.get(language, st.plan),
-                source_plan=st.plan, transcript=p.transcript), summary=f"Digest: {p.participant_id} ({language})")
+                source_plan=st.plan, transcript=p.transcript, corrections=corrections),
+                summary=f"Digest: {p.participant_id} ({language})" + (" corrected" if redone else ""))
             self._used(result)
-            self.ledger.digested(p, result.output)
+            self.ledger.digested(p, result.output, corrections=len(corrections), redone=redone)
         except ActivityError as err:
             p.digest_error = error_message(err)
             workflow.logger.warning("digest of %s failed: %s", p.participant_id, p.digest_error)
@@ -471,9 +480,20 @@ class StudyWorkflow:
         missing = [p for p in st.participants if p.status == "completed" and p.digest is None]
         if missing:
             await asyncio.gather(*(self._digest(p) for p in missing))
+        corrections = {p.participant_id: list(p.corrections) for p in st.participants
+                       if p.status == "completed" and p.corrections}
+        if not (corrections and workflow.patched(study_patches.CORRECTIONS)):
+            corrections = {}
+        stale_ones = [p for p in st.participants if p.participant_id in corrections and p.digest is not None
+                      and stale(len(p.corrections), p.digested_corrections)]
+        if stale_ones:      # a correction replaces the answer: that digest is redone on the corrected transcript
+            await asyncio.gather(*(self._digest(p, redone=True) for p in stale_ones))
         done = [p for p in st.participants if p.status == "completed" and p.digest is not None]
         errors = [f"{p.participant_id}: digest failed ({p.digest_error})" for p in st.participants
                   if p.status == "completed" and p.digest is None]
+        errors += [f"{p.participant_id}: the digest of the corrected transcript failed ({p.digest_error}); quotes "
+                   f"of the corrected answers are left out" for p in stale_ones
+                   if stale(len(p.corrections), p.digested_corrections)]
         mapping: dict[str, str] = {}
         catalogue: list[str] = []
         for i in range(0, len(done), inp.theme_batch):
@@ -496,7 +516,8 @@ class StudyWorkflow:
             analysis_language=inp.analysis_language, plan=st.plan, digests=[p.digest for p in done if p.digest],
             mapping=mapping, abandoned=self.ledger.count("abandoned"),
             transcripts={p.participant_id: p.transcript for p in done if p.transcript},
-            interviews={p.participant_id: p.interview_id for p in done if p.interview_id}),
+            interviews={p.participant_id: p.interview_id for p in done if p.interview_id},
+            corrections=corrections),
             kind="artifact", summary=f"reduce {len(done)} digests")
         try:
             result = await call_agent(study_synthesis, SynthesisInput(
@@ -511,8 +532,9 @@ class StudyWorkflow:
         findings.notes += _notes(st.offline, st.translation_notes) + errors
         findings.member_checking, findings.consent = self.ledger.member_checking(), self.ledger.consent_versions()
         findings.as_of = workflow.now()
-        self.outputs = await call_activity(study_publish, PublishInput(study_id=self.wid, findings=findings),
-                                           kind="artifact", summary="findings.json, findings.md, report.html")
+        self.outputs = await call_activity(study_publish, PublishInput(
+            study_id=self.wid, findings=findings, corrections=corrections),
+            kind="artifact", summary="findings.json, findings.md, report.html")
         self.findings = findings
         self.analysing, self.done = False, True
         status = PARTIAL if errors else COMPLETED

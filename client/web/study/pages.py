@@ -248,6 +248,18 @@ def _entries(view: MemberCheckView) -> list[TranscriptEntry]:
     return [TranscriptEntry.model_validate(e) for e in json.loads(store().get(view.transcript))]
 
 
+def _last_correction(view: MemberCheckView, entries: list[TranscriptEntry]) -> int | None:
+    """The number (1, 2, …: in the order of the participant's answers) of the answer whose correction was the
+    participant's last step on the page — None when confirming came after it, or nothing was corrected."""
+    if not view.corrections:
+        return None
+    last = view.corrections[-1]
+    if view.checked_at is not None and last.at is not None and view.checked_at > last.at:
+        return None
+    answers = [e.entry_id for e in entries if e.speaker == "interviewee"]
+    return answers.index(last.entry_id) + 1 if last.entry_id in answers else None
+
+
 async def check_page(request: web.Request, lang: str) -> web.Response:
     t = page_translations(lang)
     try:
@@ -261,8 +273,12 @@ async def check_page(request: web.Request, lang: str) -> web.Response:
     corrections: dict[str, list[dict[str, str]]] = {}
     for c in view.corrections:
         corrections.setdefault(c.entry_id, []).append({"text": c.text, "date": local_date(c.at, lang, True)})
+    saved = _last_correction(view, entries)
     if not view.study_open:
         status_line = t.gettext("The study has closed: your answers can no longer be changed.")
+    elif saved is not None:
+        status_line = t.gettext("Your correction to answer %(n)s was saved; the analysis will use your words.") % {
+            "n": saved}
     elif view.checked_at is not None:
         status_line = t.gettext("You confirmed your answers on %(date)s. Thank you!") % {
             "date": local_date(view.checked_at, lang, True)}

@@ -44,6 +44,7 @@ from client.web.study.pages import (
 )
 from client.web.study.themes import current_findings, edit_theme, edited_text
 from models.study.workflow import (
+    QUERY_EXPORT,
     QUERY_FINDINGS_DRAFT,
     QUERY_LINK,
     QUERY_PARTICIPANTS,
@@ -55,6 +56,7 @@ from models.study.workflow import (
     ParticipantView,
     PlanReview,
     ReviewPlan,
+    StudyExport,
     StudyProgress,
 )
 from rules.errors import error_message
@@ -168,10 +170,12 @@ async def themes(request: web.Request) -> web.Response:
     try:
         h = await request.app[STUDIES].handle(request.match_info["sid"])
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+        export = await h.query(QUERY_EXPORT, result_type=StudyExport) if progress.outputs is not None else None
     except (RPCError, ConnectionError, OSError) as exc:
         return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
                                  status=503)
-    return await edit_theme(request, progress.outputs)
+    corrections = {p.participant_id: p.corrections for p in export.participants if p.corrections} if export else {}
+    return await edit_theme(request, progress.outputs, corrections)
 
 
 async def study_output(request: web.Request) -> web.Response:

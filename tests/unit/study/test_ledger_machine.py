@@ -28,6 +28,7 @@ from hypothesis.stateful import (
 )
 
 from models.common import ArtifactRef
+from models.interview.entries import TranscriptEntry
 from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 from models.study.activities import DigestSummary, InterviewLookup
 from models.study.workflow import (
@@ -40,6 +41,8 @@ from models.study.workflow import (
     StudyInput,
     StudyState,
 )
+from rules.grounding import check_quote
+from rules.study.corrections import corrected_entries, stale
 from rules.study.ledger import Ledger, StudyError, revisable
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -47,6 +50,8 @@ PLAN = PlanSnapshot(topic="On-call", research_goal="g", angle="a", sections=[
     SectionSnapshot(id="s1", title="Origins", questions=[QuestionSnapshot(id="q1", text="How did you start?")])])
 REF = ArtifactRef(name="t", uri="file:///t", sha256="0" * 64, size_bytes=1, content_type="application/json")
 MIN_ANSWERS = 2
+SAID = [TranscriptEntry(entry_id="q1", speaker="interviewer", text="How did you start?"),
+        TranscriptEntry(entry_id="a1", speaker="interviewee", text="What I said.")]   # every interview's transcript
 MAX_PEOPLE = 6
 
 
@@ -273,7 +278,8 @@ class StudyLedgerMachine(RuleBasedStateMachine):
                 outcome = self.ledger.looked_up(self.now, p, found, pending)
             if outcome == "ended" and p.status == "completed":
                 self.ledger.digested(p, DigestSummary(participant_id=p.participant_id, digest=REF,
-                                                      themes=[f"theme {p.participant_id}", "shared"]))
+                                                      themes=[f"theme {p.participant_id}", "shared"]),
+                                     corrections=len(p.corrections))
             if found.state == "finished" and found.answers >= MIN_ANSWERS and not p.abandon_requested:
                 assert p.status in ("completed", "revoked", "withdrawn"), (p.participant_id, p.status)
 
@@ -333,6 +339,25 @@ class StudyLedgerMachine(RuleBasedStateMachine):
         assert all(r.transcript is None and not r.corrections for r in export.participants
                    if r.participant_id in gone)
         assert draft.completed == self.ledger.count("completed")
+
+    @invariant()
+    def a_corrected_answer_is_never_quoted_in_its_original_words(self) -> None:
+        """The analysis as the workflow runs it (patch study-corrections): a digest that read fewer corrections
+        than were saved is redone on the corrected transcript, and every quote is checked against the answers as
+        corrected. The digest here quotes every answer it read, in the words it read."""
+        if self.lg is None:
+            return
+        for p in self.ledger.state.participants:
+            if p.status != "completed" or p.digest is None:
+                continue
+            assert p.digested_corrections <= len(p.corrections)
+            read = p.corrections if stale(len(p.corrections), p.digested_corrections) \
+                else p.corrections[:p.digested_corrections]
+            quotes = [e.text for e in corrected_entries(SAID, read)[0] if e.speaker == "interviewee"]
+            answers, changed = corrected_entries(SAID, p.corrections)
+            kept = [q for q in quotes if check_quote(q, [e.text for e in answers]).verified]
+            original = {e.text for e in SAID if e.entry_id in changed}
+            assert not original & set(kept), (p.participant_id, kept, p.corrections)
 
     @invariant()
     def a_closed_study_starts_no_one_new(self) -> None:
