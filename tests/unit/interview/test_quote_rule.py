@@ -46,6 +46,19 @@ async def test_the_analysis_keeps_only_the_interviewees_exact_words(offline):
     result = await _env("interview_analysis").run(
         interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
     assert [q.text for q in result.output.quotes] == [EXACT]
+    assert result.output.quotes_dropped == 2                 # the near miss and the interviewer's words, counted
+
+
+async def test_the_analysis_drops_a_quote_cut_inside_words(offline):
+    """A quote that starts or ends inside a word ("ody slept for a mon") is in the answer's characters but is
+    nobody's words: dropped, like any other quote that is not a run of the interviewee's words."""
+    offline.script("interview_analysis", {"quotes": [{"text": "ody slept for a mon"}, {"text": EXACT}]})
+    ref = store().put("wf-quotes", "transcript.json", json.dumps([e.model_dump(mode="json") for e in ENTRIES]),
+                      "application/json")
+    plan = PlanSnapshot(topic="on-call", research_goal="g", angle="a", sections=[])
+    result = await _env("interview_analysis").run(
+        interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
+    assert [q.text for q in result.output.quotes] == [EXACT] and result.output.quotes_dropped == 1
 
 
 async def test_a_section_summary_keeps_only_the_interviewees_exact_words(offline):
