@@ -17,7 +17,7 @@ from activities.llm import offline
 from core.settings import serve_url
 from models.common import AgentResult
 from models.interview.activities import WriterInput, WriterOutput
-from rules.interview.essay_checks import Speaker
+from rules.interview.essay_checks import Speaker, title_reject
 from rules.interview.essay_repair import extractive_essay, repair_essay
 
 WRITER = AgentSpec("interview_writer", "interview/writer.md", WriterOutput, tier="high",  # free text: run_text
@@ -34,8 +34,9 @@ async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
                          "title": inp.analysis.suggested_title or inp.plan.topic})
     labelled = text.lstrip().startswith(offline.OFFLINE_LABEL)
     who = Speaker.of([e.text for e in entries if e.speaker == "interviewee"], inp.interviewee_name)
-    repaired = repair_essay(text.lstrip().removeprefix(offline.OFFLINE_LABEL), who,
-                            inp.analysis.suggested_title or inp.plan.topic, inp.style)
+    suggested = inp.analysis.suggested_title      # the analysis's title is model output too: checked the same way
+    fallback = suggested if suggested and title_reject(suggested, who) is None else inp.plan.topic
+    repaired = repair_essay(text.lstrip().removeprefix(offline.OFFLINE_LABEL), who, fallback, inp.style)
     text, title = repaired.text, repaired.title
     if labelled:
         text = offline.label_text(text)

@@ -74,6 +74,7 @@ _FIRST_PERSON = {
     "de": {"ich", "mich", "mir", "mein", "meine", "meinen", "meinem", "meiner", "wir", "uns", "unser", "unsere"},
     "es": {"yo", "me", "mi", "mis", "nosotros", "nosotras", "nuestro", "nuestra", "conmigo"},
 }
+MAX_TITLE_WORDS = 14
 _CAPITALISED = re.compile(r"(?<![\w'’])([A-ZÀ-ÖØ-Þ][\w'’-]*)")
 
 
@@ -191,11 +192,12 @@ def reject(sentence: str, who: Speaker, heading: bool = False) -> Reason | None:
 
 
 def title_reject(title: str, who: Speaker) -> Reason | None:
-    """A title may be the writer's own words (it is not a claim), but never debris, residue or third person, and
-    at least one of its content words was said by the interviewee ("A Life Among the Hives" for an on-call
-    engineer is not their title)."""
+    """A title may be the writer's own words (it is not a claim), but never debris, residue or third person; it is
+    one short line (at most MAX_TITLE_WORDS words, no sentence break) and at least half of its content words were
+    said by the interviewee ("A Life Among the Hives" for an on-call engineer is not their title)."""
     words = content_words(title, who.said.lang)
-    if not words or not any(w in who.said.stems for w in words):
+    if (not words or sum(w in who.said.stems for w in words) < 0.5 * len(words)
+            or len(title.split()) > MAX_TITLE_WORDS or re.search(r"[.!?]\s+\S", title)):
         return "unsupported"
     if _debris(title):
         return "debris"

@@ -66,3 +66,17 @@ async def test_what_was_dropped_is_counted_in_the_essay_and_the_result(transcrip
     assert not out.extractive and out.sentences_written == 5 and out.sentences_kept == 4
     assert sum(out.sentences_dropped.values()) == 1 and "marathon" not in essay
     assert "*grounding: dropped 1 of 5 sentences" in essay and out.grounding_note in essay
+
+
+async def test_an_invented_title_from_the_analysis_is_not_the_essays_title(transcript, offline):
+    """Seen on the local model: the analysis suggested "What a lifesaver. The 12345 story about what it takes to
+    make things work ..." and the extractive essay carried it as its title. The analysis's title is model output
+    too: checked like the essay's own, else the essay is titled with the plan's topic."""
+    offline.script("interview_writer", "# A Life Among the Hives\n\nI'm a beekeeper for over two decades.")
+    junk = ("What a lifesaver. The 12345 story about what it takes to make things work is not just that, but how "
+            "you can do more than your own self willed")
+    result = await interview_writer(WriterInput(workflow_id="interview-g", plan=PLAN, transcript=transcript,
+                                                analysis=AnalysisSummary(suggested_title=junk)))
+    essay = store().get(result.output.essay)
+    assert result.output.title == "On call" and "lifesaver" not in essay and "Hives" not in essay
+    assert result.output.extractive
