@@ -202,7 +202,9 @@ def repair_essay(text: str, who: Speaker, title_fallback: str, style: str = "sta
         head, _, rest = body.partition("\n\n")
         detail = f"kept {kept} of {written} sentences" + (f": dropped {_counts(dropped)}" if dropped else "")
         note = f"{EXTRACTIVE_LABEL} ({detail})*"
-        return Repair(f"{head}\n\n{note}\n\n{rest}", title, written, 0, dropped, 0, quotes_dropped[:50], True, note)
+        quoted = int(rest.rstrip().endswith('"'))          # its closing quote: the interviewee's own sentence
+        return Repair(f"{head}\n\n{note}\n\n{rest}", title, written, 0, dropped, quoted, quotes_dropped[:50], True,
+                      note)
     blocks = [b for i, b in enumerate(out) if b.kind != "heading" or
               any(n.kind in ("para", "quote", "item") for n in out[i + 1:i + 2])]
     while blocks and blocks[-1].kind in ("rule", "heading"):

@@ -80,3 +80,8 @@ async def test_an_invented_title_from_the_analysis_is_not_the_essays_title(trans
     essay = store().get(result.output.essay)
     assert result.output.title == "On call" and "lifesaver" not in essay and "Hives" not in essay
     assert result.output.extractive
+
+
+async def test_the_extractive_essays_closing_quote_is_counted_as_verified(transcript, offline):
+    out, essay = await _write(transcript, offline, "# Bees\n\nThe Interviewer: I'm a beekeeper.")
+    assert out.extractive and essay.rstrip().endswith(f'> "{ANSWERS[0]}"') and out.quotes_verified == 1
