@@ -1,6 +1,8 @@
 """Analysis (000): the full (merged) transcript, notes, plan → claims, themes, tensions, exact quotes, title.
 Quotes that are not a run of the interviewee's exact words (rules/grounding.py `verbatim_span`) are dropped here,
-so the Writer only sees real ones; `quotes_dropped` says how many."""
+so the Writer only sees real ones; `quotes_dropped` says how many. Claims and tensions go through the essay's
+sentence check (rules/interview/essay_checks.py `reject`: residue, debris, third person, names never said, too few
+of the interviewee's words); `claims_dropped` counts those dropped."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from models.common import AgentResult
 from models.interview.activities import AnalysisInput
 from models.interview.analysis import AnalysisSummary, QuoteItem
 from rules.grounding import verbatim_span
+from rules.interview.essay_checks import Speaker, reject
 from rules.interview.entries import dedupe_quotes, sentences
 from rules.interview.notes import summary_text
 
@@ -35,6 +38,11 @@ async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]
     texts = dedupe_quotes([q.text for q in kept])
     out.quotes_dropped = len(out.quotes) - len(kept)
     out.quotes = [q for q in kept if q.text in texts]
+    who = Speaker.of(said)
+    claims = [c for c in out.main_claims if reject(c, who) is None]
+    tensions = [t for t in out.tensions if reject(t, who) is None]
+    out.claims_dropped = len(out.main_claims) - len(claims) + len(out.tensions) - len(tensions)
+    out.main_claims, out.tensions = claims, tensions
     out.research_goal = out.research_goal or inp.plan.research_goal
     return result
 

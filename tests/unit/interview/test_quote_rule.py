@@ -67,3 +67,21 @@ async def test_a_section_summary_keeps_only_the_interviewees_exact_words(offline
     result = await _env("interview_section_summary").run(
         interview_section_summary, SectionSummaryInput(section_id="s1", title="Pager", goal="g", entries=ENTRIES))
     assert result.output.quotes == [EXACT]
+
+
+async def test_the_analysis_drops_claims_the_interviewee_never_made(offline):
+    """Issue 41: the analysis keeps only what the transcript supports — a claim or tension about beekeeping, or
+    one narrated about "the interviewee", is not what this on-call engineer said (counted in claims_dropped)."""
+    offline.script("interview_analysis", {
+        "main_claims": ["Paging everyone for every alert meant nobody slept for a month.",
+                        "Beekeeping for two decades taught patience.",
+                        "The interviewee explained that nobody slept for a month."],
+        "tensions": ["We paged everyone, but nobody slept.", "Interviewer: what about the hives?"]})
+    ref = store().put("wf-quotes", "transcript.json", json.dumps([e.model_dump(mode="json") for e in ENTRIES]),
+                      "application/json")
+    plan = PlanSnapshot(topic="on-call", research_goal="g", angle="a", sections=[])
+    result = await _env("interview_analysis").run(
+        interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
+    out = result.output
+    assert out.main_claims == ["Paging everyone for every alert meant nobody slept for a month."]
+    assert out.tensions == ["We paged everyone, but nobody slept."] and out.claims_dropped == 3
