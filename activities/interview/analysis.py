@@ -14,8 +14,8 @@ from models.common import AgentResult
 from models.interview.activities import AnalysisInput
 from models.interview.analysis import AnalysisSummary, QuoteItem
 from rules.grounding import verbatim_span
-from rules.interview.essay_checks import Speaker, reject
 from rules.interview.entries import dedupe_quotes, sentences
+from rules.interview.essay_checks import Speaker, reject
 from rules.interview.notes import summary_text
 
 ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
