@@ -41,7 +41,8 @@ _THIRD_PERSON = [re.compile(p, re.IGNORECASE) for p in (
     r"admitted|admits|remembered|remembers|reflected|reflects|insisted|insists)\b",
     r"\bthe\s+(?:interviewee|interviewer|speaker|guest|subject|narrator|respondent|participant|author|engineer "
     r"we spoke to)\b",
-    r"\baccording to (?:her|him|them)\b", r"\b(?:in )?(?:this|the) (?:interview|conversation|transcript)\b",
+    r"\baccording to (?:her|him|them)\b", r"\b(?:in|during|throughout) this (?:interview|conversation)\b",
+    r"\bthe transcript\b",
     r"\b(?:her|his) (?:own )?(?:words|story|career|experience|journey|advice|perspective|answer)\b",
     # other languages: a few reporting forms and the words for "the interviewee"
     r"\b(?:elle|il)\s+(?:a dit|dit|explique|a expliqué|raconte|a raconté|se souvient)\b",
@@ -63,7 +64,7 @@ _DEBRIS = [re.compile(p, re.IGNORECASE) for p in (
     r"\bas an ai\b|\blanguage model\b|\bi cannot (?:help|assist|write)\b|\bhere is (?:the|your|an) essay\b",
     r"^[\s*_#>-]*(?:topic|angle|speaker|analysis|title idea|claims|themes|tensions|quotes|full transcript|"
     r"research goal|notes|style|instructions?)\s*[*_]*\s*:",
-    r"\[unverified quote|\(nothing said yet\)|\[offline test double\]|\bTODO\b|\bplaceholder\b|\blorem ipsum\b",
+    r"\[unverified quote|\(nothing said yet\)|\[offline test double\]|\blorem ipsum\b",
 )]
 # quoted spans: straight, curly, guillemets, German low-high
 _QUOTE = re.compile(r"\"([^\"]*)\"|“([^”“\"]*)”|«([^»]*)»|„([^“”]*)[“”]")

@@ -162,3 +162,11 @@ def test_an_empty_or_enormous_essay_is_the_labelled_extractive_one():
     huge = ("I'm a beekeeper for over two decades. " * 20_000)
     repaired = repair_essay(huge, who, "T")
     assert repaired.extractive and EXTRACTIVE_LABEL in repaired.text and "beekeeper" not in repaired.text
+
+
+def test_the_persons_own_topics_are_not_taken_for_narration_or_debris():
+    """Checks too eager to drop are a defect too: "the conversation with my manager" is the person's story, not
+    narration about the interview."""
+    who = Speaker.of(["I still remember the conversation with my manager about the pager rotation."])
+    assert reject("I remember the conversation with my manager about the pager.", who) is None
+    assert reject("In this interview I talk about the pager.", who) == "third_person"
