@@ -37,4 +37,15 @@ def answer_for(exc: BaseException) -> web.Response | None:
         return _json(404, "that workflow's answer is not what this page expects (is it the right kind of run?)")
     if isinstance(exc, ConnectionError | OSError | TimeoutError):
         return _json(503, f"the Temporal server is not answering: {str(exc)[:200]}")
+    if isinstance(exc, ValueError) and _raised_by_aiohttp(exc):
+        # a malformed form body (multipart without its boundary, a part without a name): the sender's mistake
+        return _json(400, f"the body is not a well-formed form: {str(exc)[:200]}")
     return None
+
+
+def _raised_by_aiohttp(exc: BaseException) -> bool:
+    """True when the innermost frame of the error is aiohttp's own (its body parsers), not Colloquy's code."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and "/aiohttp/" in tb.tb_frame.f_code.co_filename.replace("\\", "/")
