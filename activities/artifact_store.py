@@ -37,8 +37,10 @@ from urllib.parse import quote, unquote, urlparse
 
 from temporalio.exceptions import ApplicationError
 
+from core.logging import bounded
 from core.settings import ArtifactSettings, ArtifactSettingsError, artifact_dir
 from models.common import ArtifactRef
+from rules.retry_classes import FINAL, errno_class, http_status_class
 
 _SAFE = re.compile(r"[^A-Za-z0-9._\-]+")
 MAX_ARTIFACT_BYTES = 50 * 1024 * 1024
@@ -97,20 +99,27 @@ class LocalBackend:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             os.replace(tmp, path)
-        except PermissionError as exc:
-            raise ApplicationError(f"cannot write artifact {path}: permission denied", type="ArtifactError",
-                                   non_retryable=True) from exc
         except OSError as exc:
-            raise ApplicationError(f"cannot write artifact {path}: {exc.strerror}", type="ArtifactError") from exc
+            raise _os_error(f"cannot write artifact {path}", exc) from exc
 
     def read(self, key: str) -> bytes:
-        return self.path(key).read_bytes()
+        try:
+            return self.path(key).read_bytes()
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise _os_error(f"cannot read artifact {self.path(key)}", exc) from exc
 
     def read_range(self, key: str, offset: int, length: int) -> tuple[bytes, int]:
-        with self.path(key).open("rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            fh.seek(offset)
-            return fh.read(length), size
+        try:
+            with self.path(key).open("rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                fh.seek(offset)
+                return fh.read(length), size
+        except FileNotFoundError:
+            raise
+        except OSError as exc:
+            raise _os_error(f"cannot read artifact {self.path(key)}", exc) from exc
 
 
 def _path_of(uri: str) -> Path:
@@ -184,26 +193,70 @@ class S3Backend:
 
 @contextlib.contextmanager
 def _s3_errors(backend: S3Backend, key: str, what: str) -> Any:
-    """obstore's errors as the store's: missing → FileNotFoundError; refused credentials → non-retryable; the rest
-    (outage, timeout) retryable. Messages name the object, never a credential (obstore's never carry one)."""
-    from obstore.exceptions import BaseError, PermissionDeniedError, UnauthenticatedError
+    """obstore's errors as the store's, classified by rules/retry_classes.py: missing → FileNotFoundError; refused
+    credentials, an invalid path or request (another 4xx) → ArtifactError (final); an outage, a 5xx, throttling
+    (503 SlowDown, 429), a timeout or a refused connection → ArtifactUnavailable (transient: retried under the
+    activity's policy). Messages name the object and keep the server's status whole, never a credential (obstore's
+    never carry one)."""
+    from obstore.exceptions import (
+        BaseError,
+        InvalidPathError,
+        NotFoundError,
+        NotSupportedError,
+        PermissionDeniedError,
+        UnauthenticatedError,
+        UnknownConfigurationKeyError,
+    )
 
+    where = f"cannot {what} artifact {key} in {backend.describe()}"
     try:
         yield
     except FileNotFoundError:
         raise
+    except NotFoundError as exc:
+        raise FileNotFoundError(f"{where}: not found") from exc
     except (PermissionDeniedError, UnauthenticatedError) as exc:
-        raise ApplicationError(f"cannot {what} artifact {key} in {backend.describe()}: access denied (check the "
-                               f"AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY of this process): {_short(exc)}",
-                               type="ArtifactError", non_retryable=True) from None
-    except (BaseError, OSError) as exc:
-        raise ApplicationError(f"cannot {what} artifact {key} in {backend.describe()}: {_short(exc)}",
-                               type="ArtifactError") from None
+        raise ApplicationError(f"{where}: access denied (check the AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY of this "
+                               f"process): {s3_summary(exc)}", type="ArtifactError", non_retryable=True) from None
+    except (InvalidPathError, NotSupportedError, UnknownConfigurationKeyError) as exc:
+        raise ApplicationError(f"{where}: {s3_summary(exc)}", type="ArtifactError", non_retryable=True) from None
+    except BaseError as exc:
+        status = s3_status(exc)
+        if status is not None and http_status_class(status) == FINAL:
+            raise ApplicationError(f"{where}: {s3_summary(exc)}", type="ArtifactError", non_retryable=True) from None
+        raise ApplicationError(f"{where}: {s3_summary(exc)}", type="ArtifactUnavailable") from None
+    except OSError as exc:
+        raise _os_error(where, exc) from None
 
 
-def _short(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= 300 else text[:297] + "..."
+_S3_URL = re.compile(r"(Error performing [A-Z]+) \S+")
+_S3_STATUS = re.compile(r"(?:status code:|status:)\s*(\d{3})\b")
+
+
+def s3_status(exc: BaseException) -> int | None:
+    """The HTTP status an obstore error reports ("Server returned non-2xx status code: 503 …"), or None (no
+    answer: a refused connection, a timeout)."""
+    found = _S3_STATUS.search(str(exc))
+    return int(found.group(1)) if found else None
+
+
+def s3_summary(exc: BaseException) -> str:
+    """An obstore error on one bounded line: its message without the request's URL (however long the key, the
+    status comes early) and without the "Debug source" dump that follows it, cut at a word boundary (the server's
+    status and S3 error code stay whole)."""
+    text = _S3_URL.sub(r"\1", str(exc).split("Debug source:", 1)[0])  # the object is named by the caller already
+    return bounded(text, 500) or exc.__class__.__name__
+
+
+def _os_error(where: str, exc: OSError) -> ApplicationError:
+    """A local (or socket) OSError of the store: transient (EIO, a timeout, a stale mount…) or final (permissions,
+    a read-only or full volume) by its errno."""
+    if isinstance(exc, PermissionError):
+        return ApplicationError(f"{where}: permission denied", type="ArtifactError", non_retryable=True)
+    detail = exc.strerror or bounded(str(exc), 300) or exc.__class__.__name__
+    if errno_class(exc.errno) == FINAL:
+        return ApplicationError(f"{where}: {detail}", type="ArtifactError", non_retryable=True)
+    return ApplicationError(f"{where}: {detail}", type="ArtifactUnavailable")
 
 
 # ------------------------------------------------------------------------------------------------ sealing

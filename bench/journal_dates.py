@@ -1,11 +1,13 @@
 """How well the importer dates real journals: `python -m bench.journal_dates --corpus DIR`.
 
 DIR holds one folder per journal, each with `notes/` (the journal as its author keeps it) and `truth.json`
-(`entries[]`: `file`, `line` for in-file headings, `date`; see the corpus INDEX). Every journal is split exactly as
-`colloquy notes import` splits it (rules/query/imports.py: the journal's hints, then each file), with no model
-and no store. Per journal it prints: entries in truth, dated right, dated wrong, missed, spurious (entries the
-importer made that match no truth entry), and the truth headings that were merged into another entry — warned
-(the import reports that line) or silent. A benchmark, not a test: it measures, it asserts nothing.
+(`entries[]`: `file`, `line` for in-file headings, `date`; see the corpus INDEX; optional `language` — en when
+absent —, `format`, and `options`: the `--year`/`--language` the import's notes ask for). `--corpus` may be given
+more than once. Every journal is split exactly as `colloquy notes import` splits it (rules/query/imports.py: the
+journal's hints, then each file), with no model and no store. Per journal it prints: entries in truth, dated right,
+dated wrong, missed, spurious (entries the importer made that match no truth entry), and the truth headings that
+were merged into another entry — warned (the import reports that line) or silent; then the same per language.
+A benchmark, not a test: it measures, it asserts nothing.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from rules.query.imports import IMPORT_SUFFIXES, journal_hints, split_dated
 @dataclass
 class Score:
     name: str
+    language: str = "en"
     truth: int = 0
     right: int = 0
     wrong: int = 0
@@ -41,9 +44,10 @@ def score_journal(folder: Path, year: int | None = None, verbose: bool = False) 
     root = folder / "notes"
     files = {str(p.relative_to(root)): p.read_text(encoding="utf-8", errors="replace")
              for p in sorted(root.rglob("*")) if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES}
-    hints = journal_hints(files, year)
+    options = truth.get("options", {})
+    hints = journal_hints(files, year or options.get("year"), frozenset(options.get("languages", ())))
     splits = {rel: split_dated(text, rel, hints) for rel, text in files.items()}
-    score = Score(folder.name)
+    score = Score(folder.name, truth.get("language", "en"))
     claimed: set[tuple[str, int]] = set()
     for t in truth["entries"]:
         score.truth += 1
@@ -98,15 +102,22 @@ def score_journal(folder: Path, year: int | None = None, verbose: bool = False) 
     return score
 
 
-def table(scores: list[Score]) -> str:
+def table(scores: list[Score], by: str = "journal") -> str:
+    """The per-journal table (`by="journal"`), or one row per language (`by="language"`), with the total."""
+    if by == "language":
+        groups: dict[str, Score] = {}
+        for s in scores:
+            groups.setdefault(s.language, Score(s.language, s.language)).add(s)
+        scores = [groups[k] for k in sorted(groups)]
     total = Score("**total**")
     for s in scores:
         total.add(s)
-    rows = ["| journal | entries in truth | dated right | dated wrong | missed | spurious | merged: warned | "
-            "merged: silent |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [f"| {by} | entries in truth | dated right | % | dated wrong | missed | spurious | merged: warned | "
+            "merged: silent |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in [*scores, total]:
-        rows.append(f"| {s.name} | {s.truth} | {s.right} | {s.wrong} | {s.missed} | {s.spurious} | {s.warned} | "
-                    f"{s.silent} |")
+        share = f"{100 * s.right / s.truth:.1f}" if s.truth else "–"
+        rows.append(f"| {s.name} | {s.truth} | {s.right} | {share} | {s.wrong} | {s.missed} | {s.spurious} | "
+                    f"{s.warned} | {s.silent} |")
     pct = 100 * total.right / total.truth if total.truth else 0.0
     rows.append(f"\n{total.right} of {total.truth} truth entries dated right ({pct:.1f} %); "
                 f"{total.silent} merged without a warning.")
@@ -115,12 +126,14 @@ def table(scores: list[Score]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.journal_dates", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", required=True, type=Path, help="folder of journals (each: notes/ + truth.json)")
+    ap.add_argument("--corpus", required=True, type=Path, action="append",
+                    help="folder of journals (each: notes/ + truth.json); repeatable")
     ap.add_argument("--verbose", action="store_true", help="list every miss, wrong date and spurious entry")
     args = ap.parse_args(argv)
-    folders = sorted(p for p in args.corpus.iterdir() if (p / "truth.json").is_file()) if args.corpus.is_dir() else []
+    folders = [p for corpus in args.corpus if corpus.is_dir()
+               for p in sorted(corpus.iterdir()) if (p / "truth.json").is_file()]
     if not folders:
-        print(f"no journal with a truth.json under {args.corpus}", file=sys.stderr)
+        print(f"no journal with a truth.json under {', '.join(map(str, args.corpus))}", file=sys.stderr)
         return 2
     scores = []
     for folder in folders:
@@ -128,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             print(folder.name, file=sys.stderr)
         scores.append(score_journal(folder, verbose=args.verbose))
     print(table(scores))
+    print()
+    print(table(scores, by="language"))
     return 0
 
 

@@ -137,7 +137,7 @@ async def latencies(repeats: int) -> dict[str, list[float]]:
 
     from activities.llm import offline
     from bench.interview_common import artifacts_in_tmp, dev_server, quiet, workers
-    from client.web.interview.room import room_path
+    from client.web.interview.sessions import room_path
     from models.interview.workflow import InterviewInput
     from rules.voice.turns import FRAME_S, TurnRules, chunk_cuts
 

@@ -162,6 +162,15 @@ def worker(
         err_console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
 
+    from core.settings import import_roots, notes_root
+
+    try:
+        roots = import_roots()   # the folders inputs may name (docs/operations.md): a malformed value stops it now
+    except ValueError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    roots_text = f"notes root {notes_root()}; import roots " + ", ".join(f"{n}={p}" for n, p in sorted(roots.items()))
+
     async def _run() -> bool:
         client = await conn.connect()
         if register_search_attributes:
@@ -177,7 +186,8 @@ def worker(
         workers = build_workers(client, task_queue, role, tuning=tuning)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
-                      f" namespace {client.namespace}; {tuning.describe()}; artifacts: {store_text}", highlight=False)
+                      f" namespace {client.namespace}; {tuning.describe()}; artifacts: {store_text}; {roots_text}",
+                      highlight=False)
         if role in ("all", "llm"):
             from workers.main import llm_tuning
 

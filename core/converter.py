@@ -79,11 +79,27 @@ class FailureConverter(DefaultFailureConverter):
 
 
 class EncodedFailureConverter(DefaultFailureConverterWithEncodedAttributes):
-    """Failure messages and traces in (encrypted) attributes; InvalidInput errors without a stack trace."""
+    """Failure messages and traces in (encrypted) attributes; InvalidInput errors without a stack trace.
+
+    One exception: a query asked of a workflow that has no such query. A query's failure reaches the caller only
+    as its `message` string (the SDK sends no attributes with it, so no codec endpoint can decode it), and every
+    client, the Web UI's Queries tab included, showed "Encoded failure" (temporalio/sdk-python#641). That error
+    is the SDK's own text (the query's name and the workflow's query names, no user data): it stays readable. A
+    query handler's own error stays encrypted, as every other failure."""
 
     def to_failure(self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure) -> None:
         _without_trace(exception)
         super().to_failure(exception, payload_converter, failure)
+        if _no_such_query(exception):
+            failure.message = str(exception)[:1000]
+
+
+def _no_such_query(exception: BaseException) -> bool:
+    """True for the SDK's "Query handler for 'X' expected but not found" raised while answering a query."""
+    tb = exception.__traceback__
+    return (type(exception) is RuntimeError and str(exception).startswith("Query handler for '")
+            and tb is not None and tb.tb_frame.f_code.co_name == "run_query"
+            and tb.tb_frame.f_code.co_filename.replace("\\", "/").endswith("temporalio/worker/_workflow_instance.py"))
 
 
 colloquy_data_converter = DataConverter(payload_converter_class=SafePayloadConverter,

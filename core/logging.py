@@ -56,7 +56,7 @@ class ExpectedFailureFilter(logging.Filter):
         name = details.get("activity_type", "activity")
         attempt = details.get("attempt", "?")
         record.msg = (f"{name} attempt {attempt} failed: {err.type or 'ApplicationError'}: "
-                      f"{str(err.message)[:300]} — {next_step(err, info)}")
+                      f"{bounded(str(err.message), MESSAGE_LIMIT)} — {next_step(err, info)}")
         record.args = ()
         record.exc_info = None
         record.exc_text = None
@@ -64,6 +64,19 @@ class ExpectedFailureFilter(logging.Filter):
 
 
 LOGGED_MARK = "_colloquy_logged"
+#: The longest error message of a one-line attempt failure (an S3 error with its status and S3 code fits whole).
+MESSAGE_LIMIT = 800
+
+
+def bounded(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary (never mid-word, so a status such as
+    "503 Service Unavailable" is whole or absent) and ending in "…" when cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    cut = flat[:limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:-") + "…"
 
 
 def mark_logged(err: BaseException) -> None:

@@ -7,6 +7,7 @@ LLM gateway and never travel through Temporal.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,63 @@ def data_dir() -> Path:
 
 def artifact_dir() -> Path:
     return Path(os.environ.get("COLLOQUY_ARTIFACT_DIR", data_dir() / "artifacts")).resolve()
+
+
+NOTES_DIR_ENV = "COLLOQUY_NOTES_DIR"
+IMPORT_ROOTS_ENV = "COLLOQUY_IMPORT_ROOTS"
+DEFAULT_IMPORT_ROOT = "imports"
+EXAMPLES_IMPORT_ROOT = "examples"
+ROOT_NAME = re.compile(r"[a-z][a-z0-9_-]{1,31}")   # two characters at least: never read as a drive letter
+
+
+def notes_root(environ: Mapping[str, str] | None = None) -> Path:
+    """The notes root (the only folder the notes store writes under): COLLOQUY_NOTES_DIR, else <data dir>/notes.
+    An input's `notes_dir` is a folder inside it (rules/paths.py), never a path of its own."""
+    env = os.environ if environ is None else environ
+    explicit = (env.get(NOTES_DIR_ENV) or "").strip()
+    return Path(explicit).expanduser().resolve() if explicit else (data_dir() / "notes").resolve()
+
+
+def import_roots(environ: Mapping[str, str] | None = None) -> dict[str, Path]:
+    """The folders an import may read, by name: COLLOQUY_IMPORT_ROOTS (`NAME=FOLDER` entries separated by the
+    system's path separator, `:` on Linux and macOS: `journal=/home/ana/journal:work=/srv/notes`), else one root
+    named `imports`, <data dir>/imports. The shipped example apps (read-only package data: apps/fitness/
+    sample_notes) are always the root `examples`, unless the operator gives that name a folder of their own.
+    An import's `directory` starts with a root's name (`journal/2024`). ValueError (naming the variable) on a
+    malformed value."""
+    from core.resources import apps_dir
+
+    env = os.environ if environ is None else environ
+    raw = (env.get(IMPORT_ROOTS_ENV) or "").strip()
+    try:
+        roots = parse_roots(raw, os.pathsep) if raw else {DEFAULT_IMPORT_ROOT: data_dir() / DEFAULT_IMPORT_ROOT}
+    except ValueError as err:
+        raise ValueError(f"{IMPORT_ROOTS_ENV}: {err}") from None
+    return {EXAMPLES_IMPORT_ROOT: apps_dir().resolve()} | {name: path.resolve() for name, path in roots.items()}
+
+
+def parse_roots(text: str, separator: str) -> dict[str, Path]:
+    """'journal=/home/u/journal<sep>work=/srv/work' -> {'journal': …, 'work': …}. ValueError on a bad entry
+    (a missing name, a name that is not lowercase letters/digits/-/_ of 2 to 32 characters, a relative folder,
+    a name given twice)."""
+    out: dict[str, Path] = {}
+    for entry in (e.strip() for e in text.split(separator)):
+        if not entry:
+            continue
+        name, eq, folder = entry.partition("=")
+        name, folder = name.strip(), folder.strip()
+        if not eq or not folder:
+            raise ValueError(f"{entry!r}: expected NAME=FOLDER")
+        if not ROOT_NAME.fullmatch(name):
+            raise ValueError(f"{entry!r}: a root's name is 2 to 32 lowercase letters, digits, '-' or '_', "
+                             "starting with a letter")
+        path = Path(folder).expanduser()
+        if not path.is_absolute():
+            raise ValueError(f"{entry!r}: the folder must be an absolute path")
+        if name in out:
+            raise ValueError(f"{entry!r}: the root {name!r} is named twice")
+        out[name] = path
+    return out
 
 
 ARTIFACT_STORE_ENV = "COLLOQUY_ARTIFACT_STORE"

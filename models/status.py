@@ -54,7 +54,8 @@ def interview_status(session_status: str, *, failed: bool = False) -> str:
 
 # the writing run's own statuses (RunStatus; the history DB stores these) -> the shared vocabulary
 WRITING_STATUS = {"running": RUNNING, "waiting_approval": WAITING_USER, "complete": COMPLETED,
-                  "complete_below_floor": PARTIAL, "halted": HALTED, "failed": FAILED, "cancelled": CANCELLED}
+                  "complete_below_floor": PARTIAL, "halted": HALTED, "failed": FAILED, "cancelled": CANCELLED,
+                  "forced": HALTED}  # forced: the orchestrator forced an end no human approved (nothing published)
 
 
 def writing_status(run_status: str) -> str:

@@ -8,8 +8,13 @@ reports, and query answers that quote notes (activities/query/synthesize_answer.
     check.reason         # for a near miss: what differs (one word changed, punctuation, spliced from two answers)
 
 Verbatim means verbatim: the same words, the same capitalisation, the same punctuation, inside ONE answer. Only
-runs of whitespace are normalised (line breaks in a transcript), and one pair of quote marks around the whole quote
-is ignored. A near miss is never printed as a quote: callers flag it (and say why) instead.
+runs of whitespace are normalised (line breaks in a transcript), typographic apostrophes and double quotes count as
+their plain forms (’ as ', “ ” as "), and one pair of quote marks around the whole quote is ignored. A near miss is
+never printed as a quote: callers flag it (and say why) instead.
+
+`verbatim_span` adds word boundaries ("ight was a sett" is inside an answer but is nobody's words), and
+`supported` asks whether a sentence that is not a quote holds to what was said: more than half of its content
+words (stop words removed, rules/stopwords.py) were said by the person.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from rules.stopwords import content_words, detect_language
 
 Status = Literal["verified", "near_miss", "not_found", "empty"]
 _OUTER_QUOTES = "\"'“”‘’«»„‚‹›「」"
@@ -51,6 +58,13 @@ def clean_quote(quote: str) -> str:
     if len(text) >= 2 and text[0] in _OUTER_QUOTES and text[-1] in _OUTER_QUOTES:
         text = text[1:-1].strip()
     return text
+
+
+def _plain(text: str) -> str:
+    return text.translate(_PLAIN)
+
+
+_PLAIN = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 
 
 def _tokens(text: str) -> list[str]:
@@ -126,8 +140,9 @@ def check_quote(quote: str, sources: Sequence[str]) -> QuoteCheck:
     if not q:
         return QuoteCheck(text, "empty")
     flat = [" ".join(s.split()) for s in sources]
+    plain = _plain(text)
     for i, s in enumerate(flat):
-        if text in s:
+        if plain in _plain(s):
             return QuoteCheck(text, "verified", i)
     toks = [_tokens(s) for s in flat]
     for i, t in enumerate(toks):
@@ -177,3 +192,42 @@ def flag_unverified(text: str, sources: Sequence[str]) -> tuple[str, list[QuoteC
         return f"{m.group(2)} [unverified quote — {check.flag}]"
 
     return _QUOTED_SPAN.sub(replace, text), checks
+
+
+def verbatim_span(quote: str, sources: Sequence[str]) -> bool:
+    """`is_verbatim`, and on word boundaries: the quote's words are a run of one source's words."""
+    check = check_quote(quote, sources)
+    if not check.verified or check.source is None:
+        return False
+    return _contains(_tokens(sources[check.source]), _tokens(check.quote))
+
+
+# A sentence is supported when MORE than this share of its content words were said by the person.
+SUPPORT_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """What one person said, ready for `supported`: the language, the content-word stems, every word said."""
+    lang: str | None
+    stems: frozenset[str]
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, sources: Sequence[str]) -> Vocabulary:
+        lang = detect_language(sources)
+        return cls(lang, frozenset(w for s in sources for w in content_words(s, lang)),
+                   frozenset(w for s in sources for w in _tokens(s)))
+
+
+def support_share(sentence: str, said: Vocabulary) -> float:
+    """The share of `sentence`'s content words that the person said (1.0 when it has none)."""
+    words = content_words(sentence, said.lang)
+    if not words:
+        return 1.0
+    return sum(w in said.stems for w in words) / len(words)
+
+
+def supported(sentence: str, said: Vocabulary) -> bool:
+    """Most (more than SUPPORT_SHARE) of the sentence's content words were said by the person."""
+    return support_share(sentence, said) > SUPPORT_SHARE

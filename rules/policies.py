@@ -8,6 +8,8 @@ Kinds:
   storage     — file/DB access (notes repository, history DB).
   artifact    — artifact store reads/writes.
 
+Which failures are retried (transient) and which are not (final): rules/retry_classes.py, one table for every kind.
+
 Failure detection (docs/platform.md "Timeouts, heartbeats and recovery"): every agent kind has a heartbeat
 timeout of AGENT_HEARTBEAT_TIMEOUT (agents heartbeat every 5 s while a model works, activities/agents/base.py),
 so an attempt on a worker that was killed is failed by the server within ~2 heartbeat intervals and retried on
@@ -21,11 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-# Permanent failures: never retried by Temporal (the activity raises them non_retryable too).
-NON_RETRYABLE = [
-    "LLMAuthError", "LLMBadRequest", "LLMModelNotFound", "LLMContextWindowExceeded",
-    "ArtifactError", "ArtifactNotFound", "StorageError", "ValidationError", "ConfigError",
-]
+from rules.retry_classes import FINAL_TYPES
+
+#: Final failures, never retried by Temporal (every policy's `non_retryable_error_types`; the activity raises them
+#: non_retryable too): the FINAL rows of the classification table, rules/retry_classes.py. The transient failures
+#: of the same stores (ArtifactUnavailable, StorageUnavailable, StorageRetry) are retried under the policy.
+NON_RETRYABLE: list[str] = list(FINAL_TYPES)
 
 
 @dataclass(frozen=True)
@@ -56,10 +59,12 @@ POLICIES: dict[str, ActivityPolicy] = {
                             heartbeat=AGENT_HEARTBEAT_TIMEOUT),
     "long_agent": ActivityPolicy(timedelta(seconds=300), timedelta(minutes=20), max_attempts=3,
                                  heartbeat=AGENT_HEARTBEAT_TIMEOUT),
-    "storage": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=3), max_attempts=5,
-                              initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)),
-    "artifact": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=3), max_attempts=5,
-                               initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=5)),
+    # A store's transient failure (an outage, throttling: rules/retry_classes.py) is retried for about a minute
+    # (backoffs 0.2, 0.4 … 15 s: 55 s in all), so a restart of the object store or the database does not fail the workflow.
+    "storage": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=6), max_attempts=10,
+                              initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=15)),
+    "artifact": ActivityPolicy(timedelta(seconds=30), timedelta(minutes=6), max_attempts=10,
+                               initial_interval=timedelta(milliseconds=200), maximum_interval=timedelta(seconds=15)),
 }
 
 

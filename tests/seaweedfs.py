@@ -4,6 +4,7 @@ and removed by the fixture that started it. A missing binary FAILS the tests, ne
 
     with seaweedfs() as s3:
         env = s3.env(prefix="run-1")   # COLLOQUY_ARTIFACT_STORE=s3 + endpoint/bucket + AWS_* credentials
+        s3.stop(); s3.start()          # an outage and the way back (own instance: the `seaweed` fixture is shared)
 
 SeaweedFS grows several volumes per bucket (collection) at once: tests share one bucket ("colloquy") and keep
 apart by prefix, so a session never runs out of volumes.
@@ -38,6 +39,17 @@ class SeaweedS3:
     access_key: str
     secret_key: str = field(repr=False)
     region: str = "us-east-1"
+    server: _Weed | None = field(default=None, repr=False, compare=False)
+
+    def stop(self) -> None:
+        """Kill the server (an outage): requests are refused until `start`."""
+        assert self.server is not None
+        self.server.stop()
+
+    def start(self) -> None:
+        """Start the stopped server again, on the same ports and data (the objects written before are there)."""
+        assert self.server is not None
+        self.server.start()
 
     def env(self, bucket: str = "colloquy", prefix: str = "") -> dict[str, str]:
         return {"COLLOQUY_ARTIFACT_STORE": "s3", "COLLOQUY_S3_ENDPOINT": self.endpoint, "COLLOQUY_S3_BUCKET": bucket,
@@ -66,6 +78,42 @@ def _free_ports(n: int) -> list[int]:
             s.close()
 
 
+class _Weed:
+    """The `weed server` process: started, stopped (killed: a throwaway store) and started again on the same ports
+    and data folder (what an outage of the object store looks like to a client)."""
+
+    def __init__(self, cmd: list[str], root: Path, endpoint: str) -> None:
+        self.cmd, self.root, self.endpoint = cmd, root, endpoint
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with (self.root / "weed.log").open("ab") as log:
+            self.proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT, cwd=self.root,
+                                         start_new_session=True)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if self.proc.poll() is not None:
+                pytest.fail(f"weed server exited ({self.proc.returncode}): "
+                            f"{(self.root / 'weed.log').read_text()[-2000:]}", pytrace=False)
+            try:
+                urllib.request.urlopen(self.endpoint + "/", timeout=1)  # noqa: S310 — our own 127.0.0.1 server
+                break
+            except urllib.error.HTTPError:  # 403 without credentials: it is up
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"SeaweedFS did not start in {START_TIMEOUT_S} s", pytrace=False)
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, 9)  # a throwaway store (its graceful stop takes seconds): nothing to keep
+        self.proc.wait(timeout=10)
+        self.proc = None
+
+
 @contextlib.contextmanager
 def seaweedfs() -> Iterator[SeaweedS3]:
     root = Path(tempfile.mkdtemp(prefix="colloquy-seaweedfs-"))
@@ -85,30 +133,12 @@ def seaweedfs() -> Iterator[SeaweedS3]:
            f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", f"-filer.localSocket={root / 'filer.sock'}",
            f"-s3.localSocket={root / 's3.sock'}", "-master.volumeSizeLimitMB=64",
            "-volume.max=64"]
-    log = (root / "weed.log").open("wb")
-    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=root, start_new_session=True)
+    weed = _Weed(cmd, root, f"http://127.0.0.1:{s3}")
     try:
-        endpoint = f"http://127.0.0.1:{s3}"
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"weed server exited ({proc.returncode}): {(root / 'weed.log').read_text()[-2000:]}",
-                            pytrace=False)
-            try:
-                urllib.request.urlopen(endpoint + "/", timeout=1)  # noqa: S310 — our own 127.0.0.1 server
-                break
-            except urllib.error.HTTPError:  # 403 without credentials: it is up
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail(f"SeaweedFS did not start in {START_TIMEOUT_S} s", pytrace=False)
-                time.sleep(0.2)
-        yield SeaweedS3(endpoint=endpoint, access_key=access, secret_key=secret)
+        weed.start()
+        yield SeaweedS3(endpoint=weed.endpoint, access_key=access, secret_key=secret, server=weed)
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, 9)  # a throwaway store (its graceful stop takes seconds): nothing to keep
-        proc.wait(timeout=10)
-        log.close()
+        weed.stop()
         shutil.rmtree(root, ignore_errors=True)
         for port in ports:  # the gRPC unix sockets weed puts in /tmp (named by our ports; no flag moves them)
             for sock in Path(tempfile.gettempdir()).glob(f"seaweedfs-*-{port}.sock"):

@@ -27,9 +27,15 @@ async def discussion_select(inp: TurnInput) -> AgentResult[SelectionTurn]:
 
 @SELECT.offline
 def _offline_select(req: offline.OfflineRequest) -> dict[str, object]:
-    scored = [i for i in req.context.get("ideas", []) if i.get("overall") is not None]
+    ideas = req.context.get("ideas", [])
+    scored = [i for i in ideas if i.get("overall") is not None]
     if not scored:
-        return {"explanation": "No scored idea to choose from.", "preferred_idea_id": None}
+        if not ideas:
+            return {"explanation": "No idea to choose from.", "preferred_idea_id": None}
+        # nothing scored (no moderator in the team): the leader's choice decides — the first idea proposed
+        first = ideas[0]
+        return {"explanation": f"Nothing was scored; {first['title']} was proposed first and is the one to try.",
+                "preferred_idea_id": first["id"]}
     best = max(scored, key=lambda i: i["overall"])
     return {"explanation": f"{best['title']} balances the criteria best ({best['overall']}/10).",
             "preferred_idea_id": best["id"]}

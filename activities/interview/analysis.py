@@ -1,5 +1,8 @@
 """Analysis (000): the full (merged) transcript, notes, plan → claims, themes, tensions, exact quotes, title.
-Quotes that are not the transcript's exact words are dropped here, so the Writer only sees real ones."""
+Quotes that are not a run of the interviewee's exact words (rules/grounding.py `verbatim_span`) are dropped here,
+so the Writer only sees real ones; `quotes_dropped` says how many. Claims and tensions go through the essay's
+sentence check (rules/interview/essay_checks.py `reject`: residue, debris, third person, names never said, too few
+of the interviewee's words); `claims_dropped` counts those dropped."""
 
 from __future__ import annotations
 
@@ -10,8 +13,9 @@ from activities.llm import offline
 from models.common import AgentResult
 from models.interview.activities import AnalysisInput
 from models.interview.analysis import AnalysisSummary, QuoteItem
-from rules.grounding import is_verbatim
+from rules.grounding import verbatim_span
 from rules.interview.entries import dedupe_quotes, sentences
+from rules.interview.essay_checks import Speaker, reject
 from rules.interview.notes import summary_text
 
 ANALYSIS = AgentSpec("interview_analysis", "interview/analysis.md", AnalysisSummary, tier="high",
@@ -30,9 +34,15 @@ async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]
                          "titles": inp.notes.possible_titles})
     out = result.output
     said = [e.text for e in entries if e.speaker == "interviewee"]      # the interviewee's own words only
-    kept = [q for q in out.quotes if is_verbatim(q.text, said)]
+    kept = [q for q in out.quotes if verbatim_span(q.text, said)]
     texts = dedupe_quotes([q.text for q in kept])
+    out.quotes_dropped = len(out.quotes) - len(kept)
     out.quotes = [q for q in kept if q.text in texts]
+    who = Speaker.of(said)
+    claims = [c for c in out.main_claims if reject(c, who) is None]
+    tensions = [t for t in out.tensions if reject(t, who) is None]
+    out.claims_dropped = len(out.main_claims) - len(claims) + len(out.tensions) - len(tensions)
+    out.main_claims, out.tensions = claims, tensions
     out.research_goal = out.research_goal or inp.plan.research_goal
     return result
 

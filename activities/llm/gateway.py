@@ -59,8 +59,9 @@ from activities.llm.slots import (
     time_left,
 )
 from core import secrets
-from core.logging import mark_logged, next_step
+from core.logging import bounded, mark_logged, next_step
 from models.common import LLMUsage
+from rules.retry_classes import FINAL, http_status_class
 
 log = structlog.get_logger("colloquy.llm")
 tracer = trace.get_tracer("colloquy.llm")
@@ -176,7 +177,7 @@ def _retry_after(exc: Exception) -> float | None:
 def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
     """Map a provider exception to a Temporal ApplicationError (retryable or not, with a clear message)."""
     where = f"{res.provider} model {res.model} (agent {res.agent})"
-    detail = redact(str(exc))[:500]
+    detail = bounded(redact(str(exc)), 500)
     if isinstance(exc, litellm.ContextWindowExceededError):
         return ApplicationError(f"prompt too long for {where}: {detail}", type=CONTEXT_WINDOW, non_retryable=True)
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
@@ -197,7 +198,7 @@ def classify(exc: Exception, res: ModelResolution) -> ApplicationError:
     if isinstance(exc, (litellm.UnprocessableEntityError, litellm.BadRequestError)):
         return ApplicationError(f"request rejected by {where}: {detail}", type=BAD_REQUEST, non_retryable=True)
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409, 429):
+    if isinstance(status, int) and http_status_class(status) == FINAL:  # the table: rules/retry_classes.py
         return ApplicationError(f"request rejected by {where} ({status}): {detail}", type=BAD_REQUEST,
                                 non_retryable=True)
     return ApplicationError(f"{where} failed ({exc.__class__.__name__}): {detail}", type=UNAVAILABLE)
@@ -412,7 +413,7 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
         except Exception as exc:
             if output_model is None or not rejects_mode(exc, mode):
                 raise classify(exc, res) from None
-            detail = redact(str(exc))[:300]
+            detail = bounded(redact(str(exc)), 300)
             if not res.downgrade_structured_output or mode not in DOWNGRADE:
                 raise ApplicationError(
                     f"{res.provider} model {res.model} rejected structured-output mode {mode} "
@@ -444,7 +445,7 @@ async def _complete_with(res: ModelResolution, messages: list[dict[str, Any]], o
                 ) from None
             reask += 1
             usage.reasks += 1
-            log.info("llm.reask", agent=res.agent, error=str(exc)[:300], finish_reason=finish)
+            log.info("llm.reask", agent=res.agent, error=bounded(str(exc), 300), finish_reason=finish)
             again = (f"only a JSON object that matches the schema of {output_model.__name__}" if output_model
                      is not None else "the text itself (prose, not JSON)")
             convo = convo + [
@@ -495,13 +496,13 @@ async def complete(agent: str, messages: list[dict[str, Any]], output_model: typ
         except ApplicationError as primary_err:
             if fallback is None or fallback.provider == primary.provider or primary_err.type == CONTEXT_WINDOW:
                 span.set_attribute("colloquy.error", primary_err.type or "")
-                log.warning("llm.failed", model=primary.litellm_model, error=str(primary_err)[:300],
+                log.warning("llm.failed", model=primary.litellm_model, error=bounded(str(primary_err), 600),
                             error_type=primary_err.type, retryable=not primary_err.non_retryable,
                             next=_next_step(primary_err))
                 mark_logged(primary_err)
                 raise
             log.warning("llm.fallback", primary=primary.litellm_model, to=fallback.litellm_model,
-                        error=str(primary_err)[:300])
+                        error=bounded(str(primary_err), 600))
             try:
                 out, usage = await _limited(fallback, messages, output_model, cfg, extra)
             except ApplicationError as fallback_err:

@@ -39,7 +39,6 @@ from activities.query.notes_markdown import (
     _term,
     _timestamp,
 )
-from core.settings import data_dir
 from models.query.agents import ParserOutput
 from models.query.parts import DateRange, Entry
 from models.query.workflow import (
@@ -53,8 +52,10 @@ from models.query.workflow import (
 from rules.query.imports import clean_text
 from rules.query.parsing import deep_merge
 from rules.query.planning import expand_keywords
+from rules.retry_classes import TRANSIENT, errno_class
 
-STORAGE_ERROR = "StorageError"
+STORAGE_ERROR = "StorageError"            # final (rules/retry_classes.py)
+STORAGE_UNAVAILABLE = "StorageUnavailable"  # transient: retried under the activity's policy
 _LOCKS: dict[str, threading.Lock] = {}
 _LOCKS_GUARD = threading.Lock()
 
@@ -71,14 +72,6 @@ class InvalidRequest(ValueError):
     """A bad argument (reversed date range, unsafe glob): the caller's mistake, never retried."""
 
 
-def notes_dir(explicit: str | None = None) -> Path:
-    """The notes root: an explicit path, else COLLOQUY_NOTES_DIR, else <data dir>/notes."""
-    if explicit:
-        return Path(explicit).expanduser().resolve()
-    env = os.environ.get("COLLOQUY_NOTES_DIR")
-    return Path(env).expanduser().resolve() if env else (data_dir() / "notes")
-
-
 def _os_error(action: str, path: Path, exc: OSError) -> StorageError:
     if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM):
         return StorageError(f"cannot {action} {path}: permission denied — fix the permissions of the notes "
@@ -92,7 +85,8 @@ def _os_error(action: str, path: Path, exc: OSError) -> StorageError:
                             f"COLLOQUY_NOTES_DIR")
     if isinstance(exc, IsADirectoryError):
         return StorageError(f"cannot {action} {path}: it is a directory, not a notes file")
-    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=True)
+    # anything else passes or not by its errno (rules/retry_classes.py): EIO, a timeout, a stale network mount pass
+    return StorageError(f"cannot {action} {path}: {exc.strerror or exc}", retryable=errno_class(exc.errno) == TRANSIENT)
 
 
 class StorageRepository:

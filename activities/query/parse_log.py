@@ -141,12 +141,12 @@ _HINTS: dict[tuple[object, ...], JournalHints] = {}
 _HINTS_LOCK = threading.Lock()
 
 
-async def journal_context(directory: str, year: int | None) -> JournalHints:
+async def journal_context(directory: str, year: int | None, languages: list[str] | None = None) -> JournalHints:
     """What the whole journal settles (numeric date order, its years): every file of the import, listed as the
     import lists them, read as it reads them. Each batch works it out again, so a batch never depends on another."""
-    from activities.query.storage import notes_list_import_files
+    from activities.query.storage import import_root, notes_list_import_files
 
-    root = Path(directory)
+    root = import_root(directory)
     files = await notes_list_import_files(ListImportInput(directory=directory))
 
     def hints() -> JournalHints:
@@ -157,12 +157,12 @@ async def journal_context(directory: str, year: int | None) -> JournalHints:
                 stamp.append((rel, st.st_size, st.st_mtime_ns))
             except OSError:
                 stamp.append((rel, -1, 0))
-        key = (directory, year, tuple(stamp))
+        key = (directory, year, tuple(languages or ()), tuple(stamp))
         with _HINTS_LOCK:
             if key in _HINTS:  # every batch of one import asks: the journal is read once per worker, not per batch
                 return _HINTS[key]
         texts = {rel: text for rel in files if (text := _read_note(root / rel)[0]) is not None}
-        found = journal_hints(texts, year)
+        found = journal_hints(texts, year, frozenset(languages or ()))
         with _HINTS_LOCK:
             while len(_HINTS) >= 4:
                 _HINTS.pop(next(iter(_HINTS)))
@@ -178,17 +178,21 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
     parse them, several at a time. An entry already stored (same date, same normalised text — from any folder or
     file name) is passed on as known and costs no LLM call."""
     from activities.query.import_identity import stored_keys
-    from activities.query.storage import StorageRepository, notes_dir
+    from activities.query.storage import InvalidRequest, import_file, import_root, notes_repo
 
-    root = Path(inp.directory)
+    root = import_root(inp.directory)    # inside the import roots, or the batch fails now (activities/query/paths.py)
     sem = asyncio.Semaphore(IMPORT_CONCURRENCY)
     result = ImportBatchResult()
-    repo = StorageRepository(notes_dir(inp.notes_dir))
-    hints = await journal_context(inp.directory, inp.year)
+    repo = notes_repo(inp.notes_dir)
+    hints = await journal_context(inp.directory, inp.year, list(inp.languages))
     parsed_notes: list[ImportedNote] = []
 
     async def one(rel: str) -> None:
-        path = root / rel
+        try:
+            path = import_file(root, rel)
+        except InvalidRequest as err:
+            result.failed.append(f"{rel[:200]}: {err}")
+            return
         text, why = _read_note(path)
         if text is None:
             result.failed.append(f"{rel}: {why}")
@@ -203,19 +207,19 @@ async def parse_log_batch(inp: ImportBatchInput) -> ImportBatchResult:
             return
         parts = split.parts
         if split.undated:
-            if inp.undated == "skip":
-                result.skipped.append(rel)
-                result.warnings.append(undated_message(rel, "skip"))
-                return
-            day = (inp.today or datetime.now(UTC).date()) if inp.undated == "today" else \
-                datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
-            parts = [undated_part(text, day, inp.undated)]
-            result.warnings.append(undated_message(rel, inp.undated, day))
-        said = split.warnings
+            day = None if inp.undated == "skip" else (inp.today or datetime.now(UTC).date()) \
+                if inp.undated == "today" else datetime.fromtimestamp(path.stat().st_mtime, tz=UTC).date()
+            result.warnings.append(undated_message(rel, inp.undated, day, len(split.flags)))
+        said = split.warnings  # an undated file's too: why each heading that looks like a date gave none
         result.warnings.extend(f"{rel}: {w}" for w in said[:MAX_WARNINGS_PER_FILE])
         if len(said) > MAX_WARNINGS_PER_FILE:
             result.warnings.append(f"{rel}: … and {len(said) - MAX_WARNINGS_PER_FILE} more notes on its dates "
                                    "(`colloquy notes import --dry-run` lists them all)")
+        if split.undated:
+            if day is None:
+                result.skipped.append(rel)
+                return
+            parts = [undated_part(text, day, inp.undated)]
         if not parts:
             result.failed.append(f"{rel}: dated, but no text to import")
             return

@@ -11,7 +11,7 @@ from typing import Any
 from temporalio import activity
 
 from activities.artifacts import store as artifact_store
-from activities.query.storage import InvalidRequest, StorageRepository, _in_thread, notes_dir
+from activities.query.storage import InvalidRequest, StorageRepository, _in_thread, notes_repo
 from models.query.agents import RetrievalInstruction, RetrieveInput, RetrieverOutput
 from models.query.parts import DateRange, Entry, RetrievalAttempt
 from rules.query.planning import expand_keywords
@@ -23,7 +23,7 @@ async def retrieve_notes(inp: RetrieveInput) -> RetrieverOutput:
     """The Retriever (seed §11.4): executes the Planner's instructions with the storage tools, reads every
     entry in scope (no relevance filtering), expands keywords with the vocabulary, honours max_entries with a
     truncation warning, and writes the entries to the artifact store (history keeps the ref)."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     return await _in_thread(_retrieve, repo, inp)
 
 

@@ -20,12 +20,13 @@ from activities.query.notes_catalog import domain_dirs, load_catalog
 from activities.query.notes_markdown import UNTIMED
 from activities.query.notes_repository import (
     STORAGE_ERROR,
+    STORAGE_UNAVAILABLE,
     InvalidRequest,
     StorageError,
     StorageRepository,
     _os_error,
-    notes_dir,
 )
+from activities.query.paths import import_dir, import_file, notes_dir
 from models.query.parts import DomainCatalog, Entry
 from models.query.workflow import (
     ApplyContextInput,
@@ -48,14 +49,33 @@ from models.query.workflow import (
 )
 from rules.query.imports import IMPORT_SUFFIXES
 
-__all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "UNTIMED", "InvalidRequest", "StorageError", "StorageRepository",
-           "domain_dirs", "load_catalog", "load_entries", "notes_dir"]
+__all__ = ["STORAGE_ACTIVITIES", "STORAGE_ERROR", "STORAGE_UNAVAILABLE", "UNTIMED", "InvalidRequest", "StorageError",
+           "StorageRepository", "domain_dirs", "import_file", "import_root", "load_catalog", "load_entries",
+           "notes_dir", "notes_repo"]
 
 
 def _application_error(exc: Exception) -> ApplicationError:
     if isinstance(exc, StorageError):
-        return ApplicationError(str(exc), type=STORAGE_ERROR, non_retryable=not exc.retryable)
+        if exc.retryable:  # its own type: the retry policies list StorageError as final (rules/retry_classes.py)
+            return ApplicationError(str(exc), type=STORAGE_UNAVAILABLE)
+        return ApplicationError(str(exc), type=STORAGE_ERROR, non_retryable=True)
     return ApplicationError(str(exc), type="ValidationError", non_retryable=True)
+
+
+def notes_repo(explicit: str | None) -> StorageRepository:
+    """The store of a request's notes folder (activities/query/paths.py), or a non-retryable ValidationError."""
+    try:
+        return StorageRepository(notes_dir(explicit))
+    except InvalidRequest as exc:
+        raise _application_error(exc) from None
+
+
+def import_root(directory: str) -> Path:
+    """An import's folder inside the import roots (activities/query/paths.py), or a non-retryable ValidationError."""
+    try:
+        return import_dir(directory)
+    except InvalidRequest as exc:
+        raise _application_error(exc) from None
 
 
 async def _in_thread(fn: Any, *args: Any) -> Any:
@@ -73,20 +93,20 @@ async def notes_load_domains(inp: LoadDomainsInput) -> DomainCatalog:
 
 @activity.defn(name="notes_read_global_context")
 async def notes_read_global_context(inp: NotesLocation) -> str:
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     return await _in_thread(repo.get_global_context)
 
 
 @activity.defn(name="notes_apply_context_updates")
 async def notes_apply_context_updates(inp: ApplyContextInput) -> ApplyContextResult:
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     return await _in_thread(repo.apply_context_updates, inp)
 
 
 @activity.defn(name="notes_recent_entries")
 async def notes_recent_entries(inp: RecentEntriesInput) -> list[Entry]:
     """The last `days` days of entries (newest last), for the Parser's correction mode."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     entries = await _in_thread(repo.get_entries_by_date_range, inp.until - timedelta(days=inp.days), inp.until)
     return entries[-inp.limit:]
 
@@ -94,7 +114,7 @@ async def notes_recent_entries(inp: RecentEntriesInput) -> list[Entry]:
 @activity.defn(name="notes_store_entry")
 async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
     """Save a LOG (raw text exactly as the user wrote it + the checked parsed data) or a CORRECTION."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     parsed = inp.parsed or inp.correction
     day = inp.timestamp.date()
     entry = Entry(id="", date=day, timestamp=inp.timestamp, raw_content=inp.raw_input,
@@ -108,7 +128,7 @@ async def notes_store_entry(inp: StoreEntryInput) -> StoreEntryResult:
 @activity.defn(name="notes_needs_parsing")
 async def notes_needs_parsing(inp: NeedsParsingInput) -> NeedsParsingResult:
     """The notes kept unparsed after a Router failure that the next run should parse (see needs_parsing)."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     entries, total = await _in_thread(repo.needs_parsing, inp.limit, inp.exclude_source_key)
     return NeedsParsingResult(entries=entries, total=total)
 
@@ -116,22 +136,22 @@ async def notes_needs_parsing(inp: NeedsParsingInput) -> NeedsParsingResult:
 @activity.defn(name="notes_store_reparsed")
 async def notes_store_reparsed(inp: StoreReparsedInput) -> StoreReparsedResult:
     """Flagged notes parsed later: updated in place (flag removed, history kept), or kept flagged with the reason."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
     return await _in_thread(repo.save_reparsed, inp.notes, inp.at)
 
 
 @activity.defn(name="notes_list_import_files")
 async def notes_list_import_files(inp: ListImportInput) -> list[str]:
     """The note files under a directory (recursively, .md/.txt/.markdown/.org), sorted, relative to it."""
-    root = Path(inp.directory).expanduser()
+    if not inp.directory.strip():
+        raise _application_error(InvalidRequest("no import directory given (an empty path is not one)"))
+    root = import_root(inp.directory)
 
     def inside(path: Path, real_root: Path) -> bool:
         """A symlink is followed only when its target stays inside the chosen folder."""
         return path.resolve().is_relative_to(real_root)
 
     def scan() -> list[str]:
-        if not inp.directory.strip():
-            raise InvalidRequest("no import directory given (an empty path is not one)")
         if not root.is_dir():
             raise InvalidRequest(f"import directory {root} does not exist or is not a directory")
         try:
@@ -148,7 +168,7 @@ async def notes_list_import_files(inp: ListImportInput) -> list[str]:
 @activity.defn(name="notes_store_batch")
 async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
     """Import: store parsed notes (idempotent per file, so a retried batch never duplicates entries)."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
+    repo = notes_repo(inp.notes_dir)
 
     def entry_of(note: ImportedNote) -> Entry:
         key = (note.key if note.key else f"{note.file}\n{note.raw}" if note.source_hash is None
@@ -165,7 +185,7 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
                 out.stored.append(repo.save_entry(entry_of(note)).entry_id)
             return out
         at = datetime.now(UTC)
-        root = Path(inp.directory or ".").expanduser().resolve()
+        root = import_root(inp.directory) if inp.directory else Path(".").resolve()
         if inp.import_id is not None and all(n.key for n in inp.notes):  # content identity (import_identity.py)
             files = {file: [(n.key or "", None if n.known else entry_of(n))
                             for n in sorted((n for n in inp.notes if n.file == file), key=lambda n: n.part)]
@@ -186,8 +206,8 @@ async def notes_store_batch(inp: StoreBatchInput) -> StoreBatchResult:
 async def notes_finish_import(inp: FinishImportInput) -> FinishImportResult:
     """The end of an import: the journal's entries it never met (their source vanished) — reported, and with
     --prune marked removed, history kept (import_identity.py)."""
-    repo = StorageRepository(notes_dir(inp.notes_dir))
-    root = str(Path(inp.directory).expanduser().resolve())
+    repo = notes_repo(inp.notes_dir)
+    root = str(import_root(inp.directory))
     return await _in_thread(finish_import, repo, root, inp.import_id, inp.prune, datetime.now(UTC))
 
 

@@ -1,6 +1,8 @@
 """Digest (the map step of the analysis): one participant's transcript → themes with a stance and verbatim quotes
 (a translation beside them when the participant spoke another language), topics outside the plan, and the
-per-question coverage (asked / answered / depth, computed by rules/study/analysis.py, not by the model).
+per-question coverage (asked / answered / depth, computed by rules/study/analysis.py, not by the model). It reads
+the transcript as the participant corrected it on the read-back page (rules/study/corrections.py): a corrected
+answer's words are the correction's, and a quote from one is marked `corrected`.
 
 Every quote is checked verbatim against the participant's own answers (rules/grounding.py): a quote that is not
 their exact words is moved to `flagged_quotes` with the reason, never kept as a quote. Saved as the artifact
@@ -22,6 +24,7 @@ from models.study.workflow import FindingQuote
 from rules.grounding import check_quote
 from rules.interview.entries import format_transcript, sentences
 from rules.study.analysis import answered_questions, answers_of, question_coverage
+from rules.study.corrections import corrected_entries
 
 DIGEST = AgentSpec("study_digest", "study/digest.md", DigestDraft, tier="medium", policy="agent",
                    description="Study: one interview's structured digest (themes, stances, verbatim quotes)")
@@ -31,7 +34,7 @@ OFFLINE_NOTE = "not translated: offline test double"
 @DIGEST.activity
 @completed_once
 async def study_digest(inp: DigestInput) -> AgentResult[DigestSummary]:
-    entries = load_transcript(inp.transcript)
+    entries, corrected = corrected_entries(load_transcript(inp.transcript), inp.corrections)
     answers = answers_of(entries)
     questions = "\n".join(f"- {q.id}: {q.text}" for sec in inp.source_plan.sections for q in sec.questions)
     titles = {sec.id: sec.title for sec in inp.source_plan.sections}
@@ -57,6 +60,7 @@ async def study_digest(inp: DigestInput) -> AgentResult[DigestSummary]:
             check = check_quote(q.text, texts)
             if check.verified and check.source is not None:
                 q.text, q.entry_id = check.quote, answers[check.source].entry_id
+                q.corrected = q.entry_id in corrected
                 if not other_language or usage.offline:
                     q.translation = None          # the double does not translate; same language needs none
                 kept.append(q)

@@ -4,6 +4,8 @@
   `session_state` query, the result) — the study holds no child handles, so any run after continue-as-new finds
   them the same way.
 - `study_reduce`: every digest (artifacts) → the reduced findings (rules/study/analysis.py).
+  Every quote is checked verbatim against its participant's answers as they corrected them (rules/study/
+  corrections.py): a corrected answer is never quoted in its original words.
 - `study_publish`: every quote checked verbatim against its participant's transcript (rules/grounding.py; flagged
   ones moved out), then findings.json, findings.md and report.html saved in the artifact store.
 """
@@ -11,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from temporalio import activity
@@ -19,14 +22,14 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from activities.artifacts import store
 from activities.interview.common import load_transcript
-from models.common import ArtifactRef
 from models.interview.entries import TranscriptEntry, TranscriptView
 from models.interview.names import QUERY_SESSION_STATE, QUERY_TRANSCRIPT
 from models.interview.workflow import InterviewResult, SessionState
 from models.study.activities import InterviewDigest, InterviewLookup, LookupInput, PublishInput, ReduceInput
-from models.study.workflow import FindingQuote, Findings, StudyOutputs
+from models.study.workflow import Correction, FindingQuote, Findings, StudyOutputs
 from rules.grounding import check_quote
 from rules.study.analysis import answers_of, reduce_digests
+from rules.study.corrections import corrected_entries
 from rules.study.report import to_html, to_markdown
 
 LOOKUP_CONCURRENCY = 16
@@ -82,30 +85,40 @@ def _reduce(inp: ReduceInput) -> Findings:
     for q in _all_quotes(f):
         q.transcript = q.transcript or inp.transcripts.get(q.participant_id)
         q.interview_id = q.interview_id or inp.interviews.get(q.participant_id)
-    _ground(f)
+    _ground(f, inp.corrections)
     return f
 
 
-def _answers(ref: ArtifactRef | None, cache: dict[str, list[TranscriptEntry]]) -> list[TranscriptEntry]:
-    if ref is None:
-        return []
-    if ref.uri not in cache:
-        cache[ref.uri] = answers_of(load_transcript(ref))
-    return cache[ref.uri]
+Said = tuple[list[TranscriptEntry], set[str], list[str]]
 
 
-def _ground(f: Findings) -> None:
-    """Every quote checked verbatim against its participant's answers; one that fails is moved to the flagged
-    quotes (with why) and printed nowhere as a quote."""
-    cache: dict[str, list[TranscriptEntry]] = {}
+def _answers(q: FindingQuote, corrections: Mapping[str, list[Correction]], cache: dict[str, Said]) -> Said:
+    """(the participant's answers as corrected, the ids of the corrected ones, their original words)."""
+    if q.transcript is None:
+        return [], set(), []
+    if q.transcript.uri not in cache:
+        original = load_transcript(q.transcript)
+        entries, changed = corrected_entries(original, corrections.get(q.participant_id, []))
+        cache[q.transcript.uri] = (answers_of(entries), changed,
+                                   [e.text for e in answers_of(original) if e.entry_id in changed])
+    return cache[q.transcript.uri]
+
+
+def _ground(f: Findings, corrections: Mapping[str, list[Correction]] | None = None) -> None:
+    """Every quote checked verbatim against its participant's answers as they corrected them (a corrected
+    answer's original words are no longer theirs: such a quote fails); one that fails is moved to the flagged
+    quotes (with why) and printed nowhere as a quote. A quote from a corrected answer is marked `corrected`."""
+    cache: dict[str, Said] = {}
 
     def check(q: FindingQuote) -> bool:
-        said = _answers(q.transcript, cache)
+        said, changed, superseded = _answers(q, corrections or {}, cache)
         result = check_quote(q.text, [e.text for e in said])
         q.verified, q.check, q.flag = result.verified, result.status, result.flag
         if result.verified and result.source is not None:
             q.entry_id = said[result.source].entry_id
-        else:
+            q.corrected = q.entry_id in changed
+        elif not (superseded and check_quote(q.text, superseded).verified):  # replaced words: not even flagged
+            q.corrected = False
             f.flagged_quotes.append(q.model_copy())
         return q.verified
 
@@ -131,11 +144,14 @@ def _publish(inp: PublishInput) -> StudyOutputs:
     """Render and save. The quotes were verified by `study_reduce`; only verified ones are printed as quotes."""
     f = inp.findings
     quoted = {q.participant_id: q.transcript for q in _all_quotes(f) if q.verified and q.transcript}
-    transcripts = {pid: load_transcript(ref) for pid, ref in quoted.items()}
+    transcripts: dict[str, list[TranscriptEntry]] = {}
+    corrected: dict[str, set[str]] = {}
+    for pid, ref in quoted.items():      # as the participants corrected them (the quotes were checked against it)
+        transcripts[pid], corrected[pid] = corrected_entries(load_transcript(ref), inp.corrections.get(pid, []))
     s = store()
     json_ref = s.put(f.study_id, "findings.json", f.model_dump_json(indent=1), "application/json")
     md_ref = s.put(f.study_id, "findings.md", to_markdown(f), "text/markdown")
-    html_ref = s.put(f.study_id, "report.html", to_html(f, transcripts), "text/html")
+    html_ref = s.put(f.study_id, "report.html", to_html(f, transcripts, corrected), "text/html")
     return StudyOutputs(findings_json=json_ref, findings_md=md_ref, report_html=html_ref,
                         quotes_verified=sum(1 for q in _all_quotes(f) if q.verified),
                         quotes_flagged=len(f.flagged_quotes))

@@ -26,5 +26,16 @@ def load_named_config(name: str) -> WorkflowConfig:
     return parse_config_yaml(path.read_text(encoding="utf-8"), name)
 
 
+def load_worker_config(name: str) -> WorkflowConfig:
+    """A run input's `config_name` on the worker: the name of a shipped config (configs/writing/<name>.yaml), never
+    a path — an input chooses no file on the worker's disk (rules/paths.py; the CLI reads a YAML path on the user's
+    machine and sends the config itself)."""
+    if not name or "/" in name or "\\" in name or name.startswith(".") or Path(name).suffix in (".yaml", ".yml"):
+        known = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+        raise ConfigError([f"config_name {name[:80]!r}: the name of a config the worker ships ({known}), never a "
+                           "path (send the config itself: `colloquy write --config FILE` does)"], name[:80])
+    return load_named_config(name)
+
+
 def persona_path(name: str, file: str | None = None) -> Path:
     return (PERSONA_DIR / (file or f"{name}.md")).resolve()

@@ -48,6 +48,21 @@ SCHEMA = [
 # and $0 costs are not comparable with real models'. Runs recorded before profiles existed count as real.
 OFFLINE_PROFILE = "offline"
 COMPLETE = ("complete", "complete_below_floor")
+# Shown in both dialects: a score only for a run that ended with its post (an aborted, halted or `forced` run
+# shows none, also when an older version recorded one), and a forced completion labelled apart from a complete one.
+_DONE = "status IN ('complete', 'complete_below_floor')"
+
+
+def scored(alias: str, score: str) -> str:
+    return f"CASE WHEN {alias}.{_DONE} THEN {score} END"
+
+
+def outcome(alias: str) -> str:
+    return (f"CASE WHEN {alias}.forced AND {alias}.{_DONE} THEN {alias}.status || ' (forced)' "
+            f"ELSE {alias}.status END")
+
+
+NOT_FORCED = "NOT COALESCE(r.forced, FALSE)"
 _TABLE_REF = re.compile(r"\b(FROM|JOIN)\s+(runs|invocations|audit_scores|post_iterations)\b"
                         r"(?:\s+(?!WHERE\b|GROUP\b|ORDER\b|JOIN\b|ON\b|LIMIT\b)([a-z]\w*))?", re.IGNORECASE)
 
@@ -90,30 +105,34 @@ QUERIES: dict[str, str] = {
         FROM invocations i JOIN audit_scores a ON i.run_id = a.run_id AND i.agent = a.target_agent
         WHERE i.state = ? AND i.success AND a.kind = 'audit'
         GROUP BY i.agent ORDER BY avg_score DESC, i.agent""",
-    "trend": """
-        SELECT run_id, story, started_at, status, final_score, ROUND(total_cost_usd, 6) AS total_cost_usd,
-               total_tokens
-        FROM runs ORDER BY started_at, run_id""",
-    "post": """
-        SELECT p.iteration, r.started_at, p.final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
-               p.improvements, p.run_id, r.status
+    "trend": f"""
+        SELECT r.run_id, r.story, r.started_at, {outcome("r")} AS status,
+               {scored("r", "r.final_score")} AS final_score, ROUND(r.total_cost_usd, 6) AS total_cost_usd,
+               r.total_tokens
+        FROM runs r ORDER BY r.started_at, r.run_id""",
+    "post": f"""
+        SELECT p.iteration, r.started_at, {scored("r", "p.final_score")} AS final_score,
+               ROUND(p.total_cost_usd, 6) AS total_cost_usd, p.improvements, p.run_id, {outcome("r")} AS status
         FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ? AND p.iteration IS NOT NULL
+             AND {NOT_FORCED}
         ORDER BY p.iteration""",
     # every run of the story, aborted ones included (no iteration number, status says why)
-    "post_all": """
-        SELECT p.iteration, r.started_at, p.final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
-               p.improvements, p.run_id, r.status
+    "post_all": f"""
+        SELECT CASE WHEN {NOT_FORCED} THEN p.iteration END AS iteration, r.started_at,
+               {scored("r", "p.final_score")} AS final_score, ROUND(p.total_cost_usd, 6) AS total_cost_usd,
+               p.improvements, p.run_id, {outcome("r")} AS status
         FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = ?
         ORDER BY r.started_at, p.run_id""",
     "weekly": """
         SELECT strftime(started_at, '%Y-%W') AS week, COUNT(*) AS runs, ROUND(AVG(final_score), 2) AS avg_quality,
                ROUND(SUM(total_cost_usd), 6) AS total_cost, SUM(total_tokens) AS total_tokens
-        FROM runs WHERE status = 'complete' GROUP BY week ORDER BY week""",
+        FROM runs r WHERE r.status = 'complete' AND NOT COALESCE(r.forced, FALSE) GROUP BY week ORDER BY week""",
 }
 
 # Written once with `?` parameters; each backend adapts the placeholder (`_sql`).
 CONTEXT_SQL = (
-    "SELECT COUNT(*), MAX(final_score) FROM runs WHERE story = ? AND run_id <> ?",
+    "SELECT COUNT(*), MAX(CASE WHEN status IN ('complete', 'complete_below_floor') THEN final_score END) FROM runs "
+    "WHERE story = ? AND run_id <> ?",
     "SELECT AVG(total_cost_usd) FROM runs WHERE run_id <> ?",
     """SELECT target_agent, AVG(overall_score) FROM audit_scores
        WHERE kind = 'audit' AND run_id IN (
@@ -247,10 +266,12 @@ class HistoryStore:
             previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ? AND iteration IS NOT "
                                       "NULL"), [s.story_name]).fetchone()[0]
             improvements = "; ".join(s.human_feedback) or ("Initial" if previous == 0 else "Re-run")
-            iteration = previous + 1 if s.status in COMPLETE else None
+            # a forced completion is kept apart (no iteration); a run that did not end with its post has no score
+            iteration = previous + 1 if s.status in COMPLETE and not record.forced else None
+            score = s.final_score if s.status in COMPLETE else None
             conn.execute(q("INSERT INTO post_iterations (story, run_id, iteration, final_score, total_cost_usd, "
                            "improvements, status) VALUES (?, ?, ?, ?, ?, ?, ?)"), [
-                s.story_name, s.run_id, iteration, s.final_score, totals.cost_usd, improvements, s.status])
+                s.story_name, s.run_id, iteration, score, totals.cost_usd, improvements, s.status])
         return len(s.invocations)
 
     # ---------------------------------------------------------------------------------------- reading

@@ -26,10 +26,13 @@ from typing import Any
 from temporalio.exceptions import ApplicationError
 
 from activities.writing.history_base import (
+    NOT_FORCED,
     SCHEMA,
     HistoryStore,
     HistoryUnavailable,
     NoHistoryYet,
+    outcome,
+    scored,
     scrub_secrets,
 )
 
@@ -83,23 +86,26 @@ POSTGRES_QUERIES: dict[str, str] = {
         WHERE i.state = %s AND i.success AND a.kind = 'audit'
         GROUP BY i.agent ORDER BY avg_score DESC NULLS LAST, i.agent""",
     "trend": f"""
-        SELECT run_id, story, started_at, status, final_score, {_round("total_cost_usd", 6)} AS total_cost_usd,
-               total_tokens
-        FROM runs ORDER BY started_at, run_id""",
+        SELECT r.run_id, r.story, r.started_at, {outcome("r")} AS status,
+               {scored("r", "r.final_score")} AS final_score, {_round("r.total_cost_usd", 6)} AS total_cost_usd,
+               r.total_tokens
+        FROM runs r ORDER BY r.started_at, r.run_id""",
     "post": f"""
-        SELECT p.iteration, r.started_at, p.final_score, {_round("p.total_cost_usd", 6)} AS total_cost_usd,
-               p.improvements, p.run_id, r.status
+        SELECT p.iteration, r.started_at, {scored("r", "p.final_score")} AS final_score,
+               {_round("p.total_cost_usd", 6)} AS total_cost_usd, p.improvements, p.run_id, {outcome("r")} AS status
         FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = %s AND p.iteration IS NOT NULL
+             AND {NOT_FORCED}
         ORDER BY p.iteration""",
     "post_all": f"""
-        SELECT p.iteration, r.started_at, p.final_score, {_round("p.total_cost_usd", 6)} AS total_cost_usd,
-               p.improvements, p.run_id, r.status
+        SELECT CASE WHEN {NOT_FORCED} THEN p.iteration END AS iteration, r.started_at,
+               {scored("r", "p.final_score")} AS final_score, {_round("p.total_cost_usd", 6)} AS total_cost_usd,
+               p.improvements, p.run_id, {outcome("r")} AS status
         FROM post_iterations p JOIN runs r ON p.run_id = r.run_id WHERE p.story = %s
         ORDER BY r.started_at, p.run_id""",
     "weekly": f"""
         SELECT {_WEEK} AS week, COUNT(*) AS runs, {_round("AVG(final_score)", 2)} AS avg_quality,
                {_round("SUM(total_cost_usd)", 6)} AS total_cost, CAST(SUM(total_tokens) AS BIGINT) AS total_tokens
-        FROM runs WHERE status = 'complete' GROUP BY week ORDER BY week""",
+        FROM runs r WHERE r.status = 'complete' AND NOT COALESCE(r.forced, FALSE) GROUP BY week ORDER BY week""",
 }
 
 # libpq messages that no retry will fix: credentials, a missing database or role, a malformed URL.

@@ -11,7 +11,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
-from activities.writing.configs import load_named_config, persona_path
+from activities.writing.configs import load_worker_config, persona_path
 from activities.writing.history import HistoryStore
 from models.common import ArtifactRef
 from models.writing.workflow import RunArtifacts, RunRecord, WorkflowConfig
@@ -34,7 +34,7 @@ class PrepareResult(BaseModel):
 
 def _writing_prepare_run(inp: PrepareInput) -> PrepareResult:
     try:
-        cfg = inp.config or load_named_config(inp.config_name)
+        cfg = inp.config or load_worker_config(inp.config_name)
     except ConfigError as exc:
         raise ApplicationError(str(exc), type="ConfigError", non_retryable=True) from None
     missing = []

@@ -370,7 +370,7 @@ def link_cmd(
     """Print the browser links of an interview: the interviewee room (send it to them: its key opens this session
     only, no sign-in) and the interviewer console (sign in with the serve token). Served by `colloquy serve`;
     keys come from its secret (COLLOQUY_ROOM_SECRET, else .data/room-secret), so run this where it runs."""
-    from client.web.interview.room import load_secret, room_path
+    from client.web.interview.sessions import load_secret, room_path
     from core.codec import serve_port
 
     base = (base_url or f"http://127.0.0.1:{serve_port()}").rstrip("/")

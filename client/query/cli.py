@@ -44,6 +44,7 @@ from client.query.library import (
     workflow_id_for,
 )
 from client.query.options import AppOpt, NotesDirOpt, QueueOpt, _report_failure
+from client.query.paths import notes_dir_for_worker
 from client.web.query.api import API_MAX_BODY, build_api, wait_for_outcome
 
 
@@ -76,7 +77,7 @@ async def _ask_once(client, text: str, app_id: str, notes_dir: str | None, task_
     from rules.query.clock import utc_offset_minutes
 
     wf_id = workflow_id_for(app_id, text)
-    req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir, session_context=session_context,
+    req = QueryRequest(text=text, app_id=app_id, notes_dir=notes_dir_for_worker(notes_dir), session_context=session_context,
                        today=date.fromisoformat(today) if today else None,
                        utc_offset_minutes=utc_offset_minutes(tz) if tz else local_offset())
     if max_entries:

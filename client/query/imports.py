@@ -25,17 +25,21 @@ from rules.text import workflow_id
 async def run_import(client, directory: Path, app_id: str, notes_dir: str | None, task_queue: str,  # noqa: ANN001
                      batch_size: int = 50, on_progress: Callable[[object], None] | None = None,
                      poll_s: float = 0.25, undated: str = "skip", today: date | None = None,
-                     year: int | None = None, prune: bool = False):  # noqa: ANN201
+                     year: int | None = None, prune: bool = False,
+                     languages: list[str] | None = None):  # noqa: ANN201
     """Start ImportNotesWorkflow and report its `import_progress` until it finishes (across continue-as-new)."""
+    from client.query.paths import import_dir_for_worker, notes_dir_for_worker
     from models.query.workflow import (
         ImportRequest,
     )
 
+    where = import_dir_for_worker(directory)     # the worker's name for it (its import roots)
     wf_id = workflow_id("notes-import", directory.name or "notes", uuid.uuid4().hex[:12], 24)
     handle = await client.start_workflow(
         IMPORT_WORKFLOW_TYPE, ImportRequest.model_validate({
-            "directory": str(directory.resolve()), "app_id": app_id, "notes_dir": notes_dir,
-            "batch_size": batch_size, "undated": undated, "today": today, "year": year, "prune": prune}),
+            "directory": where, "app_id": app_id, "notes_dir": notes_dir_for_worker(notes_dir),
+            "batch_size": batch_size, "undated": undated, "today": today, "year": year, "prune": prune,
+            "languages": list(languages or [])}),
         id=wf_id, task_queue=task_queue, result_type=ImportResult, static_summary=f"Import notes from {directory}")
     result_task = asyncio.ensure_future(handle.result())
     latest = client.get_workflow_handle(wf_id, result_type=ImportResult)  # follows continue-as-new: queries go to the current run
@@ -69,10 +73,11 @@ def note_files(directory: Path) -> list[str]:
                   if p.is_file() and p.suffix.lower() in IMPORT_SUFFIXES and not p.name.startswith("."))
 
 
-def import_preview(directory: Path, year: int | None = None, undated: str = "skip") -> tuple[list[str], int]:
+def import_preview(directory: Path, year: int | None = None, undated: str = "skip",
+                   languages: list[str] | None = None) -> tuple[list[str], int]:
     """`notes import --dry-run`: (the lines to print, entries that would be imported). Splits and dates every file
     exactly as the import does (rules/query/imports.py), with no worker, no model and nothing written."""
-    from rules.query.imports import clean_text, journal_hints, split_dated
+    from rules.query.imports import clean_text, journal_hints, split_dated, undated_message
 
     texts: dict[str, str] = {}
     lines: list[str] = []
@@ -81,7 +86,7 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
             texts[rel] = (directory / rel).read_bytes().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             lines.append(f"not imported  {rel}: {getattr(exc, 'strerror', None) or exc}")
-    hints = journal_hints(texts, year)
+    hints = journal_hints(texts, year, frozenset(languages or ()))
     total = files_with = 0
     for rel, text in texts.items():
         split = split_dated(text, rel, hints)
@@ -92,8 +97,10 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
             lines.append(f"not imported  {rel}: empty")
             continue
         if split.undated:
-            lines.append(f"undated       {rel}: no date found in its headings, front matter or name — "
-                         + ("skipped" if undated == "skip" else f"dated by --undated {undated}"))
+            lines.append(f"undated       {undated_message(rel, undated, None, len(split.flags))}"
+                         if undated == "skip" else f"undated       {rel}: no date found in its headings, front "
+                         f"matter or name — dated by --undated {undated}")
+            lines += [f"      note  {rel}: {w}" for w in split.warnings]
             total += undated != "skip"
             continue
         days = [p.day.isoformat() for p in split.parts]
@@ -111,10 +118,14 @@ def import_preview(directory: Path, year: int | None = None, undated: str = "ski
 
 @connects
 def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Folder of notes (*.md, *.txt, *.markdown, *.org), "
-                                                 "searched recursively. Each file is split into dated entries: by "
+                                                 "searched recursively, inside one of the worker's import roots "
+                                                 "(COLLOQUY_IMPORT_ROOTS; default .data/imports). Each file is split into dated entries: by "
                                                  "the dates of its headings or date lines (day counters, weekdays, "
-                                                 "newest-first and org-mode journals too), else its front matter "
-                                                 "date, else the date in its file name."),
+                                                 "newest-first and org-mode journals too; English, French, German, "
+                                                 "Spanish, Portuguese, Italian and Dutch month and weekday names; "
+                                                 "jrnl's stamped entries and Day One's text export), else its front "
+                                                 "matter date, else the date in its path (2023-01-15.md, "
+                                                 "2020/08/29.txt)."),
                app_id: str = AppOpt, notes_dir: str | None = NotesDirOpt, task_queue: str = QueueOpt,
                batch_size: int = typer.Option(50, help="Files per Parser batch."),
                undated: str = typer.Option("skip", "--undated", help="A file with no date in its headings, front "
@@ -122,6 +133,12 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
                year: int | None = typer.Option(None, "--year", min=1900, max=2100, help="The year of dates written "
                                                "without one (otherwise: the folder, file name, front matter or the "
                                                "journal's dated headings say it; never today's year)."),
+               language: list[str] = typer.Option([], "--language", help="A language the journal is written in "
+                                                  "(en, fr, de, es, pt, it, nl; repeatable): its weekday "
+                                                  "abbreviations (`Mi.`) and its month abbreviations in dates "
+                                                  "without a year (`3 févr.`) are read too. Full names, and month "
+                                                  "abbreviations beside a year, are read in every language; a "
+                                                  "journal's own languages are found from its headings."),
                prune: bool = typer.Option(False, "--prune", help="Mark entries whose source vanished from the "
                                           "journal as removed (their history is kept); without it they are only "
                                           "reported."),
@@ -142,11 +159,27 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
     if not directory.is_dir():
         err_console.print(f"[red]error:[/red] {directory} is not a directory")
         raise typer.Exit(2)
+    if not dry_run:   # the worker reads only its import roots: say so now, before anything starts
+        from client.errors import CliError
+        from client.query.paths import import_dir_for_worker
+
+        try:
+            import_dir_for_worker(directory)
+        except CliError as err:
+            err_console.print(f"[red]error:[/red] {escape(err.message)}")
+            raise typer.Exit(2) from None
     if undated not in ("skip", "today", "mtime"):
         err_console.print(f"[red]error:[/red] --undated must be skip, today or mtime (not {undated!r})")
         raise typer.Exit(2)
+    from rules.query.imports import LANGUAGES
+
+    languages = [lang.strip().lower() for lang in language]
+    if unknown := [lang for lang in languages if lang not in LANGUAGES]:
+        err_console.print(f"[red]error:[/red] --language must be one of {', '.join(LANGUAGES)} (not "
+                          f"{', '.join(unknown)})")
+        raise typer.Exit(2)
     if dry_run:
-        lines, total = import_preview(directory, year, undated)
+        lines, total = import_preview(directory, year, undated, languages)
         for line in lines:
             console.print(escape(line), highlight=False)
         raise typer.Exit(0 if total else 1)
@@ -165,7 +198,8 @@ def import_cmd(folder: str = typer.Argument(..., metavar="DIRECTORY", help="Fold
 
                 await require_worker(client, task_queue)
                 wf_id, result = await run_import(client, directory, app_id, notes_dir, task_queue, batch_size, show,
-                                                 undated=undated, today=date.today(), year=year, prune=prune)
+                                                 undated=undated, today=date.today(), year=year, prune=prune,
+                                                 languages=languages)
             except Exception as exc:  # noqa: BLE001
                 _report_failure(exc)
                 return None

@@ -11,6 +11,7 @@ from client.common import (
     console,
     err_console,
 )
+from client.query.paths import notes_dir_for_worker
 from models.query.workflow import (
     QUERY_PENDING_CLARIFICATION,
     UPDATE_CLARIFY,
@@ -125,7 +126,7 @@ async def read_global_context(client, task_queue: str, notes_dir: str | None,  #
     if check_worker:
         await require_worker(client, task_queue, agents=False)
     return await client.execute_workflow(
-        CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir), id=f"notes-context-{uuid.uuid4().hex[:8]}",
+        CONTEXT_WORKFLOW_TYPE, ContextRequest(notes_dir=notes_dir_for_worker(notes_dir)), id=f"notes-context-{uuid.uuid4().hex[:8]}",
         task_queue=task_queue, result_type=str, static_summary="Read the notes' global context")
 
 
@@ -137,7 +138,7 @@ async def run_reparse(client, task_queue: str, app_id: str, notes_dir: str | Non
 
     if check_worker:
         await require_worker(client, task_queue)
-    req = ReparseRequest(app_id=app_id, notes_dir=notes_dir)
+    req = ReparseRequest(app_id=app_id, notes_dir=notes_dir_for_worker(notes_dir))
     if limit:
         req.limit = limit
     wf_id = f"notes-reparse-{uuid.uuid4().hex[:8]}"

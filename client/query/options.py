@@ -12,8 +12,20 @@ from core.settings import TASK_QUEUE
 
 AppOpt: Any = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--app",
                       help="Domain app: general, or an app under apps/ (env COLLOQUY_NOTES_APP).")
-NotesDirOpt: Any = typer.Option(None, "--notes-dir", help="Notes root (default: the worker's COLLOQUY_NOTES_DIR, "
-                           "else .data/notes).")
+def _notes_dir_option(value: str | None) -> str | None:
+    """--notes-dir as the worker's door takes it (client/query/paths.py), or a usage error (exit 2) naming why."""
+    from client.errors import CliError
+    from client.query.paths import notes_dir_for_worker
+
+    try:
+        return notes_dir_for_worker(value)
+    except CliError as err:
+        raise typer.BadParameter(err.message.removeprefix("--notes-dir ")) from None
+
+
+NotesDirOpt: Any = typer.Option(None, "--notes-dir", callback=_notes_dir_option, help="A folder inside the worker's notes root "
+                           "(COLLOQUY_NOTES_DIR, else .data/notes), e.g. 'alice'; default: the root itself. A "
+                           "path outside the root is refused.")
 QueueOpt: Any = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers.")
 
 

@@ -28,9 +28,11 @@ from temporalio.client import WorkflowHandle
 from client.common import console, run
 from client.connection import NO_FLAGS, Connection, connects
 from client.errors import EXIT_CODES_HELP, CliError, ExitCode
+from client.study import coverage
 from client.study import export as study_export
 from client.study import review as study_review
-from client.study.connect import study_handle
+from client.study.connect import study_handle, study_update
+from client.web.i18n import PAGE_LANGUAGES
 from models.interview.plan import PlanSnapshot
 from models.study.workflow import (
     QUERY_PROGRESS,
@@ -84,10 +86,10 @@ async def invite_participants(handle: WorkflowHandle, count: int, language: str 
                               base: str) -> list[tuple[ParticipantView, str]]:
     """Make `count` tokens, register their hashes with the study, return (participant, link)."""
     tokens = [new_token() for _ in range(count)]
-    added: list[ParticipantView] = await handle.execute_update(
-        UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(token_sha256=h, language=language)
-                                                              for _, h in tokens]),
-        result_type=list[ParticipantView])
+    added: list[ParticipantView] = await study_update(
+        handle, UPDATE_ADD_PARTICIPANTS, AddParticipants(invitations=[Invitation(token_sha256=h, language=language)
+                                                                      for _, h in tokens]),
+        list[ParticipantView], "it takes no new participants")
     return [(p, link_url(base, handle.id, t)) for p, (t, _) in zip(added, tokens, strict=True)]
 
 
@@ -104,7 +106,11 @@ def create_cmd(
                                              "zone)."),
     minutes: float = typer.Option(10.0, help="Each interview's length in minutes."),
     language: str = typer.Option("en", help="The plan's language (participants may choose another)."),
-    languages: str = typer.Option("", help="Languages participants may choose, comma-separated (default: any)."),
+    languages: str = typer.Option("", help="Languages participants may choose, comma-separated (default: the "
+                                  "plan's and those the pages are translated into). Each needs a page catalog "
+                                  "(en es fr de pt it nl ja zh ar hi sw) unless --english-pages."),
+    english_pages: bool = typer.Option(False, "--english-pages", help="Accept languages without a page catalog: "
+                                       "their join, consent, room and read-back pages are in English and say so."),
     analysis_language: str = typer.Option("en", help="The findings' language (translations beside quotes)."),
     abandon_after: float = typer.Option(600.0, help="Seconds a disconnected participant has before the interview "
                                         "is ended and counted abandoned."),
@@ -116,7 +122,8 @@ def create_cmd(
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     conn: Connection = NO_FLAGS,
 ) -> None:
-    """Start a study (a quota, a close date, or both); prints its id and what to do next."""
+    """Start a study (a quota, a close date, or both); prints its id, what each language gets (pages, consent,
+    interviewer, voice) and what to do next."""
     from client.common import announce_agents
     from client.interview.calls import short_id
     from client.worker_check import warn_if_no_worker
@@ -143,11 +150,18 @@ def create_cmd(
         except ValidationError as exc:
             raise CliError(f"cannot start the study: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}",
                            ExitCode.USAGE) from None
+        english = coverage.unsupported_pages(inp.default_language, inp.languages)
+        if english and not english_pages:
+            raise CliError(f"no page catalog for {', '.join(english)}: participants would get English join, consent, "
+                           f"room and read-back pages (translated: {' '.join(PAGE_LANGUAGES)}); pass "
+                           "--english-pages to accept that", ExitCode.USAGE)
         client = await conn.connect()
         wid = study_id or default_workflow_id("study", topic, short_id())
         await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,
                                     static_summary=f"study: {topic[:80]}")
         console.print(f"started [bold]{wid}[/bold]", soft_wrap=True)
+        for line in coverage.coverage_lines(inp.default_language, inp.languages, list(inp.consent)):
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
         console.print(f"invite:     colloquy study invite {wid} --count 20", soft_wrap=True)
         console.print(f"watch:      colloquy study status {wid}   (or the page /studies/{wid} of `colloquy serve`)",
                       soft_wrap=True)
@@ -179,7 +193,10 @@ def read_consent(items: list[str]) -> dict[str, str]:
 def invite_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     count: int = typer.Option(1, min=1, max=1000, help="How many participants (one link each)."),
-    language: str | None = typer.Option(None, help="Their language (default: they choose on the link's page)."),
+    language: str | None = typer.Option(None, help="Their language (default: they choose on the link's page); "
+                                        "one with a page catalog unless --english-pages."),
+    english_pages: bool = typer.Option(False, "--english-pages", help="Accept a language without a page catalog: "
+                                       "their pages are in English and say so."),
     base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_PUBLIC_URL",
                                         help="Where `colloquy serve` is reached (default http://127.0.0.1:8234)."),
     out: Path | None = typer.Option(None, "--out", help="Also write 'participant,link' rows to this CSV file (a "
@@ -188,6 +205,9 @@ def invite_cmd(
 ) -> None:
     """Add participants; prints one unguessable link each. Links are shown once (the study keeps only a hash)."""
     async def _run() -> None:
+        if language and not english_pages and coverage.unsupported_pages(language, []):
+            raise CliError(f"no page catalog for {language}: their pages would be English (translated: "
+                           f"{' '.join(PAGE_LANGUAGES)}); pass --english-pages to accept that", ExitCode.USAGE)
         client = await conn.connect()
         invited = await invite_participants(_handle(client, study_id), count, language, base_url or default_base())
         for p, link in invited:
@@ -222,9 +242,9 @@ def revoke_cmd(
     left out of the findings (revoking is withdrawing)."""
     async def _run() -> None:
         client = await conn.connect()
-        p = await _handle(client, study_id).execute_update(
-            UPDATE_REVOKE_PARTICIPANT, RevokeParticipant(participant_id=participant, reason=reason),
-            result_type=ParticipantView)
+        p = await study_update(_handle(client, study_id), UPDATE_REVOKE_PARTICIPANT,
+                               RevokeParticipant(participant_id=participant, reason=reason), ParticipantView,
+                               "nothing to revoke")
         console.print(f"{p.participant_id}: {p.status}")
 
     run(_run())
@@ -272,8 +292,9 @@ def close_cmd(
     """Close now: no new participants; the analysis runs when the running interviews have finished."""
     async def _run() -> None:
         client = await conn.connect()
-        _print_progress(await _handle(client, study_id).execute_update(
-            UPDATE_CLOSE, CloseStudy(reason=reason, end_running=end_running), result_type=StudyProgress))
+        _print_progress(await study_update(_handle(client, study_id), UPDATE_CLOSE,
+                                           CloseStudy(reason=reason, end_running=end_running), StudyProgress,
+                                           "it is closed already"))
 
     run(_run())
 

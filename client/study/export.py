@@ -3,6 +3,7 @@ formats researchers' tools import (rules/study/exports.py, rules/study/qdpx.py).
 read from the artifact store through Temporal, like `study report`.
 
     csv          a folder: themes.csv, quotes.csv, coverage.csv, participants.csv   (default <study id>-csv/)
+                 UTF-8 with a BOM (Excel), cells starting = + - @ TAB CR prefixed with ' (CSV injection)
     xlsx         one workbook, a sheet each                                          (default <study id>.xlsx)
     qdpx         the REFI-QDA project (NVivo, ATLAS.ti, MAXQDA)                      (default <study id>.qdpx)
     transcripts  a folder: one readable transcript per participant, P001.txt ...    (default <study id>-transcripts/)
@@ -51,7 +52,7 @@ def write_export(fmt: str, out: Path, findings: Findings, ledger: StudyExport,
     written = []
     if fmt == "csv":
         for name, table in exports.tables(findings, ledger).items():
-            (out / f"{name}.csv").write_text(exports.to_csv(table), encoding="utf-8")
+            (out / f"{name}.csv").write_text(exports.to_csv(table), encoding="utf-8", newline="")
             written.append(out / f"{name}.csv")
     else:
         for pid, text in sorted(texts.items()):

@@ -2,16 +2,19 @@
 the researcher decides"); a study created with `--review` opens its links only after the approval.
 
     colloquy study review STUDY_ID                       # print the plan (and whether it is approved)
-    colloquy study review STUDY_ID --plan-file plan.json # replace it by an edited plan (validated by the study)
+    colloquy study review STUDY_ID --plan-file plan.json # replace it by an edited plan (validated by the study;
+                                                         # the plan_review query's answer as saved is taken too)
     colloquy study review STUDY_ID --approve             # approve: the links open
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 import typer
@@ -22,6 +25,7 @@ from client.common import console, run
 from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.study.connect import study_handle as _handle
+from client.study.connect import study_update
 from models.interview.plan import PlanSnapshot
 from models.study.workflow import QUERY_PLAN_REVIEW, UPDATE_REVIEW_PLAN, PlanReview, ReviewPlan
 from rules.errors import error_message
@@ -51,20 +55,46 @@ async def wait_for_plan(handle: WorkflowHandle, timeout: float = PLAN_WAIT_SECON
 
 async def send(handle: WorkflowHandle, req: ReviewPlan) -> PlanReview:
     try:
-        return await handle.execute_update(UPDATE_REVIEW_PLAN, req, result_type=PlanReview)
+        return await study_update(handle, UPDATE_REVIEW_PLAN, req, PlanReview, "its plan can no longer change")
     except WorkflowUpdateFailedError as exc:
         raise CliError(error_message(exc), ExitCode.REFUSED) from None
 
 
 def load_plan(path: Path) -> PlanSnapshot:
+    """An edited plan: the plan itself, or what the `plan_review` query answers (a PlanReview, its plan under
+    "plan"; the Temporal CLI prints it in a list, under "queryResult" with `-o json`). A null stands for "not
+    given" (the field's default), as the query's JSON writes an absent value."""
     if not path.is_file():
         raise CliError(f"plan file {path} not found", ExitCode.USAGE)
     try:
-        return PlanSnapshot.model_validate_json(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CliError(f"{path} is not JSON: {exc}", ExitCode.USAGE) from None
+    try:
+        return PlanSnapshot.model_validate(_without_nulls(_the_plan(data)))
     except ValidationError as exc:
         first = exc.errors()[0]
         raise CliError(f"{path} is not a valid plan: {'.'.join(map(str, first['loc']))}: {first['msg']}",
                        ExitCode.USAGE) from None
+
+
+def _the_plan(data: Any) -> Any:
+    """The plan inside a query's answer: {"queryResult": [...]}, [answer], {"plan": {...}, "approved": ...}."""
+    if isinstance(data, dict) and "queryResult" in data:
+        data = data["queryResult"]
+    if isinstance(data, list) and len(data) == 1:
+        data = data[0]
+    if isinstance(data, dict) and isinstance(data.get("plan"), dict) and "sections" not in data:
+        data = data["plan"]
+    return data
+
+
+def _without_nulls(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _without_nulls(v) for k, v in data.items() if v is not None}
+    if isinstance(data, list):
+        return [_without_nulls(v) for v in data]
+    return data
 
 
 async def review_interactively(handle: WorkflowHandle) -> None:
@@ -100,7 +130,8 @@ def review_cmd(
     study_id: str = typer.Argument(..., help="The study's workflow id."),
     approve: bool = typer.Option(False, "--approve", help="Approve the plan: the links open."),
     plan_file: Path | None = typer.Option(None, "--plan-file", help="Replace the plan by this edited one "
-                                          "(PlanSnapshot JSON; see the printed plan's ids)."),
+                                          "(PlanSnapshot JSON, or the plan_review query's answer as saved; see "
+                                          "the printed plan's ids)."),
     conn: Connection = NO_FLAGS,
 ) -> None:
     """Show a study's plan; edit it (--plan-file) or approve it (--approve). A study created with --review opens

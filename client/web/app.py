@@ -8,7 +8,8 @@ added by `colloquy serve` as extensions.
                                              the token); `?next=` a path here to go back to (the console)
     POST /logout                             ends this browser's session
     GET  /healthz, GET /                     public, no data
-    GET  /openapi.json                       public: the JSON routes and their bodies (models/web.py)
+    GET  /openapi.json                       public: every route this app answers (its router, extensions and
+                                             /notes included) with the JSON bodies of models/web.py
 
 Every route is protected by a bearer token unless marked `@public`: `Authorization: Bearer <token>` (the
 `temporal` CLI's `--codec-auth "Bearer <token>"`) or the session cookie set by /login (the Web UI, with "include
@@ -217,12 +218,28 @@ async def codec_decode(request: web.Request) -> web.Response:
     return await _convert(request, "decode")
 
 
+def served_routes(app: web.Application) -> list[tuple[str, str, str, bool]]:
+    """(method, path, summary, public) of every route `app` answers, sub-apps included (aiohttp lists their
+    routes under the prefix), HEAD left out (aiohttp adds one to each GET); the summary is the handler's
+    docstring's first line."""
+    out: dict[tuple[str, str], tuple[str, str, str, bool]] = {}
+    for route in app.router.routes():
+        method = route.method.lower()
+        if method in ("head", "options") or route.resource is None:
+            continue
+        handler = route.handler
+        summary = (getattr(handler, "__doc__", None) or "").strip().split("\n")[0] or handler.__name__
+        out.setdefault((method, route.resource.canonical), (method, route.resource.canonical, summary,
+                                                            bool(getattr(handler, "colloquy_public", False))))
+    return list(out.values())
+
+
 @public
 async def openapi_description(request: web.Request) -> web.Response:
-    """The JSON routes and their bodies (models/web.py), for clients and the door fuzz tests."""
+    """Every route this server answers (its router) with the JSON bodies of models/web.py."""
     from models.web import openapi
 
-    return web.json_response(openapi())
+    return web.json_response(openapi(served_routes(request.app)))
 
 
 @public

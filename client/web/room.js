@@ -9,6 +9,11 @@
 // - Section boundaries and time warnings (the engine's event log, as `notices`) are shown as they happen.
 "use strict";
 (function () {
+  const _ = window.ColloquyI18n ? window.ColloquyI18n._ : (s, v) => (v ? s.replace(/%\((\w+)\)s/g, (m, k) => (k in v ? String(v[k]) : m)) : s);
+  const number = window.ColloquyI18n ? window.ColloquyI18n.number : String;
+  const PHASES = { opening: _("opening"), deep_dive: _("deep dive"), wrap_up: _("wrap-up") };
+  const EXIT_REASONS = { time_expired: _("the time is up"), candidate_done: _("you finished early"),
+                         coverage_satisfied: _("everything was covered"), system_error: _("a system error") };
   const base = location.pathname.replace(/\/+$/, "");
   const wid = decodeURIComponent(base.split("/")[2] || "");
   const legacyKey = "colloquy-room:" + wid;            // before per-tab outboxes: read once, adopted
@@ -124,19 +129,23 @@
     view = v;
     window.ColloquyRoomView = v;            // voice.js: speaks the question, stops the microphone on the end
     window.dispatchEvent(new CustomEvent("colloquy:state", { detail: v }));
-    document.title = (v.topic || "Interview") + " — Colloquy";
-    $("topic").textContent = v.topic || "Interview";
-    const phase = (v.phase || "").replace("_", " ");
-    $("section").textContent = v.section ? "Section: " + v.section.title + " · " + phase : (v.ended ? "Finished" : phase);
+    document.title = (v.topic || _("Interview")) + " — Colloquy";
+    $("topic").textContent = v.topic || _("Interview");
+    const phase = PHASES[v.phase] || "";
+    $("section").textContent = v.section ? _("Section: %(title)s", { title: v.section.title }) + (phase ? " · " + phase : "")
+      : (v.ended ? _("Finished") : phase);
     const banner = $("banner");
     const question = $("question");
     if (v.ended) {
       ended = true;
       banner.hidden = false;
       banner.className = "banner ended";
-      banner.textContent = "The interview has ended" + (v.exit_reason ? " (" + v.exit_reason.replace(/_/g, " ") + ")" : "") +
-        ". Thank you! Your answers are saved; anything not delivered is listed below with your text.";
-      if (question.textContent !== "The interview is over.") question.textContent = "The interview is over.";
+      const reason = EXIT_REASONS[v.exit_reason];
+      banner.textContent = reason
+        ? _("The interview has ended (%(reason)s). Thank you! Your answers are saved; anything not delivered is listed below with your text.", { reason: reason })
+        : _("The interview has ended. Thank you! Your answers are saved; anything not delivered is listed below with your text.");
+      const over = _("The interview is over.");
+      if (question.textContent !== over) question.textContent = over;
       answer.readOnly = true;
       sendButton.disabled = true;
       stopHeartbeat();
@@ -145,14 +154,14 @@
         banner.hidden = false;
         banner.className = "banner";
         banner.textContent = v.paused_reason === "disconnect"
-          ? "Paused: we lost you for a moment. You are back — the interview continues in a second."
-          : "Paused by the interviewer. The clock keeps running; please wait.";
+          ? _("Paused: we lost you for a moment. You are back — the interview continues in a second.")
+          : _("Paused by the interviewer. The clock keeps running; please wait.");
       } else if (v.status === "PLANNING" || v.status === "NOT_STARTED") {
-        banner.hidden = false; banner.className = "banner"; banner.textContent = "The interview is being prepared…";
+        banner.hidden = false; banner.className = "banner"; banner.textContent = _("The interview is being prepared…");
       } else {
         banner.hidden = true;
       }
-      const text = v.question || "Waiting for the next question…";
+      const text = v.question || _("Waiting for the next question…");
       if (question.textContent !== text) question.textContent = text;   // aria-live announces changes only
     }
     renderNotices(v);
@@ -161,6 +170,17 @@
   }
 
   // ------------------------------------------------------------------- section boundaries and warnings
+  function noticeText(n) {        // the engine's notice, worded in the page's language (the title is the plan's)
+    const title = n.title || n.section_id || "";
+    if (n.kind === "section_started") return _("New section: %(title)s", { title: title });
+    if (n.kind === "section_ended") return _("Section ended: %(title)s", { title: title });
+    if (n.kind === "time_warning") {
+      return typeof n.seconds_left === "number"
+        ? _("%(left)s left in this section (%(title)s)", { left: fmt(n.seconds_left), title: title })
+        : _("Little time left in this section (%(title)s)", { title: title });
+    }
+    return n.text || "";
+  }
   function renderNotices(v) {
     if (!Array.isArray(v.notices)) return;
     const list = v.notices, latest = list[list.length - 1] || null;
@@ -172,7 +192,7 @@
       li.className = n.kind;
       li.dataset.kind = n.kind;
       li.dataset.sectionId = n.section_id;
-      li.textContent = n.text;
+      li.textContent = noticeText(n);
       return li;
     }));
     $("notices-section").hidden = list.length === 0;
@@ -181,7 +201,7 @@
     else {
       const before = list[list.length - 2];
       const lines = latest.kind === "section_started" && before && before.kind === "section_ended"
-        ? [before.text, latest.text] : [latest.text];
+        ? [noticeText(before), noticeText(latest)] : [noticeText(latest)];
       box.hidden = false;
       box.className = "notice " + latest.kind;
       box.dataset.kind = latest.kind;
@@ -212,10 +232,10 @@
   // ------------------------------------------------------------------------------------- push
   function connect() {
     const es = new EventSource(base + "/stream");
-    es.addEventListener("state", (e) => { $("connection").textContent = "live"; render(JSON.parse(e.data)); });
-    es.addEventListener("closed", () => { es.close(); $("connection").textContent = ended ? "" : "reconnecting…";
+    es.addEventListener("state", (e) => { $("connection").textContent = _("live"); render(JSON.parse(e.data)); });
+    es.addEventListener("closed", () => { es.close(); $("connection").textContent = ended ? "" : _("reconnecting…");
       if (!ended) setTimeout(connect, 2000); });
-    es.onerror = () => { if (!ended) $("connection").textContent = "reconnecting…"; };
+    es.onerror = () => { if (!ended) $("connection").textContent = _("reconnecting…"); };
   }
 
   // ------------------------------------------------------------------------------------- answers
@@ -233,12 +253,12 @@
     const n = items.length, sent = items.filter((i) => i.state === "sent").length;
     const failed = items.find((i) => i.state === "failed");
     if (failed) {
-      return "not delivered: " + (failed.error || "refused") +
-        (sent ? " (" + sent + " of " + n + " parts were delivered)" : "");
+      return _("not delivered: %(error)s", { error: failed.error || _("refused") }) +
+        (sent ? " " + _("(%(sent)s of %(total)s parts were delivered)", { sent: number(sent), total: number(n) }) : "");
     }
-    if (sent === n) return n > 1 ? "delivered in " + n + " parts" : "delivered";
-    return (n > 1 ? "sending part " + (sent + 1) + " of " + n + "… " : "sending… ") +
-      "(kept here and in the box until the server has it)";
+    if (sent === n) return n > 1 ? _("delivered in %(count)s parts", { count: number(n) }) : _("delivered");
+    return (n > 1 ? _("sending part %(part)s of %(total)s…", { part: number(sent + 1), total: number(n) }) : _("sending…")) +
+      " " + _("(kept here and in the box until the server has it)");
   }
   function renderSent() {
     $("sent").replaceChildren(...groups().map((g) => {
@@ -266,13 +286,13 @@
     const undelivered = items.filter((i) => i.state !== "sent");
     if (items.length && !undelivered.length) {
       answer.value = "";
-      say(items.length > 1 ? "Your answer was sent in " + items.length + " parts (it was longer than one entry " +
-        "may be: " + ((view && view.max_entry_chars) || 8000).toLocaleString("en") + " characters)." : "Your answer was delivered.");
+      say(items.length > 1 ? _("Your answer was sent in %(count)s parts (it was longer than one entry may be: %(limit)s characters).",
+        { count: number(items.length), limit: number((view && view.max_entry_chars) || 8000) }) : _("Your answer was delivered."));
     } else if (undelivered.length) {
       answer.value = undelivered.map((i) => i.text).join(" ");
-      say("Not delivered: " + (undelivered[0].error || "refused") + ". " +
-        (undelivered.length < items.length ? (items.length - undelivered.length) + " of " + items.length +
-          " parts were delivered; the rest is back in the box." : "Your answer is still in the box."));
+      say(_("Not delivered: %(error)s.", { error: undelivered[0].error || _("refused") }) + " " +
+        (undelivered.length < items.length ? _("%(sent)s of %(total)s parts were delivered; the rest is back in the box.",
+          { sent: number(items.length - undelivered.length), total: number(items.length) }) : _("Your answer is still in the box.")));
     }
     boxAnswer = null;
     if (!ended) answer.readOnly = false;
@@ -300,11 +320,11 @@
             if (r.ok) { item.state = "sent"; break; }
             if (r.status === 400 || r.status === 404 || r.status === 409 || r.status === 413 || r.status === 422) {
               const body = await r.json().catch(() => ({}));
-              refuse(item, r.status === 409 ? "the interview had ended" : (body.error || ("HTTP " + r.status)));
+              refuse(item, r.status === 409 ? _("the interview had ended") : (body.error || ("HTTP " + r.status)));
               break;
             }
           } catch (e) { /* network: retry */ }
-          $("connection").textContent = "offline — will resend";
+          $("connection").textContent = _("offline — will resend");
           await new Promise((res) => setTimeout(res, delay));
           delay = Math.min(delay * 2, 10000);
         }
@@ -328,7 +348,7 @@
       section: section, answer: group, part: n + 1, of: parts.length, audio: n || !spoken ? null : spoken.clips }));
     boxAnswer = group;
     answer.readOnly = true;          // the box keeps the answer until it is delivered
-    say(parts.length > 1 ? "Sending your answer in " + parts.length + " parts…" : "Sending your answer…");
+    say(parts.length > 1 ? _("Sending your answer in %(count)s parts…", { count: number(parts.length) }) : _("Sending your answer…"));
     persist();
     renderSent();
     flush();
@@ -345,12 +365,12 @@
 
   setInterval(tick, 1000);
   fetch(base + "/state").then((r) => {
-    if (r.status === 404) { $("question").textContent = "This link does not open an interview. Check the link you were sent."; return null; }
+    if (r.status === 404) { $("question").textContent = _("This link does not open an interview. Check the link you were sent."); return null; }
     return r.ok ? r.json() : null;
   }).then((v) => { if (v) { render(v); heartbeat(); } }).catch(() => {});
   connect();
   openStore().catch(() => { tabKey = tabKey || tabPrefix + randomId(); }).then(() => {
-    if (boxAnswer) { answer.readOnly = true; say("Sending your answer…"); }
+    if (boxAnswer) { answer.readOnly = true; say(_("Sending your answer…")); }
     renderSent();
     flush();
     setInterval(() => { persist(); adoptOrphans(); }, 10000);     // touched (liveness without Web Locks), adopt

@@ -25,7 +25,7 @@ from core.codec import KEYS_FILE_ENV, SERVE_PORT_ENV, KeyringError, serve_port
 if TYPE_CHECKING:
     from aiohttp import web
 
-    from client.web.interview.room import Connect
+    from client.web.interview.sessions import Connect
     from core.codec import EncryptionCodec
 
 TOKEN_ENV = "COLLOQUY_SERVE_TOKEN"
@@ -83,8 +83,8 @@ def serve(
     ui_port: int | None = typer.Option(None, help="The embedded Web UI's port, for the default origins."),
     notes_app: str = typer.Option(os.environ.get("COLLOQUY_NOTES_APP", "fitness"), "--notes-app",
                                   help="Domain app of the /notes API (env COLLOQUY_NOTES_APP)."),
-    notes_dir: str | None = typer.Option(None, "--notes-dir", help="Notes root of the /notes API (default: the "
-                                         "worker's)."),
+    notes_dir: str | None = typer.Option(None, "--notes-dir", help="Notes folder of the /notes API: a folder "
+                                         "inside the worker's notes root (COLLOQUY_NOTES_DIR); default: the root."),
     task_queue: str = typer.Option("colloquy", envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers "
                                    "(the /notes API starts workflows there)."),
     conn: Connection = NO_FLAGS,
@@ -103,7 +103,8 @@ def serve(
     from client.common import console, err_console
     from client.errors import CliError
     from client.web.guard import WeakTokenError, check_token
-    from client.web.interview.room import LazyClient, load_secret
+    from client.web.interview.sessions import LazyClient, load_secret
+    from client.web.interview.updates import per_interview
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -111,10 +112,11 @@ def serve(
     try:
         codec = load_codec()
         store_text = checked_store_settings()
+        per_interview()
     except KeyringError as exc:
         err_console.print(f"[red]error:[/red] payload encryption: {exc}", highlight=False)
         raise typer.Exit(2) from None
-    except CliError as exc:
+    except (CliError, ValueError) as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False)
         raise typer.Exit(2) from None
     token = os.environ.get(TOKEN_ENV, "").strip()

@@ -6,7 +6,10 @@
 //   sent as 16 kHz WAV to POST .../audio and transcribed at once, so little is left to do when the turn ends.
 // - The transcript appears in the answer box, editable; it is sent AUTOSEND_S after the last chunk unless the
 //   person edits it (then it waits for "Send answer"). Entry id `voice-<first clip>`: a clip re-sent is one entry.
-// - While the question is being spoken (and no answer is under way) the microphone's input is ignored.
+// - Barge-in (rules/voice/bargein.py: the same rule and constants): speech that starts while the question is being
+//   spoken stops the playback and is kept in full, with the pre-roll before it. While the question plays the bar is
+//   higher (BARGE_IN_LEVEL for BARGE_IN_S without a break), so what the echo canceller leaves of the question's own
+//   audio never stops it; until then only the pre-roll and the loud run are held, nothing is sent.
 // - When the interview ends (or the page closes), capture stops at once: the tracks are stopped, nothing sent.
 "use strict";
 (function () {
@@ -14,9 +17,10 @@
   const wid = decodeURIComponent(base.split("/")[2] || "");
   const $ = (id) => document.getElementById(id);
   const params = new URLSearchParams(location.search);
-  const lang = (params.get("lang") || document.documentElement.lang || "en").slice(0, 20);
+  const lang = (params.get("lang") || document.body.dataset.language || document.documentElement.lang || "en").slice(0, 20);
+  const _ = window.ColloquyI18n ? window.ColloquyI18n._ : (s, v) => (v ? s.replace(/%\((\w+)\)s/g, (m, k) => (k in v ? String(v[k]) : m)) : s);
   const R = { speech: 0.02, endSilence: 1.6, chunkPause: 0.35, chunkMin: 2.5, chunkMax: 12.0, preRoll: 0.3,
-              maxTurn: 280 };
+              maxTurn: 280, bargeLevel: 0.04, bargeIn: 0.2 };
   const AUTOSEND_S = Number(params.get("autosend") || 4);
   const RATE = 16000;
   const consentKey = "colloquy-voice-consent:" + wid, muteKey = "colloquy-voice-muted";
@@ -27,6 +31,7 @@
   let stream = null, ctx = null, source = null, node = null, lastStream = null;
   let listening = false, held = false, ended = false;
   let blocks = [], blockSeconds = 0, spoke = false, quiet = 0, turnSeconds = 0, chunkHasSpeech = false;
+  let loudRun = 0, bargeIns = 0;   // seconds of loud audio before the answer starts; playbacks stopped by speech
   let turn = null;            // {clips: [], texts: [], pending: 0, done: false, prefix, id, edited}
   let finished = [];          // completed turns waiting to be sent
   let lastQuestion = null;
@@ -39,13 +44,13 @@
   function syncButtons() {
     mic.disabled = ended || !consent.checked;
     mic.setAttribute("aria-pressed", listening || held ? "true" : "false");
-    mic.textContent = listening || held ? "■ Stop listening" : "🎤 Speak";
-    mute.textContent = muted() ? "🔇 Questions muted" : "🔊 Questions spoken";
+    mic.textContent = listening || held ? "■ " + _("Stop listening") : "🎤 " + _("Speak");
+    mute.textContent = muted() ? "🔇 " + _("Questions muted") : "🔊 " + _("Questions spoken");
     player.muted = muted();
   }
   consent.addEventListener("change", () => {
     localStorage.setItem(consentKey, consent.checked ? "yes" : "no");
-    if (!consent.checked) stopCapture("Recording is off: you did not agree to it.");
+    if (!consent.checked) stopCapture(_("Recording is off: you did not agree to it."));
     syncButtons();
   });
   mute.addEventListener("click", () => {
@@ -61,7 +66,7 @@
     try {
       stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: false,
                                                                 autoGainControl: false } });   // Whisper copes
-    } catch (e) { say("The microphone is not available: " + e.message); stream = null; return; }
+    } catch (e) { say(_("The microphone is not available: %(error)s", { error: e.message })); stream = null; return; }
     lastStream = stream;
     if (ended || !consent.checked) { stopCapture(); return; }
     ctx = new AudioContext();
@@ -69,8 +74,8 @@
     node = ctx.createScriptProcessor(4096, 1, 1);
     node.onaudioprocess = (ev) => onBlock(new Float32Array(ev.inputBuffer.getChannelData(0)), ctx.sampleRate);
     source.connect(node); node.connect(ctx.destination);
-    resetChunk(); spoke = false; quiet = 0; turnSeconds = 0;
-    say("Listening… speak when you are ready.");
+    resetChunk(); spoke = false; quiet = 0; turnSeconds = 0; loudRun = 0;
+    say(_("Listening… speak when you are ready."));
   }
   function stopCapture(message) {
     if (node) { node.onaudioprocess = null; try { node.disconnect(); source.disconnect(); } catch (e) { /* gone */ } }
@@ -86,23 +91,34 @@
 
   function onBlock(samples, rate) {
     if (ended || !stream) return;
-    if (speaking && !spoke) return;  // half-duplex: the question being spoken is not recorded as an answer
     let sum = 0;
     for (let i = 0; i < samples.length; i++) sum += samples[i] * samples[i];
     const level = Math.sqrt(sum / samples.length), secs = samples.length / rate;
     blocks.push({ samples, rate }); blockSeconds += secs;
-    if (level >= R.speech) { spoke = true; quiet = 0; chunkHasSpeech = true; } else { quiet += secs; }
-    if (!spoke) {                          // before speech: keep only a short pre-roll
-      while (blockSeconds - blocks[0].samples.length / rate > R.preRoll) {
-        blockSeconds -= blocks.shift().samples.length / rate;
+    if (!spoke) {                          // before speech: hold the pre-roll and the loud run (rules/voice/bargein.py)
+      const playing = speaking;
+      loudRun = level >= (playing ? R.bargeLevel : R.speech) ? loudRun + secs : 0;
+      if (loudRun > 0 && (!playing || loudRun >= R.bargeIn)) {
+        spoke = true; quiet = 0; chunkHasSpeech = true; loudRun = 0;
+        if (playing) bargeIn();
+      } else {
+        while (blockSeconds - blocks[0].samples.length / rate > R.preRoll + loudRun) {
+          blockSeconds -= blocks.shift().samples.length / rate;
+        }
+        return;
       }
-      return;
-    }
+    } else if (level >= R.speech) { quiet = 0; chunkHasSpeech = true; } else { quiet += secs; }
     turnSeconds += secs;
     if (!held && quiet >= R.endSilence) { endTurn(); return; }
     if (chunkHasSpeech && ((blockSeconds >= R.chunkMin && quiet >= R.chunkPause) || blockSeconds >= R.chunkMax)) {
       sendChunk();
     } else if (turnSeconds >= R.maxTurn) { endTurn(); }
+  }
+
+  function bargeIn() {                   // the person speaks over the question: it stops, their words are kept
+    bargeIns++;
+    player.pause();
+    say(_("Go ahead: the question has stopped and your words are being written down."));
   }
 
   function endTurn() {
@@ -111,7 +127,7 @@
     if (turn) { turn.done = true; maybeFinish(turn); }
     turn = null;
     if (!listening) stopCapture();
-    else say("Listening… (your answer is being written down)");
+    else say(_("Listening… (your answer is being written down)"));
   }
 
   function wav(blocksIn) {
@@ -160,7 +176,7 @@
           if (n === 0 || !t.id) t.id = t.id || data.entry_id;
           break;
         }
-        if (r.status !== 202 && r.status < 500) { say("Not transcribed: " + (data.error || "HTTP " + r.status)); break; }
+        if (r.status !== 202 && r.status < 500) { say(_("Not transcribed: %(error)s", { error: data.error || "HTTP " + r.status })); break; }
       } catch (e) { /* network: retry */ }
       await new Promise((res) => setTimeout(res, delay));
       delay = Math.min(delay * 2, 8000);
@@ -184,10 +200,10 @@
     if (!t.done || t.pending > 0 || t.finished) return;
     t.finished = true;
     t.clips = t.clips.filter(Boolean);
-    if (!t.id || !t.texts.some(Boolean)) { say("Nothing was heard. Try again, a little louder."); return; }
+    if (!t.id || !t.texts.some(Boolean)) { say(_("Nothing was heard. Try again, a little louder.")); return; }
     finished.push(t);
-    if (t.edited) { say("Your words are in the box: correct them if needed, then send."); return; }
-    say("Your words are in the box: edit them if needed (sending in " + AUTOSEND_S + " s).");
+    if (t.edited) { say(_("Your words are in the box: correct them if needed, then send.")); return; }
+    say(_("Your words are in the box: edit them if needed (sending in %(seconds)s s).", { seconds: AUTOSEND_S }));
     const autosend = () => {
       if (t.edited || t.sent || ended) return;
       if (!t.shown || answer.readOnly) { t.timer = setTimeout(autosend, 300); return; }
@@ -206,13 +222,13 @@
     if (!t) return null;
     t.sent = true; clearTimeout(t.timer);
     finished = finished.filter((x) => !x.sent);
-    say(listening ? "Sent. Listening…" : "Sent.");
+    say(listening ? _("Sent. Listening…") : _("Sent."));
     return { id: t.id, clips: t.clips };
   }
 
   mic.addEventListener("click", () => {
     if (held) return;
-    if (listening) { listening = false; if (spoke) endTurn(); else stopCapture("Stopped listening."); }
+    if (listening) { listening = false; if (spoke) endTurn(); else stopCapture(_("Stopped listening.")); }
     else { listening = true; startCapture(); }
     syncButtons();
   });
@@ -241,7 +257,7 @@
     lastQuestion = v.question_id;
     const qid = v.question_id;
     player.src = base + "/question-audio?lang=" + encodeURIComponent(lang) + "&q=" + encodeURIComponent(qid);
-    if (!muted()) await player.play().catch(() => say("Press play to hear the question."));
+    if (!muted()) await player.play().catch(() => say(_("Press play to hear the question.")));
   }
 
   window.addEventListener("colloquy:state", (ev) => {
@@ -249,7 +265,7 @@
     if (v.ended && !ended) {
       ended = true;                          // 000: capture stops at once on closing
       player.pause();
-      stopCapture("The interview has ended: the microphone is off.");
+      stopCapture(_("The interview has ended: the microphone is off."));
     }
     if (!ended) playQuestion(false);
     syncButtons();
@@ -260,6 +276,8 @@
     claim,
     capturing: () => !!stream && stream.getTracks().some((t) => t.readyState === "live"),
     questionsPlayed: () => played,
+    questionPlaying: () => speaking,
+    bargeIns: () => bargeIns,
     tracks: () => (lastStream ? lastStream.getTracks().map((t) => t.readyState) : []),   // "live" | "ended"
   };
   syncButtons();

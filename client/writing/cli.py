@@ -46,6 +46,7 @@ from client.common import (
 from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
+from client.writing.terminal import discard_typed_ahead
 from core.settings import TASK_QUEUE
 from models.writing.workflow import (
     COMPLETE_STATUSES,
@@ -65,6 +66,7 @@ from models.writing.workflow import (
     WritingResult,
 )
 from rules.errors import error_message
+from rules.model_ids import model_id_problem
 from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
 from rules.writing.outcome import status_line
@@ -98,9 +100,10 @@ def parse_models(spec: str) -> list[str]:
         raise ValueError("--models needs at least one litellm model id (e.g. openai/gpt-4o-mini)")
     if len(models) > MAX_MODELS:  # the workflow's own limit, checked before anything starts
         raise ValueError(f"--models names {len(models)} models, at most {MAX_MODELS}")
-    long = [m for m in models if len(m) > 200]
-    if long:
-        raise ValueError(f"model id {long[0][:40]!r}... is longer than 200 characters")
+    for model in models:  # the one model-id check every pipeline's CLI uses (rules/model_ids.py)
+        problem = model_id_problem(model)
+        if problem:
+            raise ValueError(f"--models: {problem}")
     return models
 
 
@@ -158,7 +161,7 @@ def print_status(s: StatusView) -> None:
 
 
 def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowConfig | None = None) -> None:
-    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "complete_below_floor") \
+    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "forced", "complete_below_floor") \
         else "red"
     console.print()
     console.print(f"[bold {colour}]{escape(status_line(r.status, r.final_state, r.forced))}[/bold {colour}]"
@@ -173,6 +176,9 @@ def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowCon
         console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
         if r.final_score is not None:
             console.print(f"final score: {r.final_score:g}/10")
+    elif r.status == "forced" and r.final_post is not None:  # forced: nothing published, an earlier yes kept
+        console.print(f"nothing published; the last post a human approved: {r.final_post.ref.name}",
+                      soft_wrap=True)
     elif r.status not in COMPLETE_STATUSES:
         console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
                       f"{r.run_id}",
@@ -250,6 +256,9 @@ async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
 
 
 async def _ask(handle: WorkflowHandle, p: PendingApproval) -> None:
+    if discard_typed_ahead():
+        err_console.print("[yellow]what was typed before the post was shown is discarded: read the post above, "
+                          "then answer[/yellow]")
     while True:
         console.print("approve | abort | anything else = feedback")
         answer = await asyncio.to_thread(input, "> ")

@@ -28,7 +28,7 @@ TITLES = {
     "trend": "Quality Trend (runs by start time)",
     "weekly": "Weekly Summary (complete runs)",
     "post": "Post Iterations: {param}",
-    "post_all": "Post Iterations: {param} (every run, aborted ones without a number)",
+    "post_all": "Post Iterations: {param} (every run; aborted and forced ones without a number)",
     "best_for_task": "Best Agent for State {param}",
     "agent_over_time": "Agent {param} Over Time",
 }
@@ -107,9 +107,10 @@ def weekly(db: str | None = DbOpt, include_offline: bool = OfflineOpt) -> None:
 @app.command("post")
 def post(story: str = typer.Argument(..., help="The story name (e.g. post_03)."), db: str | None = DbOpt,
          include_offline: bool = OfflineOpt,
-         all_runs: bool = typer.Option(False, "--all", help="Also list aborted (halted/failed) runs.")) -> None:
-    """Iterations of one story: score, cost, what changed and each run's status (aborted runs are not
-    iterations; --all lists them too)."""
+         all_runs: bool = typer.Option(False, "--all", help="Also list aborted (halted/failed) and forced runs, "
+                                       "without a number or a score.")) -> None:
+    """Iterations of one story: score, cost, what changed and each run's status (aborted and forced runs are
+    not iterations and show no score; --all lists them too)."""
     _show("post_all" if all_runs else "post", story, db, include_offline)
 
 

@@ -109,6 +109,13 @@ class WriterOutput(BaseModel):
     words: int
     quotes_verified: int = 0
     quotes_unverified: list[str] = Field(default_factory=list)
+    # the grounding repair (rules/interview/essay_repair.py): the model's sentences, how many were kept, how many
+    # were dropped for each reason, and whether the essay fell back to the interviewee's own sentences
+    sentences_written: int = Field(default=0, ge=0, le=1_000_000)
+    sentences_kept: int = Field(default=0, ge=0, le=1_000_000)
+    sentences_dropped: dict[str, int] = Field(default_factory=dict, max_length=8)
+    extractive: bool = False
+    grounding_note: str = Field(default="", max_length=600)
 
 
 class FollowUpInput(BaseModel):

@@ -21,6 +21,10 @@ class AnalysisSummary(BaseModel):
     tensions: list[str] = Field(default_factory=list)
     quotes: list[QuoteItem] = Field(default_factory=list)
     suggested_title: str = ""
+    quotes_dropped: int = Field(default=0, ge=0, le=10_000, description="Set by the grounding check (leave 0): quotes "
+                                "dropped because they were not the interviewee's exact words")
+    claims_dropped: int = Field(default=0, ge=0, le=10_000, description="Set by the grounding check (leave 0): "
+                                "claims and tensions dropped because the interviewee did not say them")
 
 
 class FollowUpTopic(BaseModel):

@@ -60,3 +60,5 @@ class PlanSnapshot(BaseModel):
     is_follow_up: bool = False
     previous_session_id: IdStr | None = None
     follow_up_context: TextStr = ""
+    language: IdStr | None = Field(default=None, description="The plan's language (BCP 47), set by the study's "
+                                   "Translator; None: English. The closing question is asked in it")

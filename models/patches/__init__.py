@@ -1,4 +1,4 @@
-"""The registry of `workflow.patched` ids, one module per pipeline (interview, query, writing, discussion)
+"""The registry of `workflow.patched` ids, one module per pipeline (interview, query, study, writing, discussion)
 and one for the platform's helper workflows (platform: ReadArtifactWorkflow).
 
 Every behaviour change that changes a workflow's commands runs behind `workflow.patched(<id>)`: histories recorded
@@ -25,6 +25,7 @@ def all_patches() -> dict[str, Patch]:
     from models.interview import patches as _interview  # noqa: F401
     from models.platform import patches as _platform  # noqa: F401
     from models.query import patches as _query  # noqa: F401
+    from models.study import patches as _study  # noqa: F401
     from models.writing import patches as _writing  # noqa: F401
 
     return dict(REGISTRY)

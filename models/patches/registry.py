@@ -13,7 +13,7 @@ RETENTION = timedelta(days=90)
 @dataclass(frozen=True)
 class Patch:
     id: str                       # the `workflow.patched` id (part of recorded histories: never renamed)
-    pipeline: str                 # interview | query | writing | discussion | platform
+    pipeline: str                 # interview | query | study | writing | discussion | platform
     pinned_by: tuple[str, ...]    # tests/histories/<name>.json that replay through it (before and/or after)
     since: date                   # when the change shipped
     what: str                     # what the new path does

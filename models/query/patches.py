@@ -32,3 +32,7 @@ IMPORT_REPARSES = _declare("import-reparses-flagged-notes", ("query_import_repar
                            "an import parses a few flagged notes at its end")
 CONTEXT_SEARCH_ATTRIBUTES = _declare("context-search-attributes", ("query_context",),
                                      "`notes context` runs carry the pipeline's search attributes")
+PATHS_AT_THE_DOOR = declare("query", "paths-inside-roots",
+                            ("query_paths_refused", "query_clarify", "query_import", "query_context"),
+                            date(2026, 11, 27), "a start whose paths are not inside the worker's roots (an absolute "
+                            "path, '..') fails at once")

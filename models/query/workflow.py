@@ -55,7 +55,8 @@ OFFLINE_ANSWER_LABEL = "[offline test double]"  # = activities.llm.offline.OFFLI
 
 # ------------------------------------------------------------------------------------ storage activities
 class NotesLocation(BaseModel):
-    """Where the notes live. None = the worker's COLLOQUY_NOTES_DIR (default .data/notes)."""
+    """Where the notes live: a folder inside the worker's notes root (rules/paths.py); None = the root itself
+    (COLLOQUY_NOTES_DIR, default .data/notes)."""
 
     notes_dir: str | None = None
 
@@ -112,7 +113,9 @@ class QueryRequest(BaseModel):
     session_context: TextStr | None = Field(default=None, description="Recent conversation (REPL)")
     user_id: IdStr = "default"
     app_id: IdStr = "general"
-    notes_dir: LineStr | None = Field(default=None, description="None: the worker's COLLOQUY_NOTES_DIR")
+    notes_dir: LineStr | None = Field(default=None, description="A folder inside the worker's notes root "
+                                      "(COLLOQUY_NOTES_DIR), e.g. 'alice'; None: the root. Never an absolute path "
+                                      "or '..' (docs/operations.md)")
     today: date | None = Field(default=None, description="None: the workflow's current date")
     utc_offset_minutes: int = Field(default=0, ge=-14 * 60, le=14 * 60,
                                     description="The user's clock: notes are dated and timed in local time")
@@ -204,12 +207,16 @@ class QueryResult(BaseModel):
 # ------------------------------------------------------------------------------------------------ import
 MAX_IMPORT_FILES = 100_000  # files, warnings and failures an import carries (bounded by MAX_BYTES too)
 MAX_VANISHED_LISTED = 50
+#: `--language`: the languages (besides English) whose abbreviated month and weekday names an import reads too
+#: (rules/query/date_names.py; every language's full names are always read).
+JournalLanguage = Literal["en", "fr", "de", "es", "pt", "it", "nl"]
 
 
 class ImportRequest(BaseModel):
     MAX_BYTES: ClassVar[int] = 1_536 * 1024   # the files still to import ride in the input on continue-as-new
 
-    directory: LineStr = Field(min_length=1, description="The folder (or file) to import; never empty")
+    directory: LineStr = Field(min_length=1, description="The folder (or file) to import: a root of the worker's "
+                               "import roots and a path inside it ('journal/2024'); never empty, absolute or '..'")
     app_id: IdStr = "general"
     notes_dir: LineStr | None = None
     batch_size: int = Field(default=50, ge=1, le=1000, description="Files per activity")
@@ -221,6 +228,8 @@ class ImportRequest(BaseModel):
                              "without one (else the folder, file, front matter or dated headings say it)")
     prune: bool = Field(default=False, description="--prune: entries whose source vanished from the journal are "
                         "marked removed (history kept); without it they are only reported")
+    languages: list[JournalLanguage] = Field(default_factory=list, max_length=7, description="--language: the "
+                                             "journal's languages (else found from its headings' month names)")
     new: int = 0
     updated: int = 0
     unchanged: int = 0
@@ -250,6 +259,7 @@ class ImportBatchInput(BaseModel):
     undated: Literal["skip", "today", "mtime"] = "skip"
     today: date | None = None
     year: int | None = Field(default=None, ge=1900, le=2100)
+    languages: list[JournalLanguage] = Field(default_factory=list, max_length=7)
 
 
 class ImportedNote(BaseModel):

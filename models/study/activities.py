@@ -9,6 +9,8 @@ from pydantic import BaseModel, Field
 from models.common import ArtifactRef
 from models.interview.plan import PlanSnapshot
 from models.study.workflow import (
+    MAX_CORRECTIONS,
+    Correction,
     Depth,
     FindingQuote,
     Findings,
@@ -56,6 +58,7 @@ class DigestQuote(BaseModel):
     text: str = Field(description="Exact words of the participant, in their language")
     translation: str | None = Field(default=None, description="In the analysis language (None: same language)")
     entry_id: str | None = None
+    corrected: bool = Field(default=False, description="Set by the activity: quoted from a corrected answer")
 
 
 class DigestTheme(BaseModel):
@@ -93,6 +96,8 @@ class DigestInput(BaseModel):
     plan: PlanSnapshot = Field(description="The plan the participant was asked (their language)")
     source_plan: PlanSnapshot = Field(description="The study's plan (analysis language; same ids)")
     transcript: ArtifactRef
+    corrections: list[Correction] = Field(default_factory=list, max_length=MAX_CORRECTIONS, description="The "
+                                          "participant's corrections: each replaces its answer for the analysis")
 
 
 class DigestSummary(BaseModel):
@@ -123,6 +128,8 @@ class ReduceInput(BaseModel):
     abandoned: int = 0
     transcripts: dict[str, ArtifactRef] = Field(default_factory=dict, description="participant id -> transcript")
     interviews: dict[str, str] = Field(default_factory=dict, description="participant id -> interview id")
+    corrections: dict[str, list[Correction]] = Field(default_factory=dict, description="participant id -> their "
+                                                     "corrections (quotes are checked against the corrected answers)")
 
 
 class SynthesisInput(BaseModel):
@@ -139,3 +146,5 @@ class SynthesisOutput(BaseModel):
 class PublishInput(BaseModel):
     study_id: str
     findings: Findings
+    corrections: dict[str, list[Correction]] = Field(default_factory=dict, description="participant id -> their "
+                                                     "corrections (the report's transcripts show them)")

@@ -231,6 +231,11 @@ class Participant(BaseModel):
     answers: int = 0
     exit_reason: str | None = None
     abandon_requested: bool = False
+    start_pending: bool = Field(default=False, description="Its interview's start is asked but not confirmed yet: "
+                                "a look-up that finds no such interview means 'not yet started'")
+    missing_since: datetime | None = Field(default=None, description="When a look-up first found no such interview "
+                                           "after its start was confirmed (abandoned only after a grace; a "
+                                           "verdict by absence is revised if the interview turns up)")
     revoked_reason: str | None = None
     transcript: ArtifactRef | None = None
     digest: ArtifactRef | None = None
@@ -240,6 +245,9 @@ class Participant(BaseModel):
     corrections: list[Correction] = Field(default_factory=list, max_length=MAX_CORRECTIONS)
     checked_at: datetime | None = None
     withdrawn_at: datetime | None = None
+    digested_corrections: int = Field(default=0, ge=0, le=MAX_CORRECTIONS, description="How many of the "
+                                      "corrections its digest read (fewer than there are: the digest is redone on "
+                                      "the corrected transcript before the analysis; patch study-corrections)")
 
 
 class Correction(BaseModel):
@@ -353,6 +361,8 @@ class FindingQuote(BaseModel):
     verified: bool = False
     check: str = "unchecked"
     flag: str = ""
+    corrected: bool = Field(default=False, description="Quoted from an answer the participant corrected when "
+                            "they read it back: the text is their correction")
 
 
 class Position(BaseModel):

@@ -25,3 +25,8 @@ STATUS = _declare("writing-early-failure-status", ("writing_gated", "writing_def
 SCORE = _declare("writing-final-score-and-floor", _GATED, "final score = last final-audit visit; score floor")
 DUPES = _declare("writing-duplicate-models-refused", ("writing_gated_two_rejections",),
                  "the same model id twice fails the start, not folded")
+PUBLISH = _declare("writing-human-publishes", _GATED + ("writing_gated_forced_unapproved",),
+                   "in a config with human approval only an approved, synthesised and audited post completes; "
+                   "a forced end is `forced` (not approved) with the last approved post")
+AGENT_TIMEOUT = _declare("writing-agent-timeout-as-configured", _GATED + ("writing_default",),
+                         "timeout_per_agent fires when configured (the recovery bound is not added)")

@@ -15,7 +15,7 @@ from models.status import writing_status
 StateType = Literal["initial", "fan-out", "single", "orchestrator-task", "human-approval", "terminal"]
 Task = Literal["draft", "audit", "final_audit", "synthesize", "final_analysis", "quality_gate"]
 RuleName = Literal["state_visit_limit", "cycle_detection", "transition_limit", "timeout", "cost_limit"]
-RunStatus = Literal["running", "waiting_approval", "complete", "complete_below_floor", "halted", "failed"]
+RunStatus = Literal["running", "waiting_approval", "complete", "complete_below_floor", "halted", "failed", "forced"]
 # Statuses of a run that ended with a post it may use (the floor status says the score was below the floor).
 COMPLETE_STATUSES = ("complete", "complete_below_floor")
 
@@ -397,6 +397,9 @@ class RunState(BaseModel):
     human_feedback: list[str] = Field(default_factory=list)
     rejected_posts: list[str] = Field(default_factory=list, description="names of posts a human sent back")
     approved: bool = False
+    shown_posts: list[str] = Field(default_factory=list, description="posts shown to the human reviewer")
+    approved_posts: list[str] = Field(default_factory=list, description="posts a human approved, oldest first")
+    approved_after: int = Field(default=0, description="invocations recorded when a human last approved")
     forced_output: AgentOutput | None = None
     reason: str | None = None
     final_score: float | None = None

@@ -6,6 +6,7 @@ import re
 
 from models.discussion.workflow import REQUIRED_ROLES, ROLES, DiscussionInput
 from rules.discussion.levels import LEVELS
+from rules.model_ids import model_id_problem
 
 MAX_TOPIC_CHARS = 2000
 MAX_MODEL_ID_CHARS = 200
@@ -14,8 +15,11 @@ _WHY_REQUIRED = {"leader": "the team leader frames the discussion at kickoff",
                  "ideation": "the ideation specialist is the only source of ideas"}
 
 
-def validate_input(inp: DiscussionInput) -> list[str]:
-    """Every problem with the input, as sentences a user can act on (empty list: valid)."""
+def validate_input(inp: DiscussionInput, strict: bool = True) -> list[str]:
+    """Every problem with the input, as sentences a user can act on (empty list: valid). `strict` (issue 39): a
+    role named twice in the team is refused, as a role given two models is, and model ids get the one check every
+    pipeline uses (rules/model_ids.py); runs started before keep the old checks (whitespace only, repeats
+    merged)."""
     errors: list[str] = []
     topic = inp.topic.strip()
     if not topic:
@@ -28,6 +32,9 @@ def validate_input(inp: DiscussionInput) -> list[str]:
     unknown = sorted({r for r in inp.team if r not in ROLES})
     if unknown:
         errors.append(f"unknown role(s) in the team: {', '.join(unknown)}; known roles are {', '.join(ROLES)}")
+    twice = sorted({r for r in inp.team if inp.team.count(r) > 1})
+    if strict and twice:
+        errors.append(f"the team names {', '.join(map(repr, twice))} more than once: give each role once")
     for role in REQUIRED_ROLES:
         if role not in inp.team:
             errors.append(f"the team needs a {role}: {_WHY_REQUIRED[role]}")
@@ -38,6 +45,8 @@ def validate_input(inp: DiscussionInput) -> list[str]:
             errors.append(f"model given for role {role!r}, which is not in the team")
         if not model.strip():
             errors.append(f"empty model id for role {role!r}")
+        elif strict and model_id_problem(model):
+            errors.append(f"model id for role {role!r}: {model_id_problem(model)}")
         elif len(model) > MAX_MODEL_ID_CHARS or re.search(r"\s", model.strip()):
             errors.append(f"model id for role {role!r} is not a litellm model id: {model[:60]!r}")
     return errors

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from models.interview.notes import NextQuestion, OrchestratorDecision
 from models.interview.plan import PlanSnapshot, SectionSnapshot
+from rules.closing import ENGLISH, closing_question
 
 from .coverage import coverage_satisfied
 
-GENERIC_CLOSING_QUESTION = "Is there anything else you'd like to add that we haven't covered?"
+GENERIC_CLOSING_QUESTION = ENGLISH      # in the plan's language: rules/closing.py
 MINIMUM_CONTENT_PROMPT = "Please provide a brief outline so we can proceed."
 
 
@@ -24,7 +25,7 @@ def fallback_decision(plan: PlanSnapshot, asked: set[str], phase: str) -> Orches
                         interviewer_brief=q.notes_for_interviewer or "Ask it plainly, then listen.")
     return OrchestratorDecision(
         phase=phase,  # type: ignore[arg-type]
-        next_question=NextQuestion(text=GENERIC_CLOSING_QUESTION, source="gap"),
+        next_question=NextQuestion(text=closing_question(plan.language), source="gap"),
         interviewer_brief="Every planned question has been asked: invite anything the interviewee wants to add.")
 
 

@@ -15,6 +15,7 @@ import hashlib
 import re
 from datetime import date, time
 
+from rules.query.date_names import LANGUAGES
 from rules.query.journal_dates import JournalHints, read_line
 from rules.query.journal_split import (
     DatedPart,
@@ -25,7 +26,7 @@ from rules.query.journal_split import (
     split_journal,
 )
 
-__all__ = ["IMPORT_SUFFIXES", "UNDATED_CHOICES", "DatedPart", "JournalHints", "SplitResult", "clean_text",
+__all__ = ["IMPORT_SUFFIXES", "LANGUAGES", "UNDATED_CHOICES", "DatedPart", "JournalHints", "SplitResult", "clean_text",
            "content_hash", "entry_key", "journal_hints", "normalised", "parse_date", "split_dated",
            "undated_message", "undated_part"]
 
@@ -75,9 +76,15 @@ def undated_part(text: str, day: date, how: str) -> DatedPart:
     return DatedPart(day=day, at=None, text=body, line=1)
 
 
-def undated_message(file_name: str, choice: str, day: date | None = None) -> str:
+def undated_message(file_name: str, choice: str, day: date | None = None, looked: int = 0) -> str:
+    """What an import says of a file with no date. `looked`: how many of its lines look like dates but gave none
+    (each reported on its own line, with why and the fix: `--year`, `--language`, YYYY-MM-DD)."""
+    why = "no date found in its headings, front matter or name"
+    if looked:
+        why = (f"no date found: {looked} heading(s) look like dates but gave none (see the notes on their lines), "
+               "and its front matter and name state none")
     if choice == "skip":
-        return (f"{file_name}: no date found in its headings, front matter or name — not imported (add a date, "
-                "or re-run with --undated today|mtime)")
+        return (f"{file_name}: {why} — not imported (fix those headings: --year for dates without a year, "
+                "--language for another language's abbreviations, or YYYY-MM-DD; or re-run with --undated today|mtime)")
     source = "today's date" if choice == "today" else "its modification time"
-    return f"{file_name}: no date in its headings, front matter or name — dated {day} from {source} (--undated {choice})"
+    return f"{file_name}: {why} — dated {day} from {source} (--undated {choice})"

@@ -1,4 +1,5 @@
-"""Dates as people write them in journals: what one heading, date line or file name says (pure: stdlib only).
+"""Dates as people write them in journals: what one heading, date line or file name says (pure: stdlib and
+Babel's CLDR month and weekday names, see date_names.py).
 
 `read_line(text)` finds the date a heading (or a bold/plain date line) states, in any of the forms journals use:
 ISO `2023-01-15` / `2023_01_15` / `2023/01/15`, compact `20230115`, numeric `15-01-2023` / `01/15/2023`
@@ -8,6 +9,10 @@ ISO `2023-01-15` / `2023_01_15` / `2023/01/15`, compact `20230115`, numeric `15-
 headings, never today), a day alone (`## 15th` in a month file), day counters (`Day 12:`, `R1D45`), weekdays
 (also misspelt: `Wedneday`, `thuersday`), `The weekend` and `19 - 23 of August` ranges. What it cannot read as a
 real date but looks like one (`February 30, 2016`) comes back as `impossible`, so the caller can say so.
+Month and weekday names are read in English, French, German, Spanish, Portuguese, Italian and Dutch (`4 août`,
+`dimanche 1er octobre`, `Montag, 08.10.2018`, `3. März 2024`, `Lunes 14 de agosto`, `5 de março de 2024`,
+`lunedì 1° aprile`, `maandag 3 mei`), with their ordinals (`1er`, `3.`, `1º`, `3de`) and particles (`de`, `del`),
+counters with their word for day (`Jour 12`, `Tag 3`, `Día 5`) and times (`à 09:31`, `um 9:31`, `9:31 PM`).
 """
 
 from __future__ import annotations
@@ -15,45 +20,81 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date, time, timedelta
+from functools import lru_cache
 
-MONTHS = {name: i + 1 for i, name in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-     "november", "december"])}
-MONTHS |= {name[:3]: n for name, n in list(MONTHS.items())} | {"sept": 9}
+from rules.query.date_names import LANGUAGES, day_words, fold, month_names, spellings, weekday_names
+
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY_SHORT = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
                   "sat": 5, "sun": 6}
 YEARS = range(1900, 2101)
+Langs = frozenset[str] | None
 
-_MON = r"(?P<mname>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_ORD = r"(?:st|nd|rd|th)?"
-_TIME = r"(?:(?:\s*[T,]\s*|\s+(?:at\s+)?)(?P<hour>\d{1,2})[:h](?P<minute>\d{2})(?::\d{2}(?:\.\d+)?)?(?:\s*Z|[+-]\d{2}:?\d{2})?)?"
-_FULL = [  # (form name, pattern): forms with a year, tried in this order at each position
-    ("iso", r"(?<![\d.])(?P<year>\d{4})(?P<sep>[-_/.])(?P<mon>\d{1,2})(?P=sep)(?P<day>\d{1,2})(?![\d])" + _TIME),
-    ("compact", r"(?<!\d)(?P<year>(?:19|20)\d{2})(?P<mon>[01]\d)(?P<day>[0-3]\d)(?!\d)"),
-    ("dotted", r"(?<![\d.])(?P<day>\d{1,2})\.(?P<mon>\d{1,2})\.(?P<year>\d{4})(?![\d])" + _TIME),
-    ("numeric", r"(?<!\d)(?<!\d[-/])(?P<a>\d{1,2})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4})(?!\d)" + _TIME),
-    ("unix", r"\b" + _MON + r"\s+(?P<day>\d{1,2})\s+(?P<hour>\d{1,2}):(?P<minute>\d{2}):\d{2}\s+"
-     r"(?:[A-Z]{2,5}\s+)?(?P<year>\d{4})(?!\d)"),
-    ("month-day-year", r"\b" + _MON + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?:\s*,\s*|\s+)(?:(?P<wd>[a-z]+),?\s+)?"
-     r"(?P<year>\d{4})(?!\d)" + _TIME),
-    ("day-month-year", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + r"(?:\s+of)?\s+" + _MON + r",?\s+(?P<year>\d{4})(?!\d)"
-     + _TIME),
-]
-_YEARLESS = [
-    ("range", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + r"\s*(?:-|–|to)\s*\d{1,2}" + _ORD + r"(?:\s+of)?\s+" + _MON
-     + r"(?![a-z])"),
-    ("month-day", r"\b" + _MON + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:])"),
-    ("day-month", r"(?<![\d:])(?P<day>\d{1,2})" + _ORD + r"(?:\s+of)?\s+" + _MON + r"(?![a-z])"),
-]
-_FULL_RE = [(n, re.compile(p, re.I)) for n, p in _FULL]
-_YEARLESS_RE = [(n, re.compile(p, re.I)) for n, p in _YEARLESS]
-_COUNTER = re.compile(r"\b(?:R(?P<round>\d+)\s*D(?P<rday>\d+)|day\s*#?\s*(?P<day>-?\d+)[a-z]?)\b", re.I)
+#: Ordinal endings: English `1st`, French `1er`/`2e`, Dutch `3de`/`8ste`, Spanish/Portuguese/Italian `1º`/`1.ª`/`1°`,
+#: German `3.` (a day followed by a dot).
+_ORD = r"(?:st|nd|rd|th|er|re|ère|eme|ème|e|de|ste|ª|º|°|\.º|\.ª|\.)?"
+#: Words between a day and its month or year: `4th of Jan`, `14 de agosto de 2024`, `5 del 2023`.
+_OF = r"(?:\s+(?:of|de|del|di|do|da))?"
+_AT = r"(?:at|à|a|um|a\s+las|às|as|alle|om)"
+#: Between the two days of a range: `19 - 23 of August`, `3-4 janvier`, `18 y 19 de Mayo`, `1 e 2 maggio`.
+_TO = r"\s*(?:-|–|to|and|&|au|et|bis|und|al|a|y|e|en|t/m)\s*"
+_TIME = (r"(?:(?:\s*[T,]\s*|\s+(?:" + _AT + r"\s+)?)(?P<hour>\d{1,2})[:h](?P<minute>\d{2})(?::\d{2}(?:\.\d+)?)?"
+         r"(?:\s*(?P<ampm>[ap]\.?\s?m\.?)(?![a-z]))?(?:\s*Z|[+-]\d{2}:?\d{2})?)?")
+_LETTERS = r"[^\W\d_]"
+
+
+def _all_months() -> dict[str, int]:
+    return month_names(frozenset(LANGUAGES))
+
+
+@lru_cache(maxsize=32)
+def _patterns(languages: Langs) -> tuple[list[tuple[str, re.Pattern[str]]], list[tuple[str, re.Pattern[str]]]]:
+    """(forms with a year, yearless forms), for the month names of `languages` (date_names.py)."""
+    mon = r"(?P<mname>" + "|".join(re.escape(n) for n in spellings(month_names(languages))) + r")\.?"
+    # beside a day and a year, every language's abbreviation is a month (`5 ene 2000`, `3 out. 2022`); alone, only
+    # the journal's own languages' are (`Day 3 out of 100`)
+    yearless_mon, mon = mon, r"(?P<mname>" + "|".join(re.escape(n) for n in spellings(_all_months())) + r")\.?"
+    full = [  # (form name, pattern): forms with a year, tried in this order at each position
+        ("iso", r"(?<![\d.])(?P<year>\d{4})(?P<sep>[-_/.])(?P<mon>\d{1,2})(?P=sep)(?P<day>\d{1,2})(?![\d])" + _TIME),
+        ("compact", r"(?<!\d)(?P<year>(?:19|20)\d{2})(?P<mon>[01]\d)(?P<day>[0-3]\d)(?!\d)"),
+        ("dotted", r"(?<![\d.])(?P<day>\d{1,2})\.(?P<mon>\d{1,2})\.(?P<year>\d{4})(?![\d])" + _TIME),
+        ("numeric", r"(?<!\d)(?<!\d[-/])(?P<a>\d{1,2})(?P<sep>[-/])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4})(?!\d)" + _TIME),
+        ("unix", r"\b" + mon + r"\s+(?P<day>\d{1,2})\s+(?P<hour>\d{1,2}):(?P<minute>\d{2}):\d{2}\s+"
+         r"(?:[A-Z]{2,5}\s+)?(?P<year>\d{4})(?!\d)"),
+        ("month-day-year", r"(?<!\w)" + mon + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?:\s*,\s*|\s+)(?:(?P<wd>"
+         + _LETTERS + r"+),?\s+)?(?P<year>\d{4})(?!\d)" + _TIME),
+        ("day-month-year", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + mon + r",?\s+"
+         + _OF.replace(r"\s+(?:", r"(?:") + r"\s*(?P<year>\d{4})(?!\d)" + _TIME),
+    ]
+    full.append(("range-year", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _TO + r"\d{1,2}" + _ORD + _OF + r"\s+" + mon
+                 + r",?\s+" + _OF.replace(r"\s+(?:", r"(?:") + r"\s*(?P<year>\d{4})(?!\d)"))
+    yearless = [
+        ("range", r"(?<!\d)(?P<day>\d{1,2})" + _ORD + _TO + r"\d{1,2}" + _ORD + _OF
+         + r"\s+" + yearless_mon + r"(?!" + _LETTERS + ")"),
+        ("month-day", r"(?<!\w)" + yearless_mon + r"\s+(?P<day>\d{1,2})" + _ORD + r"(?![\d:])"),
+        ("day-month", r"(?<![\d:])(?P<day>\d{1,2})" + _ORD + _OF + r"\s*(?<=[\s.ºª°])" + yearless_mon
+         + r"(?!" + _LETTERS + ")"),
+    ]
+    return ([(n, re.compile(p, re.I)) for n, p in full], [(n, re.compile(p, re.I)) for n, p in yearless])
+
+
+
+
+@lru_cache(maxsize=1)
+def _counter() -> re.Pattern[str]:
+    """Day counters: `R1D45`, `Day 12`, and the word for day in every language (`Jour 12`, `Tag 3`, `Día 5`)."""
+    words = "|".join(sorted({*day_words(), "día", "dia"}, key=len, reverse=True))
+    return re.compile(r"\b(?:R(?P<round>\d+)\s*D(?P<rday>\d+)|(?:" + words + r")\s*#?\s*(?P<day>-?\d+)[a-z]?)\b",
+                      re.I)
+
+
 _WEEKEND = re.compile(r"\bweek-?ends?\b", re.I)
 _DAY_ONLY = re.compile(r"^(?:the\s+)?(?P<day>\d{1,2})" + _ORD + r"\.?$", re.I)
-_WORD = re.compile(r"[a-z]+", re.I)
-#: Words that may stand before a date in an entry heading without making it a mere mention of a date.
-_LEAD_WORDS = {"day", "the", "on", "of", "week", "entry", "log", "date", "journal", "diary", "am", "pm", "r"}
+_WORD = re.compile(_LETTERS + r"+(?:-" + _LETTERS + r"+)?(?P<dot>[.,])?", re.I)
+#: Words that may stand before a date in an entry heading without making it a mere mention of a date (with the
+#: articles and prepositions that stand before a date in the other languages: `le 3 mars`, `am 3. März`, `el 5`).
+_LEAD_WORDS = {"day", "the", "on", "of", "week", "entry", "log", "date", "journal", "diary", "am", "pm", "r",
+               "le", "la", "el", "den", "der", "de", "du", "il", "lo", "op", "del"}  # (+ the words for day)
 
 
 def _distance(a: str, b: str) -> int:
@@ -67,17 +108,23 @@ def _distance(a: str, b: str) -> int:
     return prev[-1]
 
 
-def weekday_of(word: str) -> frozenset[int]:
-    """The weekdays a word may mean: exact names and abbreviations, or misspellings within 2 edits of a full name
-    that keep its first letter and a `-day` ending (`Wedneday`, `thuersday`; `thuesday` is both Tuesday and
-    Thursday). Empty: not a weekday (`today`, `Sundae`)."""
-    w = word.lower().rstrip(".")
+@lru_cache(maxsize=8192)
+def weekday_of(word: str, languages: Langs = None) -> frozenset[int]:
+    """The weekdays a word may mean: a name in any language (`Montag`, `miércoles`, `segunda-feira`), an
+    abbreviation in English or the journal's `languages` (date_names.py), or an English misspelling within 2 edits
+    of a full name that keeps its first letter and a `-day` ending (`Wedneday`, `thuersday`; `thuesday` is both
+    Tuesday and Thursday). Empty: not a weekday (`today`, `Sundae`)."""
+    w = fold(word)
     if w in _WEEKDAY_SHORT:
         return frozenset({_WEEKDAY_SHORT[w]})
-    if len(w) < 5 or w in MONTHS:
+    names = weekday_names(languages)
+    if w in names:
+        return frozenset({names[w]})
+    if len(w) < 5 or w in month_names(None):
         return frozenset()
-    if w in WEEKDAYS:
-        return frozenset({WEEKDAYS.index(w)})
+    if len(w) >= 6 and not w.endswith(("day", "dya", "ady", "days")):  # `Sontag`, `Mitwoch`, `miercole`: 1 edit
+        near = {n for name, n in _wide_weekdays() if name[0] == w[0] and len(name) >= 6 and _distance(w, name) <= 1}
+        return frozenset(near) if len(near) == 1 else frozenset()
     scores = {i: _distance(w, name) for i, name in enumerate(WEEKDAYS) if name[0] == w[0] and len(w) >= 6}
     if not scores:
         return frozenset()
@@ -85,6 +132,22 @@ def weekday_of(word: str) -> frozenset[int]:
     if best > 2 or not w.endswith(("day", "dya", "ady", "days")):
         return frozenset()
     return frozenset(i for i, s in scores.items() if s == best)
+
+
+@lru_cache(maxsize=1)
+def _wide_weekdays() -> tuple[tuple[str, int], ...]:
+    """Every language's full weekday names but English's (whose misspellings have their own rule)."""
+    english = {fold(n) for n in WEEKDAYS}
+    return tuple((name, n) for name, n in weekday_names(None).items() if name not in english and len(name) > 3)
+
+
+def _weekday_word(m: re.Match[str], languages: Langs) -> frozenset[int]:
+    """A word `_WORD` matched as a weekday; a two-letter abbreviation (`Mo.`, `di,`) only with its dot or comma,
+    since `so`, `do`, `ma` are words too."""
+    word = m.group(0).rstrip(".,")
+    if len(word) <= 2 and not m["dot"]:
+        return frozenset()
+    return weekday_of(word, languages)
 
 
 @dataclass
@@ -126,34 +189,40 @@ def _valid(year: int, month: int, day: int) -> date | None:
 def _time_of(g: dict[str, str | None]) -> time | None:
     if g.get("hour") is None:
         return None
+    hour = int(g["hour"] or 0)
+    if (ampm := (g.get("ampm") or "").lower()[:1]) and 1 <= hour <= 12:
+        hour = hour % 12 + (12 if ampm == "p" else 0)
     try:
-        return time(int(g["hour"] or 0), int(g["minute"] or 0))
+        return time(hour, int(g["minute"] or 0))
     except ValueError:
         return None
 
 
-def _lead_ok(prefix: str) -> bool:
+def _lead_ok(prefix: str, languages: Langs = None) -> bool:
     """Only counters, weekdays, punctuation and a few words before the date: an entry heading, not a mention."""
-    cleaned = _COUNTER.sub(" ", prefix)
-    words = _WORD.findall(cleaned)
-    return all(w.lower() in _LEAD_WORDS or weekday_of(w) for w in words)
+    cleaned = _counter().sub(" ", prefix)
+    return all(fold(m.group(0).rstrip(".,")) in _LEAD_WORDS or fold(m.group(0)) in day_words()
+               or _weekday_word(m, languages)
+               for m in _WORD.finditer(cleaned))
 
 
-def read_line(text: str, day_first: bool | None = None) -> LineDate:
+def read_line(text: str, day_first: bool | None = None, languages: Langs = None) -> LineDate:
     """What `text` (a heading's text, a bold line, a file name) says about its date. `day_first` is the order of
     `a-b-year` forms that the journal settled (JournalHints); None keeps such a date as `numeric`, unread — even
-    when one order is impossible, since the journal, not one heading, decides."""
+    when one order is impossible, since the journal, not one heading, decides. `languages`: the journal's
+    languages besides English (their abbreviations are read too; every language's full names always are)."""
     out = LineDate(text=text)
-    if (c := _COUNTER.search(text)) is not None:
+    if (c := _counter().search(text)) is not None:
         out.counter = int(c["rday"] if c["rday"] is not None else c["day"])
     out.weekend = bool(_WEEKEND.search(text))
+    full_re, yearless_re = _patterns(languages or None)
     best: tuple[int, str, re.Match[str]] | None = None
-    for name, rx in _FULL_RE:
+    for name, rx in full_re:
         m = rx.search(text)
         if m and (best is None or m.start() < best[0]):
             best = (m.start(), name, m)
     if best is None:
-        for name, rx in _YEARLESS_RE:
+        for name, rx in yearless_re:
             m = rx.search(text)
             if m and (best is None or m.start() < best[0]):
                 best = (m.start(), name, m)
@@ -161,10 +230,10 @@ def read_line(text: str, day_first: bool | None = None) -> LineDate:
     if best is not None:
         _, name, m = best
         out.form, out.span, out.written = name, (m.start(), m.end()), m.group(0).strip()
-        out.mention = not _lead_ok(text[:m.start()])
+        out.mention = not _lead_ok(text[:m.start()], languages)
         g = m.groupdict()
         out.at = _time_of(g)
-        month = MONTHS[g["mname"].lower().rstrip(".")] if g.get("mname") else None
+        month = _all_months()[fold(g["mname"])] if g.get("mname") else None
         if name in ("range", "month-day", "day-month"):
             out.month, out.mday = month, int(g["day"])
             if not 1 <= out.mday <= (29 if month == 2 else 30 if month in (4, 6, 9, 11) else 31):
@@ -188,28 +257,26 @@ def read_line(text: str, day_first: bool | None = None) -> LineDate:
             if out.day is None:
                 out.impossible = f"{out.written} is not a real date"
         rest = text[:m.start()] + " " + text[m.end():]
-    elif (d := _DAY_ONLY.match(_strip_weekday(text))) is not None:
+    elif (d := _DAY_ONLY.match(_strip_weekday(text, languages))) is not None:
         out.mday, out.form, out.written = int(d["day"]), "day", d.group(0)
         if not 1 <= out.mday <= 31:
             out.mday = None
-    out.weekdays = _weekdays_in(_COUNTER.sub(" ", rest))
+    out.weekdays = _weekdays_in(_counter().sub(" ", rest), languages)
     return out
 
 
-def _strip_weekday(text: str) -> str:
-    words = text.strip().split(None, 1)
-    if words and weekday_of(words[0].strip(",")):
-        return words[1].strip(" ,") if len(words) > 1 else ""
+def _strip_weekday(text: str, languages: Langs = None) -> str:
+    m = _WORD.match(text.strip())
+    if m and _weekday_word(m, languages):
+        return text.strip()[m.end():].strip(" ,")
     return text.strip()
 
 
-def _weekdays_in(text: str) -> frozenset[int]:
-    found: set[int] = set()
-    for w in _WORD.findall(text):
-        if (wd := weekday_of(w)):
-            found |= wd
-            break
-    return frozenset(found)
+def _weekdays_in(text: str, languages: Langs = None) -> frozenset[int]:
+    for m in _WORD.finditer(text):
+        if (wd := _weekday_word(m, languages)):
+            return wd
+    return frozenset()
 
 
 def numeric_votes(found: LineDate) -> tuple[int, int]:
@@ -237,6 +304,7 @@ class JournalHints:
     day_first: bool | None = None
     years: list[int] = field(default_factory=list)
     year: int | None = None
+    languages: frozenset[str] = frozenset()  # besides English: the journal's, whose abbreviations are read too
     conflict: bool = False  # both orders seen (e.g. 13-01-2020 and 01-13-2020): numeric dates stay unread
 
 

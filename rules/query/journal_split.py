@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from datetime import date, time, timedelta
 from pathlib import PurePosixPath
 
+from rules.query.date_names import LANGUAGES, detect_languages, fold, month_names
 from rules.query.journal_dates import (
-    MONTHS,
     YEARS,
     JournalHints,
     LineDate,
@@ -32,19 +32,24 @@ from rules.query.journal_dates import (
     one_digit_edits,
     read_line,
     settle_order,
+    weekday_of,
 )
+from rules.query.journal_paths import PathContext, hidden_lines, path_context
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _MD_HEADING = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ORG_HEADING = re.compile(r"^(\*+)\s+(.*?)\s*$")
 _BOLD_LINE = re.compile(r"^\s*(\*\*|__)(?P<t>[^*_].*?)(?:\1)\s*:?\s*$")
+#: jrnl's entry line: `[2013-06-09 15:39] Title` (any time format jrnl is set to, inside the brackets).
+_JRNL_LINE = re.compile(r"^\[(?P<stamp>[^\[\]]{6,40})\](?!:)\s*(?P<rest>.*)$")
+#: Day One's text export: each entry opens with a `\tDate:\tJanuary 5, 2018 at 9:31:56 AM PST` line (the date in
+#: the exporting Mac's language), then `Location:`, `Weather:`, `Tags:` lines and the text.
+_DAYONE_LINE = re.compile(r"^[\t ]*Date:[\t ]+(?P<stamp>.+?)\s*$")
 _ISO_LINE = re.compile(r"^(?P<year>\d{4})-(?P<mon>\d{2})-(?P<day>\d{2})[T ](?P<hour>\d{2}):(?P<minute>\d{2})"
                        r"(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?\b[\s:—–-]*(?P<rest>.*)$")
 _FRONT_KEY = re.compile(r"^(date|title)\s*:\s*[\"']?(.+?)[\"']?\s*$", re.I)
-_YEAR_IN = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-_YEAR_MONTH = re.compile(r"(?<!\d)((?:19|20)\d{2})[-_.](\d{1,2})(?![-_.]?\d)")
-_MONTH_WORD = re.compile(r"[a-z]+", re.I)
-_SPLITTING_KINDS = ("heading", "bold", "line", "iso")
+_MONTH_WORD = re.compile(r"[^\W\d_]+", re.I)
+_SPLITTING_KINDS = ("heading", "bold", "line", "iso", "stamp")
 
 
 @dataclass
@@ -80,7 +85,7 @@ class SplitResult:
 @dataclass
 class _Cand:
     index: int            # body line index
-    kind: str             # heading | bold | line | iso
+    kind: str             # heading | bold | line | iso | stamp (jrnl's `[…]` line, Day One's `Date:` line)
     level: int
     found: LineDate
     day: date | None = None
@@ -106,73 +111,64 @@ def front_matter(lines: list[str]) -> tuple[int, dict[str, str]]:
     return 0, {}
 
 
-@dataclass
-class PathContext:
-    day: date | None = None
-    year: int | None = None
-    month: int | None = None
-    written: str = ""
-    impossible: str | None = None
-    found: LineDate | None = None
-
-
-def path_context(rel_path: str, hints: JournalHints) -> PathContext:
-    """What a file's path says: a whole date in its name, else a year and month (`2019/08-August-2019.md`)."""
-    p = PurePosixPath(rel_path.replace("\\", "/"))
-    stem = p.stem
-    out = PathContext()
-    found = read_line(stem, hints.day_first)
-    if found.has_date or found.impossible:
-        out.found = found
-        out.day, out.written, out.impossible = found.day, found.written, found.impossible
-    if out.day is None:
-        if (ym := _YEAR_MONTH.search(stem)) and 1 <= int(ym[2]) <= 12:
-            out.year, out.month = int(ym[1]), int(ym[2])
-        else:
-            years = [int(y) for part in [*p.parent.parts, stem] for y in _YEAR_IN.findall(part)]
-            out.year = years[-1] if years else None
-            months = [MONTHS[w.lower()] for w in _MONTH_WORD.findall(stem) if w.lower() in MONTHS and len(w) > 2]
-            out.month = months[0] if months else None
-    return out
-
-
-def journal_hints(files: dict[str, str], year: int | None = None) -> JournalHints:
-    """What the whole journal settles (see JournalHints): numeric date order by votes over every file's headings
-    and names, and the years its complete dates name."""
+def journal_hints(files: dict[str, str], year: int | None = None,
+                  languages: frozenset[str] | None = None) -> JournalHints:
+    """What the whole journal settles (see JournalHints): its languages (the month and weekday names its headings
+    use), numeric date order by votes over every file's headings and names, and the years its complete dates name.
+    `languages` (--language) adds to the languages found."""
     day_votes = month_votes = 0
     years: set[int] = set()
+    names: list[str] = []
     for rel, text in files.items():
-        names = [PurePosixPath(rel).stem]
-        for line in clean_text(text).split("\n"):
+        names.append(PurePosixPath(rel).stem)
+        lines = clean_text(text).split("\n")
+        hidden = hidden_lines(lines)
+        for n, line in enumerate(lines):
+            if n in hidden:
+                continue
             h = _MD_HEADING.match(line) or (_ORG_HEADING.match(line) if rel.endswith(".org") else None)
             b = _BOLD_LINE.match(line)
+            stamp = _JRNL_LINE.match(line) or _DAYONE_LINE.match(line)
             if h:
                 names.append(h[2])
             elif b:
                 names.append(b["t"])
+            elif stamp:
+                names.append(stamp["stamp"])
             elif line[:1].isdigit() and len(line) < 60:
                 names.append(line)
-        for name in names:
-            found = read_line(name)
-            d, m = numeric_votes(found)
-            day_votes, month_votes = day_votes + d, month_votes + m
-            if found.day is not None and not found.mention:
-                years.add(found.day.year)
-            elif found.numeric is not None and not found.mention:
-                years.add(found.numeric[2])
+    found_langs = detect_languages([w for name in names for w in _MONTH_WORD.findall(name)])
+    langs = frozenset(found_langs | set(languages or ())) - {"en"}
+    for name in names:
+        found = read_line(name, None, langs)
+        d, m = numeric_votes(found)
+        day_votes, month_votes = day_votes + d, month_votes + m
+        if found.day is not None and not found.mention:
+            years.add(found.day.year)
+        elif found.numeric is not None and not found.mention:
+            years.add(found.numeric[2])
     day_first, conflict = settle_order(day_votes, month_votes)
-    return JournalHints(day_first=day_first, years=sorted(years), year=year, conflict=conflict)
+    return JournalHints(day_first=day_first, years=sorted(years), year=year, conflict=conflict, languages=langs)
 
 
 def _candidates(body: list[str], org: bool, hints: JournalHints) -> list[_Cand]:
     out: list[_Cand] = []
+    hidden = hidden_lines(body)
     for i, line in enumerate(body):
+        if i in hidden:
+            continue
         h = _MD_HEADING.match(line) or (_ORG_HEADING.match(line) if org else None)
         if h:
-            out.append(_Cand(i, "heading", len(h[1]), read_line(h[2], hints.day_first)))
+            out.append(_Cand(i, "heading", len(h[1]), read_line(h[2], hints.day_first, hints.languages)))
             continue
+        if (m := _JRNL_LINE.match(line.strip()) or _DAYONE_LINE.match(line)) is not None:
+            found = read_line(m["stamp"], hints.day_first, hints.languages)
+            if (found.day is not None or found.impossible) and not found.mention and _only_stamp(found):
+                rest = m.groupdict().get("rest") or ""
+                out.append(_Cand(i, "stamp", 0, found, first=rest.strip()))
+                continue
         if (m := _ISO_LINE.match(line.strip())) is not None:
-            found = read_line(line.strip()[:m.start("rest")], hints.day_first)
+            found = read_line(line.strip()[:m.start("rest")], hints.day_first, hints.languages)
             if found.day is not None:
                 out.append(_Cand(i, "iso", 0, found, first=m["rest"].strip()))
             continue
@@ -182,23 +178,27 @@ def _candidates(body: list[str], org: bool, hints: JournalHints) -> list[_Cand]:
             continue
         if b is None and not line[:1].isalnum():
             continue  # "- 2021-05-01" in a list, an indented or quoted date: body text, not a date line
-        found = read_line(text, hints.day_first)
-        if (found.day or found.numeric or found.month or found.impossible) and _only_date(found):
+        found = read_line(text, hints.day_first, hints.languages)
+        if (found.day or found.numeric or found.month or found.impossible) and _only_date(found, hints.languages):
             out.append(_Cand(i, "bold" if b else "line", 0, found))
     return out
 
 
-def _only_date(found: LineDate) -> bool:
+def _only_date(found: LineDate, languages: frozenset[str] | None = None) -> bool:
     """Nothing but a date (a weekday, a counter and punctuation allowed) on the line."""
     if found.mention or found.form in ("", "day"):
         return False
     rest = found.text[:found.span[0]] + " " + found.text[found.span[1]:]
-    words = [w for w in re.findall(r"[a-z]+", rest, re.I) if w.lower() not in ("r", "d", "day", "the", "of")]
-    from rules.query.journal_dates import weekday_of
-
+    words = [w for w in _MONTH_WORD.findall(rest) if w.lower() not in ("r", "d", "day", "the", "of")]
     if set(rest) & set("[]\"'`<>|=/\\"):
         return False  # a link reference, a table cell, a quoted value: not a date line
-    return all(weekday_of(w) for w in words) and len(words) <= 2
+    return all(weekday_of(w, languages) for w in words) and len(words) <= 2
+
+
+def _only_stamp(found: LineDate) -> bool:
+    """A jrnl or Day One stamp: a date, a weekday, a time, its AM/PM and time zone (`PST`, `UTC+1`), nothing else."""
+    rest = found.text[:found.span[0]] + " " + found.text[found.span[1]:]
+    return all(len(w) <= 5 or weekday_of(w) for w in _MONTH_WORD.findall(rest))
 
 
 def _year_for(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: JournalHints) -> tuple[int | None, str]:
@@ -262,6 +262,14 @@ def _resolve(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: J
         c.day, c.at = f.day, f.at
         if f.mention:
             c.day = None
+        elif c.day is not None and ctx.day is not None and c.day != ctx.day and f.weekdays \
+                and c.day.weekday() not in f.weekdays and ctx.day.weekday() in f.weekdays:
+            # a daily note whose heading was copied from another day: its weekday fits the path's date, not its own
+            c.day, c.how = ctx.day, f"the date its path states ({ctx.written}), which the heading's weekday fits"
+        elif c.day is not None and ctx.day is not None and c.kind == "line" and abs((c.day - ctx.day).days) > 366:
+            # `16th of june 1904` on its own line in a lesson filed under 2022/aprile/giovedì_28: a date in the text
+            c.day, f.impossible = None, f"{f.written} is more than a year from the day its path names ({ctx.day}): " \
+                                        "a date in the text"
     full_levels = [c.level for c in cands if c.kind == "heading" and c.day is not None]
     for c in cands:  # "***** 1 week: 10 May" under "** tuesday, 21-05-2019": a sub-heading, not an entry
         if full_levels and c.kind == "heading" and c.day is None and c.level > max(full_levels) \
@@ -289,7 +297,7 @@ def _resolve(cands: list[_Cand], ctx: PathContext, fm_year: int | None, hints: J
             if nxt.kind in ("bold", "line") and nxt.day is not None and nxt.index - c.index <= 3:
                 c.day, c.at, nxt.consumed = nxt.day, nxt.at, True
     levels = {c.level for c in cands if c.kind == "heading" and c.day is not None}
-    _repair(cands, out, skip, hints)
+    _repair(cands, out, skip, hints, ctx.day)
     _infer(cands, levels)
 
 
@@ -298,9 +306,11 @@ def _chronological(cands: list[_Cand]) -> list[_Cand]:
     return dated if _direction(cands) > 0 else dated[::-1]
 
 
-def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints) -> None:
+def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints, path_day: date | None) -> None:
     """A date off by one typed digit — its weekday says another day, or it falls outside its neighbours — is the
-    one day that fits both, when exactly one does; otherwise it is kept as written and flagged."""
+    one day that fits both, when exactly one does; otherwise it is kept as written and flagged. A date its file's
+    path states too (`…/mercoledì_24/` for `## Martedì 24 novembre`) is kept: then the weekday is the slip; so is
+    a stamp a tool wrote (jrnl, Day One): no typo to repair."""
     order = [c for c in _chronological(cands) if c.day is not None]
     for k, c in enumerate(order):
         assert c.day is not None
@@ -315,9 +325,10 @@ def _repair(cands: list[_Cand], out: SplitResult, skip: int, hints: JournalHints
         day_first = True if c.found.form == "dotted" else hints.day_first
 
         def parse(s: str, df: bool | None = day_first) -> date | None:
-            return read_line(s, df).day
+            return read_line(s, df, hints.languages).day
 
-        fixes = one_digit_edits(c.found.written, parse, low, high + timedelta(days=1), c.found.weekdays)
+        fixes = [] if c.day == path_day or c.kind == "stamp" else \
+            one_digit_edits(c.found.written, parse, low, high + timedelta(days=1), c.found.weekdays)
         written = c.found.written
         if len(fixes) == 1:
             c.day, c.how = fixes[0], "repaired"
@@ -372,7 +383,7 @@ def split_journal(text: str, rel_path: str, hints: JournalHints | None = None) -
     fm_found = None
     for key in ("date", "title"):
         if key in fm:
-            found = read_line(fm[key], hints.day_first)
+            found = read_line(fm[key], hints.day_first, hints.languages)
             if found.day is not None and (key == "date" or _only_date(found)):
                 fm_found = found
                 break
@@ -412,6 +423,9 @@ def split_journal(text: str, rel_path: str, hints: JournalHints | None = None) -
                               "kept in the entry above"))
     if starts:
         out.source = "headings"
+        if ctx.day is not None and ctx.day not in {c.day for c in starts}:
+            out.notes.append(f"its path names {ctx.day} ({ctx.written}), its headings "
+                             + ", ".join(sorted({str(c.day) for c in starts})[:3]) + ": the headings' dates are used")
         first = starts[0].index
         preamble = [ln for ln in body[:first] if ln.strip() and not _MD_HEADING.match(ln)]
         for n, c in enumerate(starts):
@@ -453,4 +467,30 @@ def split_journal(text: str, rel_path: str, hints: JournalHints | None = None) -
     if ctx.day is not None and whole:
         out.source = "file name"
         out.parts.append(DatedPart(day=ctx.day, at=None, text=whole, line=1, end_line=len(lines)))
+    if out.undated:
+        _explain_undated(cands, out, skip)
     return out
+
+
+_DATEISH = re.compile(r"(?<![\d.])(?:[0-3]?\d|(?:19|20)\d{2})(?![\d])")
+
+
+def _explain_undated(cands: list[_Cand], out: SplitResult, skip: int) -> None:
+    """A file none of whose headings gave a date: say, for each heading that looks like a date and is not
+    reported yet, why it gave none and how to fix it (the import then says so, never only "no date found")."""
+    said = {n for n, _ in out.flags}
+    every = month_names(frozenset(LANGUAGES))
+    for c in cands:
+        line, f = skip + c.index + 1, c.found
+        text = f.text.strip()
+        if line in said or c.kind != "heading" or not text:
+            continue
+        if f.weekdays or f.weekend or f.counter is not None:
+            why = ("names a weekday or a day counter but no date, and no dated entry is around it to count from "
+                   "(date one heading, e.g. `## 2024-03-04`, or add the date to it)")
+        elif _DATEISH.search(text) or any(fold(w) in every for w in _MONTH_WORD.findall(text)):
+            why = ("no date recognised (language? months and weekdays are read in " + ", ".join(LANGUAGES)
+                   + "; --language LANG reads that language's abbreviations too; or write the date as YYYY-MM-DD)")
+        else:
+            continue
+        out.flags.append((line, f"'{text}': {why}"))

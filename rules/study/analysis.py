@@ -34,6 +34,7 @@ from models.study.workflow import (
 )
 from rules.interview.similarity import jaccard
 from rules.study.ledger import add_coverage
+from rules.study.words import plural
 
 QUOTES_PER_THEME = 3
 MINORITY_SHARE = 0.25
@@ -133,7 +134,7 @@ def reduce_digests(study_id: str, topic: str, research_goal: str, analysis_langu
             fq = None if quote is None else FindingQuote(
                 participant_id=d.participant_id, text=quote.text, language=d.language, translation=quote.translation,
                 translation_note=d.translation_note if d.language != analysis_language else "",
-                interview_id=d.interview_id, entry_id=quote.entry_id)
+                interview_id=d.interview_id, entry_id=quote.entry_id, corrected=quote.corrected)
             if fq is not None and len(theme.quotes) < QUOTES_PER_THEME and all(
                     q.participant_id != d.participant_id for q in theme.quotes):
                 theme.quotes.append(fq)
@@ -175,10 +176,10 @@ def reduce_digests(study_id: str, topic: str, research_goal: str, analysis_langu
 
 def outline(f: Findings, limit: int = 40) -> str:
     """The reduced findings as text for the synthesis agent (bounded: the top themes only)."""
-    lines = [f"{f.completed} completed interviews, {f.abandoned} abandoned; languages: "
+    lines = [f"{plural(f.completed, 'completed interview')}, {f.abandoned} abandoned; languages: "
              + ", ".join(f"{k} {v}" for k, v in f.languages.items())]
     for t in f.themes[:limit]:
-        lines.append(f"- theme {t.title!r}: {t.count} participants" + "".join(
+        lines.append(f"- theme {t.title!r}: {plural(t.count, 'participant')}" + "".join(
             f"; position {p.position!r} ({p.count})" for p in t.positions[:4]))
     for c in f.coverage:
         lines.append(f"- question {c.question_id} ({c.text[:80]}): asked {c.asked}/{c.interviews}, answered "

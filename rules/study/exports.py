@@ -1,6 +1,7 @@
 """The study's exports (pure: findings + the export ledger + transcripts in, files' contents out):
 
-- tables: themes, quotes (participant, language, translation, verified flag), coverage, participants (consent,
+- tables: themes, quotes (participant, language, translation, verified flag, `corrected`:
+  taken from an answer the participant corrected), coverage, participants (consent,
   member checking) — as CSV texts or one XLSX workbook (openpyxl);
 - one readable transcript per participant (with their consent record and their corrections beside the answers);
 - the REFI-QDA project (rules/study/qdpx.py) uses the same transcript texts, so quote positions agree.
@@ -13,9 +14,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import DEPTHS, Findings, ParticipantRecord, StudyExport
+from rules.study.words import continued
+
+__all__ = ["continued", "tables", "to_csv", "to_xlsx", "transcript_text", "transcripts", "xlsx_text"]
 
 Table = tuple[list[str], list[list[object]]]
 
@@ -30,15 +35,16 @@ def themes_table(f: Findings) -> Table:
 
 def quotes_table(f: Findings) -> Table:
     head = ["theme", "participant", "language", "quote", "translation", "translation_note", "verified", "check",
-            "flag", "interview_id", "entry_id"]
+            "flag", "interview_id", "entry_id", "corrected"]
     rows: list[list[object]] = []
     for t in f.themes:
         for q in t.quotes:
             rows.append([t.title, q.participant_id, q.language or "", q.text, q.translation or "",
-                         q.translation_note, q.verified, q.check, q.flag, q.interview_id or "", q.entry_id or ""])
+                         q.translation_note, q.verified, q.check, q.flag, q.interview_id or "", q.entry_id or "",
+                         q.corrected])
     for q in f.flagged_quotes:
         rows.append(["(flagged)", q.participant_id, q.language or "", q.text, q.translation or "",
-                     q.translation_note, False, q.check, q.flag, q.interview_id or "", q.entry_id or ""])
+                     q.translation_note, False, q.check, q.flag, q.interview_id or "", q.entry_id or "", False])
     return head, rows
 
 
@@ -55,9 +61,9 @@ def participants_table(ledger: StudyExport) -> Table:
     rows: list[list[object]] = []
     for p in ledger.participants:
         c = p.consent
-        rows.append([p.participant_id, p.status, p.language or "", _iso(p.started_at), _iso(p.ended_at),
-                     round(p.length_seconds, 1) if p.length_seconds is not None else "", _iso(c.at) if c else "",
-                     c.language if c else "", c.sha256 if c else "", _iso(p.checked_at), len(p.corrections)])
+        rows.append([p.participant_id, p.status, p.language or "", p.started_at or "", p.ended_at or "",
+                     round(p.length_seconds, 1) if p.length_seconds is not None else "", c.at if c else "",
+                     c.language if c else "", c.sha256 if c else "", p.checked_at or "", len(p.corrections)])
     return head, rows
 
 
@@ -66,26 +72,41 @@ def tables(f: Findings, ledger: StudyExport) -> dict[str, Table]:
             "participants": participants_table(ledger)}
 
 
-def _iso(when: object) -> str:
-    return when.isoformat() if when is not None else ""  # type: ignore[attr-defined]
+# A cell starting with one of these is a formula to a spreadsheet (OWASP, CSV injection): the CSV prefixes `'`
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+BOM = "\ufeff"     # Excel reads a CSV without it in the locale's code page (ja / ar / es garbled)
 
 
 def to_csv(table: Table) -> str:
+    """The table as CSV text (RFC 4180: CRLF rows, so a field holding a CR or LF is quoted), starting with the
+    UTF-8 BOM; dates in ISO 8601 with their offset."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv.writer(out, lineterminator="\r\n")
     w.writerow(table[0])
-    w.writerows([[_cell(v) for v in row] for row in table[1]])
-    return out.getvalue()
+    w.writerows([[_csv_cell(v) for v in row] for row in table[1]])
+    return BOM + out.getvalue()
 
 
-def _cell(v: object) -> object:
-    if isinstance(v, str) and v[:1] in ("=", "+", "-", "@"):      # no formula injection in spreadsheets
+def _csv_cell(v: object) -> object:
+    if isinstance(v, datetime):
+        return v.isoformat()
+    if isinstance(v, str) and v.startswith(FORMULA_LEADS):
         return "'" + v
     return v
 
 
+def xlsx_text(text: str) -> str:
+    """A text as a worksheet can hold it: the control characters it refuses become U+FFFD (one for one)."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    return str(ILLEGAL_CHARACTERS_RE.sub("\ufffd", text))
+
+
 def to_xlsx(f: Findings, ledger: StudyExport) -> bytes:
+    """One sheet per table. Text is stored verbatim as a string cell (never a formula, no `'` added); dates are
+    real dates (in UTC: Excel has no time zones)."""
     from openpyxl import Workbook
+    from openpyxl.cell.cell import Cell
     from openpyxl.styles import Font
 
     wb = Workbook()
@@ -98,8 +119,18 @@ def to_xlsx(f: Findings, ledger: StudyExport) -> bytes:
         ws.append(head)
         for cell in ws[1]:
             cell.font = Font(bold=True)
-        for row in rows:
-            ws.append([_cell(v) for v in row])
+        for r, row in enumerate(rows, start=2):
+            for col, v in enumerate(row, start=1):
+                cell = ws.cell(row=r, column=col)
+                assert isinstance(cell, Cell)
+                if isinstance(v, datetime):
+                    cell.value = v.astimezone(UTC).replace(tzinfo=None)
+                    cell.number_format = "yyyy-mm-dd hh:mm:ss"
+                elif isinstance(v, str):
+                    cell.value = xlsx_text(v)
+                    cell.data_type = "s"          # text as given, even "=..." (openpyxl would make it a formula)
+                else:
+                    cell.value = v
         ws.freeze_panes = "A2"
     out = io.BytesIO()
     wb.save(out)
@@ -109,9 +140,10 @@ def to_xlsx(f: Findings, ledger: StudyExport) -> bytes:
 # ------------------------------------------------------------------------------------------ transcripts
 def transcript_text(topic: str, p: ParticipantRecord, entries: list[TranscriptEntry],
                     consent_texts: Mapping[str, str] | None = None) -> str:
-    """One participant's interview as plain text: a header (language, consent, dates), then each turn; the
-    participant's corrections follow the answer they correct (the answer itself unchanged)."""
-    head = [f"Participant {p.participant_id}", f"Study: {topic}", f"Language: {p.language or '-'}"]
+    """One participant's interview as plain text: a header (language, consent, dates), then each turn (`Speaker:`
+    at the start of its first line, its further lines indented: see `continued`); the participant's corrections
+    follow the answer they correct (the answer itself unchanged)."""
+    head = [f"Participant {p.participant_id}", f"Study: {continued(topic)}", f"Language: {p.language or '-'}"]
     if p.consent is not None:
         head.append(f"Consent: given {p.consent.at.isoformat()} to the {p.consent.language} text, version "
                     f"sha256:{p.consent.sha256}")
@@ -124,10 +156,10 @@ def transcript_text(topic: str, p: ParticipantRecord, entries: list[TranscriptEn
     corrections: dict[str, list[str]] = {}
     for c in p.corrections:
         when = f" {c.at.isoformat()}" if c.at else ""
-        corrections.setdefault(c.entry_id, []).append(f"[corrected by the participant{when}: {c.text}]")
+        corrections.setdefault(c.entry_id, []).append(f"[corrected by the participant{when}: {continued(c.text)}]")
     for e in entries:
         who = "Interviewer" if e.speaker == "interviewer" else p.participant_id
-        lines.append(f"{who}: {e.text}")
+        lines.append(f"{who}: {continued(e.text)}")       # an answer's own lines indented: no forged speaker line
         lines += [f"    {c}" for c in corrections.get(e.entry_id, [])]
     return "\n".join(lines) + "\n"
 

@@ -42,6 +42,7 @@ from rules.study import consent
 
 DRAFT_THEMES = 30
 MAX_CORRECTIONS_PER_PARTICIPANT = 50
+MISSING_GRACE_SECONDS = 60.0      # a confirmed interview no look-up finds this long: abandoned (revisable)
 
 
 class StudyError(ValueError):
@@ -175,7 +176,7 @@ class Ledger:
         the participant's data out of the findings (as revoking does)."""
         p = self.check_member(req)
         if req.action == "checked":
-            p.checked_at = p.checked_at or now
+            p.checked_at = now          # the latest confirmation (the read-back page says which step came last)
         elif req.action == "correct":
             p.corrections.append(Correction(entry_id=str(req.entry_id), text=str(req.text).strip(), at=now))
             p.checked_at = p.checked_at or now
@@ -184,14 +185,68 @@ class Ledger:
         return p
 
     def start(self, now: datetime, p: Participant, language: str, given: ConsentGiven | None = None) -> str:
+        """The interview's start is asked (its child workflow is being started): `started`, start pending until
+        `start_confirmed` (a look-up in between finds no such interview: that is 'not yet started')."""
         if given is not None:
             p.consent = ConsentRecord(language=given.language, sha256=given.sha256, at=now)
         p.status, p.language, p.started_at = "started", language, now
+        p.start_pending, p.missing_since = True, None
         p.interview_id = interview_id(self.study_id, p.participant_id)
         return p.interview_id
 
+    def start_confirmed(self, p: Participant) -> None:
+        p.start_pending = False
+
+    def start_failed(self, p: Participant, legacy: bool = False) -> None:
+        """The interview could not be started: the link is unused again, unless it was revoked (or the study
+        ended it) meanwhile: a revoked link stays revoked."""
+        p.start_pending = False
+        if legacy or p.status == "started":
+            p.status, p.interview_id, p.started_at = "invited", None, None
+
     def running(self) -> list[Participant]:
         return [p for p in self.state.participants if p.status == "started"]
+
+    def to_look_up(self) -> list[Participant]:
+        """The interviews a look-up asks about: the running ones, and (while the study is open) those abandoned
+        only because a look-up found no such interview (the verdict is revised if one turns up)."""
+        return [p for p in self.state.participants if p.status == "started" or (
+            not self.state.closed and revisable(p))]
+
+    def racy(self, p: Participant, found: InterviewLookup) -> bool:
+        """A look-up answer that the ledger before the look-up fix (patch study-lookup-race) took as final:
+        no such interview, or an answer about a participant who is no longer running (revoked meanwhile)."""
+        return found.state == "missing" or p.status != "started"
+
+    def looked_up(self, now: datetime, p: Participant, found: InterviewLookup, pending_when_asked: bool) -> str:
+        """One look-up answer (asked while `p`'s start was pending or not): "running", "waiting" (nothing
+        known yet), "ended" (completed or abandoned now) or "ignored" (revoked, withdrawn or already ended).
+
+        No such interview is 'not yet started' while its start is pending (or was when the look-up was asked);
+        after that it is abandoned only once it stays missing for `missing_grace` seconds, and that verdict is
+        revised when the interview later turns up (running or finished)."""
+        if not (p.status == "started" or revisable(p)):
+            return "ignored"
+        if found.state == "missing":
+            if p.status != "started" or p.start_pending or pending_when_asked:
+                return "waiting"
+            if p.missing_since is None:
+                p.missing_since = now
+            if (now - p.missing_since).total_seconds() < self.missing_grace():
+                return "waiting"
+            self.finished(now, p, found)
+            return "ended"
+        if p.status != "started":                  # abandoned by absence, and there it is after all
+            p.status, p.ended_at, p.exit_reason, p.length_seconds = "started", None, None, None
+        p.missing_since = None
+        if found.state == "running":
+            self.seen_running(p, found)
+            return "running"
+        self.finished(now, p, found)
+        return "ended"
+
+    def missing_grace(self) -> float:
+        return max(MISSING_GRACE_SECONDS, 3 * self.inp.check_seconds)
 
     def seen_running(self, p: Participant, found: InterviewLookup) -> None:
         """A running interview's answers so far (the researcher page shows them while it runs)."""
@@ -309,9 +364,16 @@ class Ledger:
                                corrections=list(p.corrections) if p.status == "completed" else [],
                                checked_at=p.checked_at) for p in self.state.participants])
 
-    def digested(self, p: Participant, summary: DigestSummary) -> None:
-        """A completed interview's digest: its themes and coverage join the draft."""
+    def digested(self, p: Participant, summary: DigestSummary, corrections: int | None = None,
+                 redone: bool = False) -> None:
+        """A completed interview's digest: its themes and coverage join the draft. `corrections`: how many of the
+        participant's corrections it read; `redone`: a digest redone on the corrected transcript replaces the
+        first one's themes (its coverage was counted once already)."""
         p.digest, p.themes, p.digest_error = summary.digest, summary.themes[:8], None
+        if corrections is not None:
+            p.digested_corrections = corrections
+        if redone:
+            return
         plan = self.state.plan
         texts = {q.id: (sec.id, q.text) for sec in (plan.sections if plan else []) for q in sec.questions}
         for row in summary.coverage:
@@ -358,6 +420,11 @@ def check_plan(plan: PlanSnapshot) -> PlanSnapshot:
     if not questions:
         raise StudyError("the plan needs at least one question")
     return plan
+
+
+def revisable(p: Participant) -> bool:
+    """Abandoned only because look-ups found no such interview: revised if it turns up."""
+    return p.status == "abandoned" and p.missing_since is not None
 
 
 def view(p: Participant) -> ParticipantView:

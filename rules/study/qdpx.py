@@ -5,7 +5,9 @@
     CodeBook    one code per theme (its description)
     Sources     one TextSource per participant: their readable transcript as PlainTextContent (rules/study/
                 exports.py), with one PlainTextSelection per quote (start/end positions in characters of that
-                text) coded with its theme (Coding/CodeRef); the translation goes in the selection's Description
+                text; a quote's further lines indented as there) coded with its theme (Coding/CodeRef); the translation goes in the selection's Description,
+                after "Corrected by the participant…" for a quote taken from a corrected answer (its selection is
+                the correction, printed beside the answer it corrects)
     Description the study's topic, research goal, member checking and consent versions
 
 GUIDs are UUID5s of the study and the item, so the same findings export the same project.
@@ -22,8 +24,10 @@ from datetime import datetime
 from xml.etree import ElementTree as ET
 
 from models.study.workflow import Findings, StudyExport
+from rules.study.words import continued, plural
 
 NS = "urn:QDA-XML:project:1.0"
+CORRECTED_NOTE = "Corrected by the participant when they read back their transcript: the quote is their correction"
 # characters XML 1.0 cannot carry: replaced one for one (U+FFFD), so positions in a text stay the same; a CR
 # becomes LF (a parser turns CRs into LFs, which would shift every position after one)
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
@@ -73,23 +77,27 @@ def project_xml(f: Findings, ledger: StudyExport, texts: dict[str, str], now: da
             _el(src, "PlainTextContent", text)
             for n, (title, q) in enumerate((t.title, q) for t in f.themes for q in t.quotes
                                            if q.participant_id == pid and q.verified):
-                quoted = xml_safe(q.text)
+                quoted = xml_safe(continued(q.text))     # as the transcript text holds it (lines indented)
                 start = text.find(quoted)
                 if start < 0:
                     continue
                 sel = _el(src, "PlainTextSelection", guid=_guid(sid, "quote", pid, str(n), title), name=title,
                           startPosition=str(start), endPosition=str(start + len(quoted)), creatingUser=user,
                           creationDateTime=stamp)
+                about = [CORRECTED_NOTE] if q.corrected else []
                 if q.translation:
-                    _el(sel, "Description", q.translation)
+                    about.append(q.translation)
+                if about:
+                    _el(sel, "Description", "\n".join(about))
                 coding = _el(sel, "Coding", guid=_guid(sid, "coding", pid, str(n), title), creatingUser=user,
                              creationDateTime=stamp)
                 _el(coding, "CodeRef", targetGUID=codes[title])
     mc = f.member_checking
     about = [f"Topic: {f.topic}", f"Research goal: {f.research_goal}" if f.research_goal else "",
-             f"{f.completed} completed interviews; member checking: {mc.checked} checked, {mc.corrected} "
-             f"corrected, {mc.withdrew} withdrew",
-             *(f"Consent text {c.language} sha256:{c.sha256}: {c.participants} participants" for c in f.consent)]
+             f"{plural(f.completed, 'completed interview')}; member checking: {mc.checked} checked, "
+             f"{mc.corrected} corrected, {mc.withdrew} withdrew",
+             *(f"Consent text {c.language} sha256:{c.sha256}: {plural(c.participants, 'participant')}"
+               for c in f.consent)]
     _el(root, "Description", "\n".join(x for x in about if x))
     return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 

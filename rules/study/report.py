@@ -18,6 +18,7 @@ from markupsafe import Markup
 
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import DEPTHS, FindingQuote, Findings
+from rules.study.words import plural
 
 
 def _quote_md(q: FindingQuote) -> str:
@@ -28,7 +29,11 @@ def _quote_md(q: FindingQuote) -> str:
         beside = f" — ({q.translation_note})"
     lang = f" [{q.language}]" if q.language else ""
     where = f" ({q.interview_id}, entry {q.entry_id})" if q.interview_id else ""
-    return f"> “{q.text}”{lang} — {q.participant_id}{where}{beside}"
+    return f"> “{q.text}”{lang} — {q.participant_id}{where}{CORRECTED_MD if q.corrected else ''}{beside}"
+
+
+CORRECTED_MD = " *(corrected by the participant)*"
+CORRECTED = "corrected by the participant"
 
 
 def _raised(count: int, participants: list[str]) -> str:
@@ -85,9 +90,11 @@ def to_markdown(f: Findings) -> str:
     out += [f"- {q.participant_id}: {q.text} — {q.flag}" for q in f.flagged_quotes] or ["None."]
     mc = f.member_checking
     out += ["", "## Member checking and consent", "",
-            f"{mc.checked} participants read back and confirmed or corrected their transcript, {mc.corrected} "
-            f"corrected an answer (kept beside the original), {mc.withdrew} withdrew (left out of these findings)."]
-    out += [f"- {c.participants} agreed to the {c.language} consent text, version sha256:{c.sha256}"
+            f"{plural(mc.checked, 'participant')} read back and confirmed or corrected their transcript, "
+            f"{mc.corrected} corrected an answer (kept beside the original), {mc.withdrew} withdrew (left out of "
+            f"these findings)."]
+    out += [f"- {plural(c.participants, 'participant')} agreed to the {c.language} consent text, version "
+            f"sha256:{c.sha256}"
             for c in f.consent] or ["- No consent recorded."]
     return "\n".join(out) + "\n"
 
@@ -119,7 +126,8 @@ def _quote_html(q: FindingQuote) -> Markup:
     elif q.translation_note:
         beside = f'<div class="tr note">{_e(q.translation_note)}</div>'
     lang = f' lang="{_e(q.language)}"' if q.language else ""
-    return Markup(f"<blockquote><span{lang}>“{_e(q.text)}”</span> — {link}{beside}</blockquote>")
+    mark = f' <em class="corrected">({CORRECTED})</em>' if q.corrected else ""
+    return Markup(f"<blockquote><span{lang}>“{_e(q.text)}”</span> — {link}{mark}{beside}</blockquote>")
 
 
 def heat_cell(n: int, total: int, gap: bool = False) -> dict[str, str]:
@@ -156,12 +164,15 @@ def _template() -> jinja2.Template:
     return env.get_template("report.html")
 
 
-def to_html(f: Findings, transcripts: Mapping[str, list[TranscriptEntry]] | None = None) -> str:
-    """The self-contained report (Jinja2, autoescaped): landmarks, charts as inline SVG, the coverage heat map."""
+def to_html(f: Findings, transcripts: Mapping[str, list[TranscriptEntry]] | None = None,
+            corrected: Mapping[str, set[str]] | None = None) -> str:
+    """The self-contained report (Jinja2, autoescaped): landmarks, charts as inline SVG, the coverage heat map.
+    `transcripts` as the participants corrected them; `corrected`: participant id -> the corrected answers' ids
+    (marked in the transcripts)."""
     from rules.study.charts import languages_chart, themes_chart
 
     return _template().render(
         f=f, css=Markup(_CSS), depths=DEPTHS, coverage=coverage_rows(f), transcripts=sorted((transcripts or {}).items()),
         themes_svg=Markup(themes_chart(f)), languages_svg=Markup(languages_chart(f)), quote=_quote_html,
-        anchor=_anchor, raised=lambda m: _raised(m.count, m.participants),
+        corrected=corrected or {}, corrected_mark=CORRECTED, anchor=_anchor, raised=lambda m: _raised(m.count, m.participants), plural=plural,
         share=lambda n: f"{100 * n / f.completed:.0f}%" if f.completed else "-")

@@ -146,8 +146,9 @@ def run_summary(record: RunRecord, post_text: str | None = None, analysis_text: 
                 history: HistoryContext | None = None) -> str:
     s = record.state
     status = {"complete": "Complete", "complete_below_floor": "Complete, below the score floor", "halted": "Halted",
-              "failed": "Failed"}.get(s.status, s.status.title())
-    if record.forced:
+              "failed": "Failed", "forced": "Forced — not approved (nothing published)"}.get(s.status,
+                                                                                             s.status.title())
+    if record.forced and s.status != "forced":
         status += " (forced by the orchestrator)"
     out = [f"# Workflow Run: {s.run_id}", "", f"**Input:** {s.story_name}", f"**Models:** {', '.join(s.models)}",
            f"**Duration:** {_fmt_duration(duration_s(record))}", f"**Status:** {status}"]

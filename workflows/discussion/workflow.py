@@ -73,7 +73,7 @@ def _unless_cancelled(err: ActivityError) -> None:
 @workflow.defn(name=WORKFLOW_TYPE)
 class DiscussionWorkflow:
     @workflow.init
-    def __init__(self, raw: Any = None) -> None:
+    def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self._input_error = check_start_input(DiscussionInput, raw, WORKFLOW_TYPE)
         inp = parsed or DiscussionInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self._inp = inp
@@ -102,7 +102,7 @@ class DiscussionWorkflow:
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
-    async def run(self, raw: Any = None) -> DiscussionResult:
+    async def run(self, raw: Any = None, *extra: Any) -> DiscussionResult:
         if self._input_error is not None:
             self._status, self._phase = FAILED, PHASE_DONE
             fail_start("discussion", self._input_error)
@@ -117,7 +117,11 @@ class DiscussionWorkflow:
 
     async def _discuss(self, inp: DiscussionInput) -> DiscussionResult:
         sa.upsert(pipeline="discussion", topic=topic_keyword(inp.topic) or "(empty)")
-        errors = validate_input(inp)
+        errors = validate_input(inp, strict=False)
+        strict = validate_input(inp)
+        # asked only when the stricter check refuses more (a role named twice, a model id with markup)
+        if strict != errors and workflow.patched(discussion_patches.STRICT_INPUT):
+            errors = strict
         if errors:
             self._set_status(FAILED)
             raise ApplicationError("invalid discussion input: " + "; ".join(errors), type="ValidationError",
@@ -225,11 +229,12 @@ class DiscussionWorkflow:
     # ---------------------------------------------------------------------------------------- phase 3
     async def _validate(self) -> str | None:
         """Moderator scoring. Returns why the ideas are unscored, if they are."""
+        if "moderator" not in self._team:
+            self._set_phase("validation", "no moderator in the team: the Team Leader decides")
+            return "no ideas" if not self._ideas else "there is no moderator in the team"
         self._set_phase("validation", f"the Moderator scores {len(self._ideas)} idea(s)")
         if not self._ideas:
             return "no ideas"
-        if "moderator" not in self._team:
-            return "there is no moderator in the team"
         try:
             scoring = await self._turn(discussion_score, "moderator", 0, step="scoring")
         except ActivityError as err:

@@ -107,7 +107,7 @@ def _validate(check: Callable[[Any], R], arg: Any) -> R:
 @workflow.defn(name=WORKFLOW_TYPE)
 class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
     @workflow.init
-    def __init__(self, raw: Any = None) -> None:
+    def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self.input_error = check_start_input(InterviewInput, raw, WORKFLOW_TYPE)
         inp = parsed or InterviewInput(topic="(invalid input)")   # the run fails at once; queries still answer
         self.inp = inp
@@ -125,7 +125,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
 
     # ================================================================================================ run
     @workflow.run
-    async def run(self, raw: Any = None) -> InterviewResult:
+    async def run(self, raw: Any = None, *extra: Any) -> InterviewResult:
         if self.input_error is not None:
             self.s.ended, self.s.accepting = True, False
             fail_start(PIPELINE, self.input_error)

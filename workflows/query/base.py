@@ -9,11 +9,26 @@ from datetime import datetime, timedelta, timezone
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
+    from models.query import patches as query_patches
     from models.query.workflow import ReparseResult
+    from rules.paths import input_path_problems
     from rules.query.run_state import QueryRun
+    from workflows.inputs import fail_start
 
 
 PIPELINE = "query"
+
+
+def refuse_paths_outside_roots(paths: dict[str, str | None], files: list[str] | None = None) -> None:
+    """The door (rules/paths.py): a path of the input must be relative to the worker's roots, or the run fails now,
+    non-retryably. A run this workflow continued as new made its own input: not a door. Patched: a history
+    recorded before the door (absolute paths) replays the old way; valid input adds no command."""
+    if workflow.info().continued_run_id is not None:
+        return
+    problems = input_path_problems(paths, files)
+    if problems and workflow.patched(query_patches.PATHS_AT_THE_DOOR):
+        fail_start(PIPELINE, f"invalid {workflow.info().workflow_type} input: paths name a place inside the "
+                   "worker's configured roots (docs/operations.md): " + "; ".join(problems))
 
 
 class QueryStepsBase:

@@ -19,7 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from models.status import COMPLETED, PHASE_DONE, RUNNING
     from workflows.calls import call_activity
     from workflows.inputs import start_input
-from workflows.query.base import PIPELINE
+from workflows.query.base import PIPELINE, refuse_paths_outside_roots
 
 
 @workflow.defn(name=CONTEXT_WORKFLOW_TYPE)
@@ -30,6 +30,7 @@ class NotesContextWorkflow:
     @workflow.run
     async def run(self, raw: Any = None) -> str:
         req = start_input(ContextRequest, raw, pipeline=PIPELINE, workflow_type=CONTEXT_WORKFLOW_TYPE)
+        refuse_paths_outside_roots({"notes_dir": req.notes_dir})
         workflow.set_current_details("reading the global context")
         tagged = workflow.patched(query_patches.CONTEXT_SEARCH_ATTRIBUTES)
         if tagged:

@@ -39,7 +39,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.query.domains import combine_domains, domain_schemas
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import start_input
-from workflows.query.base import PIPELINE
+from workflows.query.base import PIPELINE, refuse_paths_outside_roots
 from workflows.query.reparse import reparse_on_the_side
 
 
@@ -56,6 +56,7 @@ class ImportNotesWorkflow:
     @workflow.run
     async def run(self, raw: Any = None) -> ImportResult:
         req = start_input(ImportRequest, raw, pipeline=PIPELINE, workflow_type=IMPORT_WORKFLOW_TYPE)
+        refuse_paths_outside_roots({"directory": req.directory, "notes_dir": req.notes_dir}, req.files)
         sa.upsert(pipeline=PIPELINE, phase="import", status=RUNNING)
         workflow.set_current_details(f"importing notes from {req.directory}")
         try:
@@ -90,7 +91,8 @@ class ImportNotesWorkflow:
             parsed: ImportBatchResult = await call_agent(
                 parse_log_batch, ImportBatchInput(directory=req.directory, files=batch, domain_schemas=schemas,
                                                   vocabulary=ctx.vocabulary, notes_dir=req.notes_dir,
-                                                  undated=req.undated, today=req.today, year=req.year),
+                                                  undated=req.undated, today=req.today, year=req.year,
+                                                  languages=req.languages),
                 summary=f"Parser: {len(batch)} notes from {batch[0]}",
                 result_type=ImportBatchResult)
             usage.add_all(parsed.usage)

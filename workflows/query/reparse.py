@@ -40,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.query.summaries import reparse_summary
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import start_input
-from workflows.query.base import PIPELINE
+from workflows.query.base import PIPELINE, refuse_paths_outside_roots
 
 REPARSE_CONCURRENCY = 4  # Parser calls at once when flagged notes are parsed later
 
@@ -107,6 +107,7 @@ class ReparseNotesWorkflow:
     @workflow.run
     async def run(self, raw: Any = None) -> ReparseResult:
         req = start_input(ReparseRequest, raw, pipeline=PIPELINE, workflow_type=REPARSE_WORKFLOW_TYPE)
+        refuse_paths_outside_roots({"notes_dir": req.notes_dir})
         sa.upsert(pipeline=PIPELINE, phase="reparse", status=RUNNING)
         workflow.set_current_details("parsing notes kept unparsed (needs-parsing)")
         try:

@@ -53,7 +53,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.query.run_state import QueryRun
     from workflows.inputs import fail_start, invalid, start_input, update_input
 from workflows.query.answer import QueryAnswerSteps
-from workflows.query.base import PIPELINE
+from workflows.query.base import PIPELINE, refuse_paths_outside_roots
 from workflows.query.clarify import QueryClarifySteps
 from workflows.query.context import NotesContextWorkflow
 from workflows.query.imports import ImportNotesWorkflow
@@ -79,6 +79,7 @@ class QueryWorkflow(QueryLogSteps, QueryAnswerSteps, QueryClarifySteps):
     async def run(self, raw: Any = None) -> QueryResult:
         self.st.failed = True                 # until the input is accepted: the `session_state` query says failed
         req = start_input(QueryRequest, raw, pipeline=PIPELINE, workflow_type=WORKFLOW_TYPE)
+        refuse_paths_outside_roots({"notes_dir": req.notes_dir})
         self.st.req = req
         text = clean_text(req.text).strip()
         if not text:
@@ -135,7 +136,7 @@ class QueryWorkflow(QueryLogSteps, QueryAnswerSteps, QueryClarifySteps):
         fallback. Storage errors and a failed Parser/Store are surfaced (the user's text must not be lost
         silently); a failed query agent yields a partial answer that says what went wrong."""
         message = error_message(err)
-        storage = isinstance(err.cause, ApplicationError) and err.cause.type == "StorageError"
+        storage = isinstance(err.cause, ApplicationError) and err.cause.type in ("StorageError", "StorageUnavailable")
         if (state == State.ROUTE and self.st.catalog is not None and not storage
                 and workflow.patched(query_patches.ROUTER_FAILURE_KEEPS_NOTE)):
             # Never lose the user's text: keep it as a note exactly as written, flagged for parsing later.

@@ -6,7 +6,9 @@
                 language) → a child InterviewWorkflow `<study id>--<participant id>` (parent close: abandon)
     every check_seconds while interviews run: look them up by id (an activity: describe / session_state / result;
                 no child handles held) → finished: completed or abandoned; disconnected longer than
-                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step)
+                abandon_after_seconds: the study ends it (abandoned); completed → digest agent (map step);
+                no such interview while its start is pending: not yet started (rules/study/ledger.py
+                `looked_up`; patch study-lookup-race)
     closes at the quota of completed interviews or the close date (a timer), or when told; waits for the
                 interviews still running, then the analysis:
     theme-merge agent per `theme_batch` digests → reduce (counts, quotes, positions, coverage; every quote verified
@@ -16,7 +18,10 @@
     review (`review=True`): before any link opens the researcher edits (`review_plan` edit) or approves the plan
     consent: `open_link` is refused without the participant's consent to the text shown (its language, SHA-256)
     member checking (`member_check`): after their interview, until the study closes, a participant confirms,
-                corrects (kept beside the original) or withdraws (their data leaves the findings)
+                corrects or withdraws (their data leaves the findings); a correction is kept beside the original
+                and replaces it for the analysis: a digest that read fewer corrections than were saved is redone
+                on the corrected transcript when the analysis starts, and the quotes are checked against the
+                corrected answers and marked corrected (rules/study/corrections.py; patch study-corrections)
 
 Queries: progress, findings_draft (the draft while open, the final findings after), participants, link,
 member_check_view, plan_review, export.
@@ -51,8 +56,10 @@ with workflow.unsafe.imports_passed_through():
     from models.interview.plan import PlanSnapshot
     from models.interview.workflow import InterviewInput
     from models.status import COMPLETED, PARTIAL, PHASE_DONE, RUNNING
+    from models.study import patches as study_patches
     from models.study.activities import (
         DigestInput,
+        InterviewLookup,
         LookupInput,
         PublishInput,
         ReduceInput,
@@ -98,6 +105,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.errors import error_message
     from rules.interview.plan import default_plan, normalize_plan
     from rules.study.analysis import outline
+    from rules.study.corrections import stale
     from rules.study.ledger import Ledger, StudyError, view
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import check_start_input, fail_start, invalid, update_input
@@ -115,7 +123,7 @@ def _checked(check: Callable[[Any], Any], arg: Any) -> Any:
 @workflow.defn(name=WORKFLOW_TYPE)
 class StudyWorkflow:
     @workflow.init
-    def __init__(self, raw: Any = None) -> None:
+    def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self.input_error = check_start_input(StudyInput, raw, WORKFLOW_TYPE)
         self.inp = parsed or StudyInput(topic="(invalid input)", quota=1)
         self.wid = workflow.info().workflow_id
@@ -133,7 +141,7 @@ class StudyWorkflow:
 
     # ================================================================================================ run
     @workflow.run
-    async def run(self, raw: Any = None) -> StudyResult:
+    async def run(self, raw: Any = None, *extra: Any) -> StudyResult:
         if self.input_error is not None:
             fail_start(PIPELINE, self.input_error)
         st, inp = self.st, self.inp
@@ -278,6 +286,11 @@ class StudyWorkflow:
         self.starting.add(p.participant_id)
         try:
             plan = await self._plan_in(language)
+            try:
+                self.ledger.check_open(req)       # revoked or closed while its plan was translated
+            except StudyError as err:
+                if workflow.patched(study_patches.LOOKUP_RACE):
+                    raise invalid(str(err)) from None
             iid = self.ledger.start(workflow.now(), p, language, req.consent)
             try:
                 await workflow.start_child_workflow(
@@ -285,8 +298,10 @@ class StudyWorkflow:
                     task_queue=workflow.info().task_queue, parent_close_policy=workflow.ParentClosePolicy.ABANDON,
                     static_summary=f"{p.participant_id} ({language}) in study {self.wid}")
             except Exception:
-                p.status, p.interview_id, p.started_at = "invited", None, None
+                self.ledger.start_failed(p, legacy=p.status != "started"
+                                         and not workflow.patched(study_patches.LOOKUP_RACE))
                 raise
+            self.ledger.start_confirmed(p)
         finally:
             self.starting.discard(p.participant_id)
             self.wake = True
@@ -316,8 +331,9 @@ class StudyWorkflow:
 
     @workflow.update(name=UPDATE_MEMBER_CHECK)
     def member_check(self, raw: Any) -> MemberCheckView:
-        """A participant read back their transcript: confirmed it, corrected an answer (kept beside the original)
-        or withdrew (their data leaves the findings) — until the study closes."""
+        """A participant read back their transcript: confirmed it, corrected an answer (kept beside the original;
+        the analysis reads the correction: `_analyse`) or withdrew (their data leaves the findings) — until the
+        study closes."""
         req = update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK)
         _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
         self.wake = True
@@ -395,24 +411,34 @@ class StudyWorkflow:
 
     # ========================================================================================= look-ups
     async def _check(self) -> None:
-        running = {p.interview_id: p for p in self.ledger.running() if p.interview_id}
-        found = await call_activity(study_lookup_interviews, LookupInput(interview_ids=list(running)),
-                                    kind="storage", summary=f"look up {len(running)} running interviews")
+        """Look the interviews up; each answer goes through the ledger (rules/study/ledger.py `looked_up`: a
+        missing interview whose start is pending is not yet started, never abandoned)."""
+        asked = {p.interview_id: (p, p.start_pending) for p in self.ledger.to_look_up() if p.interview_id}
+        found = await call_activity(study_lookup_interviews, LookupInput(interview_ids=list(asked)),
+                                    kind="storage", summary=f"look up {len(asked)} running interviews")
         completed: list[Participant] = []
         for f in found:
-            p = running.get(f.interview_id)
-            if p is None:
+            if f.interview_id not in asked:
                 continue
-            if f.state == "running":
-                self.ledger.seen_running(p, f)
-                if self.ledger.to_abandon(f, p):
-                    await self._end_interview(p, f"abandoned: disconnected for {f.paused_seconds or 0:.0f}s")
-                continue
-            self.ledger.finished(workflow.now(), p, f)
-            if p.status == "completed":
+            p, pending = asked[f.interview_id]
+            if self.ledger.racy(p, f) and not workflow.patched(study_patches.LOOKUP_RACE):
+                outcome = self._looked_up_before_the_fix(p, f)
+            else:
+                outcome = self.ledger.looked_up(workflow.now(), p, f, pending)
+            if outcome == "running" and self.ledger.to_abandon(f, p):
+                await self._end_interview(p, f"abandoned: disconnected for {f.paused_seconds or 0:.0f}s")
+            elif outcome == "ended" and p.status == "completed":
                 completed.append(p)
         if completed:
             await asyncio.gather(*(self._digest(p) for p in completed))
+
+    def _looked_up_before_the_fix(self, p: Participant, f: InterviewLookup) -> str:
+        """How a look-up answer was taken before patch study-lookup-race (recorded histories replay it)."""
+        if f.state == "running":
+            self.ledger.seen_running(p, f)
+            return "running"
+        self.ledger.finished(workflow.now(), p, f)
+        return "ended"
 
     async def _end_interview(self, p: Participant, reason: str) -> None:
         p.abandon_requested = p.abandon_requested or reason.startswith("abandoned")
@@ -424,17 +450,21 @@ class StudyWorkflow:
         except Exception as err:       # it ended meanwhile: the next look-up sees how
             workflow.logger.warning("could not end %s: %s", p.interview_id, err)
 
-    async def _digest(self, p: Participant) -> None:
+    async def _digest(self, p: Participant, redone: bool = False) -> None:
+        """The participant's digest, on their transcript as they corrected it (`redone`: again, after a
+        correction)."""
         st = self.st
         assert st.plan is not None and p.transcript is not None and p.interview_id is not None
         language = p.language or self.inp.default_language
+        corrections = list(p.corrections)
         try:
             result = await call_agent(study_digest, DigestInput(
                 study_id=self.wid, participant_id=p.participant_id, interview_id=p.interview_id, language=language,
                 analysis_language=self.inp.analysis_language, plan=st.translations.get(language, st.plan),
-                source_plan=st.plan, transcript=p.transcript), summary=f"Digest: {p.participant_id} ({language})")
+                source_plan=st.plan, transcript=p.transcript, corrections=corrections),
+                summary=f"Digest: {p.participant_id} ({language})" + (" corrected" if redone else ""))
             self._used(result)
-            self.ledger.digested(p, result.output)
+            self.ledger.digested(p, result.output, corrections=len(corrections), redone=redone)
         except ActivityError as err:
             p.digest_error = error_message(err)
             workflow.logger.warning("digest of %s failed: %s", p.participant_id, p.digest_error)
@@ -450,9 +480,20 @@ class StudyWorkflow:
         missing = [p for p in st.participants if p.status == "completed" and p.digest is None]
         if missing:
             await asyncio.gather(*(self._digest(p) for p in missing))
+        corrections = {p.participant_id: list(p.corrections) for p in st.participants
+                       if p.status == "completed" and p.corrections}
+        if not (corrections and workflow.patched(study_patches.CORRECTIONS)):
+            corrections = {}
+        stale_ones = [p for p in st.participants if p.participant_id in corrections and p.digest is not None
+                      and stale(len(p.corrections), p.digested_corrections)]
+        if stale_ones:      # a correction replaces the answer: that digest is redone on the corrected transcript
+            await asyncio.gather(*(self._digest(p, redone=True) for p in stale_ones))
         done = [p for p in st.participants if p.status == "completed" and p.digest is not None]
         errors = [f"{p.participant_id}: digest failed ({p.digest_error})" for p in st.participants
                   if p.status == "completed" and p.digest is None]
+        errors += [f"{p.participant_id}: the digest of the corrected transcript failed ({p.digest_error}); quotes "
+                   f"of the corrected answers are left out" for p in stale_ones
+                   if stale(len(p.corrections), p.digested_corrections)]
         mapping: dict[str, str] = {}
         catalogue: list[str] = []
         for i in range(0, len(done), inp.theme_batch):
@@ -475,7 +516,8 @@ class StudyWorkflow:
             analysis_language=inp.analysis_language, plan=st.plan, digests=[p.digest for p in done if p.digest],
             mapping=mapping, abandoned=self.ledger.count("abandoned"),
             transcripts={p.participant_id: p.transcript for p in done if p.transcript},
-            interviews={p.participant_id: p.interview_id for p in done if p.interview_id}),
+            interviews={p.participant_id: p.interview_id for p in done if p.interview_id},
+            corrections=corrections),
             kind="artifact", summary=f"reduce {len(done)} digests")
         try:
             result = await call_agent(study_synthesis, SynthesisInput(
@@ -490,8 +532,9 @@ class StudyWorkflow:
         findings.notes += _notes(st.offline, st.translation_notes) + errors
         findings.member_checking, findings.consent = self.ledger.member_checking(), self.ledger.consent_versions()
         findings.as_of = workflow.now()
-        self.outputs = await call_activity(study_publish, PublishInput(study_id=self.wid, findings=findings),
-                                           kind="artifact", summary="findings.json, findings.md, report.html")
+        self.outputs = await call_activity(study_publish, PublishInput(
+            study_id=self.wid, findings=findings, corrections=corrections),
+            kind="artifact", summary="findings.json, findings.md, report.html")
         self.findings = findings
         self.analysing, self.done = False, True
         status = PARTIAL if errors else COMPLETED

@@ -61,6 +61,7 @@ DEFAULT_APPROVAL_PROMPT = ("approve to complete | reject --feedback TEXT to send
 P_HUMAN, P_REJECT, P_BUDGET = writing_patches.HUMAN, writing_patches.REJECT, writing_patches.BUDGET
 P_RETRY, P_RULES, P_STATUS = writing_patches.RETRY, writing_patches.RULES, writing_patches.STATUS
 P_SCORE, P_DUPES = writing_patches.SCORE, writing_patches.DUPES
+P_PUBLISH, P_AGENT_TIMEOUT = writing_patches.PUBLISH, writing_patches.AGENT_TIMEOUT
 
 
 class _Stop(Exception):
@@ -82,6 +83,7 @@ class WritingBase:
         self._flags: dict[str, bool] = {}
         self._budget_stop = False
         self._refused: str | None = None      # the input was refused: the run failed before its first state
+        self._kept: tuple[AgentOutput | None] | None = None  # set when the publishing rule chose the run's post
 
     def _new(self, patch_id: str) -> bool:
         """workflow.patched, asked once per id (never from a query)."""

@@ -5,6 +5,7 @@ commands)."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
@@ -19,14 +20,16 @@ class _BudgetCancelled(Exception):
     """Internal: a fan-out branch cancelled because the run's hard budget was reached."""
 
 
-async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None) -> Any:
+async def _with_timeout(call: Any, seconds: float, summary: str, stop: Any = None, recovery: bool = True) -> Any:
     """The per-agent timeout (§3): a workflow timer (named `summary` in the Web UI) races the activity; on expiry
     only this activity is cancelled and asyncio.TimeoutError is raised (the activity's own failure as it is).
-    The timer adds rules/policies.py RECOVERY_BOUND to the budget, so an attempt whose worker died mid-call (its
-    heartbeat timeout fails it in seconds) is retried on another worker instead of the branch being given up.
+    The timer fires after `seconds`, as configured (patch writing-agent-timeout-as-configured): an attempt whose
+    worker died mid-call (its heartbeat timeout fails it in seconds) is retried on another worker within that
+    budget, which takes up to rules/policies.py RECOVERY_BOUND. Runs started before the patch (`recovery`) add
+    RECOVERY_BOUND to the timer, so `timeout_per_agent: 3` fired after 33 s.
     `stop` (a predicate) cancels the activity early and raises _BudgetCancelled (the run's hard budget is spent)."""
     task = asyncio.ensure_future(call)
-    timeout = timer_with_recovery(seconds)
+    timeout = timer_with_recovery(seconds) if recovery else timedelta(seconds=seconds)
     try:
         if stop is None:
             await workflow.wait_condition(task.done, timeout=timeout, timeout_summary=summary)

@@ -41,6 +41,7 @@ from workflows.writing.base import (
     BUDGET_GRACE_MS,
     DEFAULT_APPROVAL_PROMPT,
     MAX_APPROVAL_POST_CHARS,
+    P_AGENT_TIMEOUT,
     P_BUDGET,
     P_HUMAN,
     P_RETRY,
@@ -93,7 +94,9 @@ class WritingStates(WritingBase):
         guidance = take_guidance(s.pending_guidance, name)
         timeout = state.timeout_s or cfg.settings.timeout_per_agent
         workflow.set_current_details(f"{name}: {len(models)} model(s) in parallel (visit {visit})")
-        self._log("fan_out_start", name, {"models": models, "visit": visit, "guidance": guidance})
+        as_configured = self._new(P_AGENT_TIMEOUT)
+        self._log("fan_out_start", name, {"models": models, "visit": visit, "guidance": guidance,
+                                          **({"timeout_s": timeout} if as_configured else {})})
         started = workflow.now()
         slugs = unique_slugs(models)
         over_budget: str | None = None
@@ -177,7 +180,8 @@ class WritingStates(WritingBase):
         try:
             result = await _with_timeout(call_agent(TASK_ACTIVITIES[state.task or ""], inp,
                                                     summary=f"{name}: {model}", result_type=TaskResult), timeout,
-                                         f"{name}: {model} timeout ({timeout:g}s)", stop)
+                                         f"{name}: {model} timeout ({timeout:g}s)", stop,
+                                         recovery=not self._flags.get(P_AGENT_TIMEOUT, False))
             return started, result, None
         except _BudgetCancelled as err:
             return started, None, err
@@ -204,7 +208,8 @@ class WritingStates(WritingBase):
             try:
                 result: TaskResult = await _with_timeout(call_agent(
                     TASK_ACTIVITIES[state.task or ""], inp, summary=f"{name}: {label}",
-                    result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)")
+                    result_type=TaskResult), timeout, f"{name}: {label} timeout ({timeout:g}s)",
+                    recovery=not self._new(P_AGENT_TIMEOUT))
                 break
             except (TimeoutError, ActivityError) as err:
                 error = err if isinstance(err, ActivityError) else TimeoutError(
@@ -254,6 +259,8 @@ class WritingStates(WritingBase):
         self.pending = PendingApproval(
             request_id=request_id, state=name, prompt=state.prompt or DEFAULT_APPROVAL_PROMPT,
             post_ref=post.ref if post else None, post_text=text, since=workflow.now(), timeout_s=state.timeout_s)
+        if post:
+            s.shown_posts.append(post.ref.name)
         s.status = "waiting_approval"
         self._upsert(status="waiting_approval")
         self._log("approval_requested", name, {"request_id": request_id, "post": post.ref.name if post else None})
@@ -285,6 +292,9 @@ class WritingStates(WritingBase):
                 breaker.human_round(s.breaker)
         if decision == "approved":
             s.approved = True
+            if post:
+                s.approved_posts.append(post.ref.name)
+            s.approved_after = len(s.invocations)
         if decision == "timeout":
             return "timeout" if "timeout" in state.transitions else "abort"
         return decision

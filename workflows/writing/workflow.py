@@ -41,6 +41,7 @@ with workflow.unsafe.imports_passed_through():
         UPDATE_AWAIT_APPROVAL_REQUEST,
         UPDATE_SUBMIT_APPROVAL,
         WORKFLOW_TYPE,
+        AgentOutput,
         ApprovalInput,
         ApprovalReceipt,
         BreakInfo,
@@ -64,7 +65,8 @@ with workflow.unsafe.imports_passed_through():
         initial_state,
         validate_config,
     )
-    from rules.writing.outcome import final_score, floor_status, usable_post
+    from rules.writing.outcome import final_score, floor_status, score_seen_by_human, usable_post
+    from rules.writing.publish import decide_end, record_of, requirements
     from rules.writing.transitions import (
         best_output,
         normalise_approval,
@@ -84,6 +86,7 @@ from workflows.writing.base import (
     MAX_PERSONA_CHARS,
     P_DUPES,
     P_HUMAN,
+    P_PUBLISH,
     P_REJECT,
     P_RETRY,
     P_RULES,
@@ -297,10 +300,13 @@ class WritingWorkflow(WritingStates):
         self._ended = True
         final_post = s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
+        if self._new(P_PUBLISH):  # where the config asks for a human, only a human's yes publishes a post
+            final_post = self._publish(final_post)
         if self._new(P_SCORE):  # the last final-audit visit only, never a gate score; then the score floor
             s.final_score = final_score(s.audit_scores, s.final_score)
+            seen = not self._flags.get(P_PUBLISH) or score_seen_by_human(s.invocations, s.approved_after)
             s.status, below = floor_status(s.status, s.final_score, cfg.settings.score_floor,  # type: ignore[assignment]
-                                           s.approved)
+                                           s.approved, seen)
             if below:
                 s.reason = f"{s.reason}; {below}" if s.reason else below
         elif s.final_score is None:
@@ -313,12 +319,8 @@ class WritingWorkflow(WritingStates):
         workflow.set_current_details(f"{s.status}: {s.reason or s.current}; writing run logs and history")
         record = RunLogsInput(state=s, finished_at=workflow.now(), final_post=final_post, forced=self.forced,
                               analysis_ref=s.analysis_ref)
-        try:
-            artifacts = await call_activity(writing_write_run_logs, record, kind="storage",
-                                            summary="run logs: manifest, state/token/agent logs, run_summary.md")
-        except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
-            workflow.logger.warning("run logs not written: %s", error_message(err))
-            artifacts = RunArtifacts()
+        written = len(s.state_log)
+        artifacts = await self._write_logs(record)
         recorded = True
         try:
             await call_activity(writing_record_history, RecordHistoryInput(
@@ -327,6 +329,10 @@ class WritingWorkflow(WritingStates):
         except ActivityError as err:
             recorded = False
             workflow.logger.warning("history not recorded: %s", error_message(err))
+        if self._flags.get(P_PUBLISH) and len(s.state_log) > written:
+            # an answer came in while the logs were written (a late abort after an approve): it is logged, so the
+            # logs are written again with it
+            artifacts = await self._write_logs(record)
         totals = run_totals(s.invocations)
         if self.dump_ref is not None:
             artifacts.refs["debug_dump.json"] = self.dump_ref
@@ -341,6 +347,40 @@ class WritingWorkflow(WritingStates):
                              transitions=list(s.breaker.transition_history), artifacts=artifacts.refs,
                              history_recorded=recorded)
 
+    async def _write_logs(self, record: RunLogsInput) -> RunArtifacts:
+        try:
+            return await call_activity(writing_write_run_logs, record, kind="storage",
+                                       summary="run logs: manifest, state/token/agent logs, run_summary.md")
+        except ActivityError as err:  # the run's outputs exist; missing logs must not turn it into a failure
+            workflow.logger.warning("run logs not written: %s", error_message(err))
+            return RunArtifacts()
+
+    def _publish(self, post: AgentOutput | None) -> AgentOutput | None:
+        """The end the publishing rule allows (rules/writing/publish.py): the status, and the post the run ends
+        with (None, or the last post a human approved, when the proposed one may not be published)."""
+        s, cfg = self._run()
+        end = decide_end(requirements(cfg), record_of(s), s.status, post.ref.name if post else None, self.forced)
+        if end.reason:
+            s.status, s.current = end.status, self._terminal(error=True)  # type: ignore[assignment]
+            s.reason = f"{end.reason} ({s.reason})" if s.reason else end.reason
+            self._log("not_published", s.current, {"status": end.status, "reason": end.reason,
+                                                   "post": post.ref.name if post else None, "kept": end.post})
+        kept = None if end.post is None else post if post is not None and post.ref.name == end.post else \
+            self._output_named(end.post)
+        self._kept = (kept,)  # the `outputs` query's final post from now on
+        return kept
+
+    def _output_named(self, name: str) -> AgentOutput | None:
+        s, _ = self._run()
+        for o in [o for group in s.outputs.values() for o in group] + [s.forced_output]:
+            if o is not None and o.ref.name == name:
+                return o
+        inv = next((i for i in reversed(s.invocations) if i.output_name == name and i.output_ref), None)
+        if inv is None or inv.output_ref is None:
+            return None
+        return AgentOutput(state=inv.state, model=inv.model, kind="post", ref=inv.output_ref,
+                           word_count=inv.word_count, preview=inv.preview, visit=inv.visit)
+
     @workflow.signal(name=SIGNAL_APPROVAL)
     def approval(self, raw: Any) -> None:
         """approve | abort | feedback (text). Invalid or unexpected answers are ignored and logged."""
@@ -353,7 +393,8 @@ class WritingWorkflow(WritingStates):
         if inp is None or problem:
             self._ignored += 1
             if self._ignored <= MAX_IGNORED_LOGGED:  # a flood of bad signals must not grow the state unbounded
-                self._log("approval_ignored", self.s.current if self.s else None, {"reason": problem})
+                self._log("approval_ignored", self.s.current if self.s else None, {
+                    "reason": problem, "decision": (inp.decision[:40] if inp is not None else None)})
             return
         self.answer = normalise_approval(inp.decision, inp.feedback, strict_reject=self._new(P_REJECT))
 
@@ -371,6 +412,9 @@ class WritingWorkflow(WritingStates):
             raise invalid(problem)
 
     def _approval_problem(self, inp: ApprovalInput) -> str | None:
+        if self._ended and self.s is not None:
+            return (f"the run has already ended ({self.s.status} in state {self.s.current!r}): a late "
+                    f"{inp.decision.strip()[:40]!r} changes nothing")
         if self.pending is None:
             return "no approval is pending" + (f" (the run is in state {self.s.current!r})" if self.s else "")
         if self.answer is not None:
@@ -412,7 +456,7 @@ class WritingWorkflow(WritingStates):
         s = self.s
         if s is None:
             return OutputsView(outputs={})
-        final = s.forced_output or next(
+        final = self._kept[0] if self._kept is not None else s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
         return OutputsView(outputs=s.outputs, final_post=final, audit_scores=s.audit_scores)
 

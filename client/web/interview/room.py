@@ -1,12 +1,14 @@
 """The live interview in a browser, served by `colloquy serve` (client/web/app.py extensions):
 
-    GET  /room/{wid}/{key}                 the interviewee page (the key is the capability: no other login)
+    GET  /room/{wid}/{key}[?lang=xx]       the interviewee page (the key is the capability: no other login), in the
+                                           participant's language (client/web/i18n.py: `lang`, `dir`, its strings)
     GET  /room/{wid}/{key}/state           what the page shows, as JSON (with `max_entry_chars` and `notices`: the
                                            latest section boundaries and time warnings, from the event log)
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
     POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
                                            entry_id; the section of the question on screen decides late grace;
-                                           409 once the interview has ended, finished or not)
+                                           409 once the interview has ended, finished or not; a burst queues
+                                           here, client/web/interview/updates.py: 429 only when it cannot wait)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     POST /room/{wid}/{key}/audio, GET .../question-audio: the voice room (client/web/voice/room.py); an entry's
                                            `audio_clips` name the recordings it was transcribed from
@@ -37,356 +39,58 @@ force>`) before the page gets it, and a reopened page sees the same question and
 from __future__ import annotations
 
 import asyncio
-import base64
-import contextlib
-import hashlib
-import hmac
-import json
-import os
-import secrets
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
+from collections.abc import Callable
 
 from aiohttp import web
-from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.service import RPCError
 
-from client.web.app import authorised, public, with_csrf
-from client.web.guard import as_model, json_object
+from client.web.app import public
+from client.web.guard import as_model
+from client.web.i18n import room_html
+from client.web.interview.console import (
+    console_control,
+    console_data,
+    console_essay,
+    console_page,
+    console_stream,
+    room_link,
+)
+from client.web.interview.sessions import (
+    ROOMS,
+    STATIC,
+    Connect,
+    Rooms,
+    _asset,
+    _error,
+    _json_body,
+    _page,
+    _room_guard,
+    _sse,
+    _temporal_error,
+    _update_error,
+    room_view,
+)
+from client.web.interview.updates import Busy
 from client.web.voice.clips import audio_clips
 from models.interview.entries import (
     Heartbeat,
-    SessionControl,
     SubmitEntryResult,
     TranscriptEntry,
-    TranscriptView,
 )
 from models.interview.names import (
-    CONTROL_ACTIONS,
-    QUERY_EVENT_LOG,
-    QUERY_NOTES,
-    QUERY_PLAN,
-    QUERY_SESSION_STATE,
-    QUERY_TRANSCRIPT,
     UPDATE_HEARTBEAT,
-    UPDATE_SESSION_CONTROL,
     UPDATE_SUBMIT_ENTRY,
 )
-from models.interview.notes import NotesState
-from models.interview.plan import PlanSnapshot
-from models.interview.workflow import EventLogPage, InterviewResult, SessionState
-from models.web import ControlBody, HeartbeatBody, RoomEntryBody
-from rules.errors import error_message
-from rules.interview.notices import Notices
-from rules.text import escape_raw_html
-
-SECRET_ENV = "COLLOQUY_ROOM_SECRET"
-ENDED = ("FINALIZING", "COMPLETED", "TERMINATED")
-FINISHED = ("COMPLETED", "TERMINATED")
-STATIC = {"room.html", "console.html", "room.css", "room.js", "console.js", "csrf.js", "split.js", "voice.js"}
-RESYNC_SECONDS = 5.0        # a push at least this often while someone watches (the clocks re-sync)
-KEEPALIVE_SECONDS = 15.0
-FIRST_READ_EVENTS = 100    # events read back when a session's notices are first asked for on this server
-MAX_SESSIONS = 500          # sessions whose notices this server keeps (the least recently shown are dropped)
-Connect = Callable[[], Awaitable[Client]]
-
-
-# ------------------------------------------------------------------------------------------------ keys
-def load_secret(data_dir: Path | None = None) -> bytes:
-    """COLLOQUY_ROOM_SECRET, else .data/room-secret (created once, 0600)."""
-    given = os.environ.get(SECRET_ENV, "").strip()
-    if given:
-        return given.encode()
-    from core.settings import data_dir as default_data_dir
-
-    path = (data_dir or default_data_dir()) / "room-secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(secrets.token_urlsafe(32))
-    return path.read_text().strip().encode()
-
-
-def room_key(secret: bytes, workflow_id: str) -> str:
-    digest = hmac.new(secret, b"interview-room\x00" + workflow_id.encode(), hashlib.sha256).digest()
-    return base64.urlsafe_b64encode(digest[:18]).decode()
-
-
-def room_path(secret: bytes, workflow_id: str) -> str:
-    return f"/room/{workflow_id}/{room_key(secret, workflow_id)}"
-
-
-# ------------------------------------------------------------------------------------------------ views
-def heartbeat_seconds(presence_timeout: float) -> float:
-    """How often a page heartbeats: four beats per presence timeout, between 1 and 5 s (0: presence off)."""
-    return 0.0 if presence_timeout <= 0 else max(1.0, min(5.0, presence_timeout / 4))
-
-
-def room_view(s: SessionState, notices: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What the interviewee page shows (no notes, no instructions: those are the interviewer's); `notices`: the
-    latest section boundaries and time warnings (rules/interview/notices.py)."""
-    sec = s.current_section
-    ended = s.status in ENDED
-    return {
-        "workflow_id": s.workflow_id, "topic": s.topic, "status": s.status, "phase": s.phase, "ended": ended,
-        "section": None if sec is None or ended else {"id": sec.id, "title": sec.title, "goal": sec.goal,
-                                                       "deadline": _iso(sec.deadline)},
-        "question": None if ended else s.next_question, "question_id": s.question_event_id,
-        "as_of": _iso(s.as_of), "ends_at": _iso(s.ends_at),
-        "seconds_remaining_in_section": s.seconds_remaining_in_section,
-        "seconds_remaining_overall": s.seconds_remaining_overall,
-        "paused_reason": s.paused_reason, "exit_reason": s.exit_reason,
-        "heartbeat_seconds": heartbeat_seconds(s.presence_timeout_seconds),
-        "max_entry_chars": s.max_entry_chars, "notices": notices or [],
-    }
-
-
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _digest(s: SessionState) -> tuple[Any, ...]:
-    """What makes a push worth sending (the clocks tick on the page; they re-sync on RESYNC_SECONDS)."""
-    sec = s.current_section
-    return (s.status, s.phase, sec.id if sec else None, s.next_question, s.question_event_id, s.exit_reason,
-            s.last_event_id, s.ends_at, sec.deadline if sec else None, s.paused_reason)
-
-
-# --------------------------------------------------------------------------------------------- watcher
-@dataclass
-class Subscriber:
-    queue: asyncio.Queue[SessionState | None]
-    interviewee: bool
-
-
-@dataclass
-class Watcher:
-    """Polls one session's state for the pages watching it; stops when the last one leaves or it finished."""
-
-    workflow_id: str
-    subscribers: list[Subscriber] = field(default_factory=list)
-    last: SessionState | None = None
-    task: asyncio.Task[None] | None = None
-
-
-class LazyClient:
-    """A Temporal client connected on first use (and again after a failed attempt): `await lazy()`."""
-
-    def __init__(self, connect: Connect) -> None:
-        self._connect = connect
-        self._client: Client | None = None
-        self._lock: asyncio.Lock | None = None
-
-    async def __call__(self) -> Client:
-        self._lock = self._lock or asyncio.Lock()
-        async with self._lock:
-            if self._client is None:
-                self._client = await self._connect()
-            return self._client
-
-
-class Rooms:
-    """The Temporal side of the pages: the (lazily connected) client, the watchers, recording shown questions."""
-
-    def __init__(self, client: Connect, secret: bytes, poll_s: float = 0.5) -> None:
-        self.client, self.secret, self.poll_s = client, secret, poll_s
-        self.watchers: dict[str, Watcher] = {}
-        self.recorded: set[str] = set()          # "wid/qid" already recorded as interviewer entries
-        self.notices: OrderedDict[str, Notices] = OrderedDict()   # per session, the latest MAX_SESSIONS sessions
-        self.stopping = asyncio.Event()
-
-    async def handle(self, wid: str) -> WorkflowHandle:
-        return (await self.client()).get_workflow_handle(wid, result_type=InterviewResult)
-
-    async def state(self, wid: str) -> SessionState:
-        return await (await self.handle(wid)).query(QUERY_SESSION_STATE, result_type=SessionState)
-
-    async def latest_notices(self, s: SessionState) -> list[dict[str, Any]]:
-        """The session's latest section boundaries and warnings, read from its event log as far as `s` goes
-        (only the events not read yet; an unreadable log leaves what was read before)."""
-        wid = s.workflow_id
-        notices = self.notices.get(wid)
-        if notices is None or s.last_event_id < notices.cursor:
-            # first look: the latest FIRST_READ_EVENTS events only (a page of events carries every entry's text)
-            notices = self.notices[wid] = Notices()
-            notices.cursor = max(0, s.last_event_id - FIRST_READ_EVENTS)
-        if s.current_section is not None:
-            notices.titles.setdefault(s.current_section.id, s.current_section.title)
-        self.notices.move_to_end(wid)
-        while len(self.notices) > MAX_SESSIONS:
-            self.notices.popitem(last=False)
-        try:
-            while notices.cursor < s.last_event_id:
-                before = notices.cursor
-                page = await (await self.handle(wid)).query(QUERY_EVENT_LOG, before, result_type=EventLogPage)
-                notices.take(page.events)
-                if notices.cursor == before:
-                    break
-        except (RPCError, WorkflowQueryFailedError, ConnectionError, OSError):
-            notices.cursor = max(notices.cursor, s.last_event_id)   # unreadable: skip them rather than retry
-        return notices.latest()
-
-    def cached_notices(self, wid: str) -> list[dict[str, Any]]:
-        notices = self.notices.get(wid)
-        return notices.latest() if notices is not None else []
-
-    async def record_question(self, s: SessionState) -> None:
-        """On a run from before the engine recorded its questions itself (`question_entry_id` unset), the question a
-        page is about to show becomes the interviewer's entry, once per presentation. Since then: nothing to do."""
-        if not s.next_question or not s.question_event_id or s.question_entry_id or s.status in ENDED:
-            return
-        key = f"{s.workflow_id}/{s.question_event_id}"
-        if key in self.recorded:
-            return
-        entry = TranscriptEntry(entry_id=f"room-q-{s.question_event_id}", speaker="interviewer",
-                                text=s.next_question)
-        with contextlib.suppress(WorkflowUpdateFailedError):      # ended meanwhile: nothing to record
-            await (await self.handle(s.workflow_id)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
-                                                                    result_type=SubmitEntryResult)
-        self.recorded.add(key)
-
-    # ------------------------------------------------------------------------------------ subscriptions
-    def subscribe(self, wid: str, interviewee: bool) -> Subscriber:
-        sub = Subscriber(asyncio.Queue(), interviewee)
-        w = self.watchers.setdefault(wid, Watcher(wid))
-        w.subscribers.append(sub)
-        if w.last is not None:
-            sub.queue.put_nowait(w.last)
-        if w.task is None or w.task.done():
-            w.task = asyncio.create_task(self._watch(w))
-        return sub
-
-    def unsubscribe(self, wid: str, sub: Subscriber) -> None:
-        w = self.watchers.get(wid)
-        if w is not None and sub in w.subscribers:
-            w.subscribers.remove(sub)
-
-    async def _watch(self, w: Watcher) -> None:
-        loop = asyncio.get_running_loop()
-        sent_at, digest = 0.0, None
-        try:
-            while w.subscribers and not self.stopping.is_set():
-                try:
-                    s = await self.state(w.workflow_id)
-                except (RPCError, ConnectionError, OSError):
-                    await asyncio.sleep(self.poll_s * 4)      # the server or worker is away: keep trying
-                    continue
-                if any(sub.interviewee for sub in w.subscribers):
-                    await self.record_question(s)
-                now = loop.time()
-                if _digest(s) != digest or now - sent_at >= RESYNC_SECONDS:
-                    if _digest(s) != digest:
-                        await self.latest_notices(s)          # read before the pages get the state
-                    w.last, digest, sent_at = s, _digest(s), now
-                    for sub in list(w.subscribers):
-                        sub.queue.put_nowait(s)
-                if s.status in FINISHED:
-                    break
-                await asyncio.sleep(self.poll_s if s.status not in ENDED else self.poll_s * 2)
-        finally:
-            for sub in list(w.subscribers):
-                sub.queue.put_nowait(None)   # the stream closes (finished, or the server stops)
-            self.watchers.pop(w.workflow_id, None)
-
-    async def close(self) -> None:
-        self.stopping.set()
-        for w in list(self.watchers.values()):
-            for sub in list(w.subscribers):
-                sub.queue.put_nowait(None)
-            if w.task is not None:
-                w.task.cancel()
-
-
-ROOMS = web.AppKey("colloquy_rooms", Rooms)
-
-
-# ---------------------------------------------------------------------------------------------- helpers
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
-
-
-def _temporal_error(exc: Exception) -> web.Response:
-    if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND:
-        return _error(404, "no such interview")
-    if isinstance(exc, WorkflowUpdateFailedError):
-        message = error_message(exc)
-        return _error(409 if "has ended" in message or "no longer" in message else 422, message)
-    return _error(503, f"the Temporal server is not answering: {error_message(exc) if isinstance(exc, RPCError) else exc}")
-
-
-async def _update_error(rooms: Rooms, wid: str, exc: Exception) -> web.Response:
-    """An update the server refuses as NOT_FOUND because the run has closed is 409 (the interview has ended, as the
-    docs say), not 404 (no such interview)."""
-    if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND:
-        with contextlib.suppress(RPCError, ConnectionError, OSError):
-            desc = await (await rooms.handle(wid)).describe()
-            if desc.status is not None and desc.status.name != "RUNNING":
-                return _error(409, f"the interview has ended ({desc.status.name.lower()}): nothing more is recorded")
-    return _temporal_error(exc)
-
-
-async def _json_body(request: web.Request) -> dict[str, Any]:
-    """The JSON object sent (client/web/guard.py: JSON only, measured, no undecodable text) or a clear 4xx."""
-    return await json_object(request)
-
-
-def _room_guard(request: web.Request) -> str:
-    """The workflow id, when the key in the path opens it (else 404: a wrong key says nothing)."""
-    wid, key = request.match_info["wid"], request.match_info["key"]
-    if not hmac.compare_digest(key.encode(), room_key(request.app[ROOMS].secret, wid).encode()):
-        raise web.HTTPNotFound(text=json.dumps({"error": "no such interview room (check the link)"}),
-                               content_type="application/json")
-    return wid
-
-
-def _asset(name: str) -> str:
-    return resources.files("client.web").joinpath(name).read_text(encoding="utf-8")
-
-
-def _page(name: str, request: web.Request | None = None) -> web.Response:
-    text = _asset(name) if request is None else with_csrf(request, _asset(name))
-    return web.Response(text=text, content_type="text/html", headers={
-        "Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:"})
-
-
-async def _sse(request: web.Request, wid: str, interviewee: bool,
-               render: Callable[[SessionState], dict[str, Any]]) -> web.StreamResponse:
-    rooms = request.app[ROOMS]
-    response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                           "X-Accel-Buffering": "no"})
-    await response.prepare(request)
-    sub = rooms.subscribe(wid, interviewee)
-    try:
-        await response.write(b"retry: 2000\n\n")
-        while not rooms.stopping.is_set():
-            try:
-                s = await asyncio.wait_for(sub.queue.get(), KEEPALIVE_SECONDS)
-            except TimeoutError:
-                await response.write(b": keepalive\n\n")
-                continue
-            if s is None:
-                await response.write(b"event: closed\ndata: {}\n\n")
-                break
-            await response.write(f"event: state\ndata: {json.dumps(render(s))}\n\n".encode())
-    except (ConnectionResetError, asyncio.CancelledError):
-        pass
-    finally:
-        rooms.unsubscribe(wid, sub)
-    return response
+from models.interview.workflow import SessionState
+from models.web import HeartbeatBody, RoomEntryBody
 
 
 # ------------------------------------------------------------------------------------- interviewee room
 @public
 async def room_page(request: web.Request) -> web.Response:
     _room_guard(request)
-    return _page("room.html", request)
+    return _page("room.html", request, room_html(request.query.get("lang")))
 
 
 @public
@@ -423,9 +127,8 @@ async def room_entry(request: web.Request) -> web.Response:
                                        "reply_to_section_id": section if isinstance(section, str) and section
                                        else None, "audio": audio}, "entry")
     try:
-        result = await (await rooms.handle(wid)).execute_update(UPDATE_SUBMIT_ENTRY, entry,
-                                                                result_type=SubmitEntryResult)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
+        result = await rooms.update(wid, UPDATE_SUBMIT_ENTRY, entry, SubmitEntryResult)
+    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
         return await _update_error(rooms, wid, exc)
     return web.json_response({"ok": True, "duplicate": result.duplicate, "seq": result.entry.seq,
                               "late": result.entry.late, "status": result.status})
@@ -442,108 +145,11 @@ async def room_heartbeat(request: web.Request) -> web.Response:
     hb = as_model(Heartbeat, {"client_id": str(data.get("client_id", ""))[:200] or "page", "role": "interviewee",
                               "seq": seq}, "heartbeat")
     try:
-        s = await (await rooms.handle(wid)).execute_update(UPDATE_HEARTBEAT, hb, result_type=SessionState)
+        s = await rooms.update(wid, UPDATE_HEARTBEAT, hb, SessionState)
         await rooms.record_question(s)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
+    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
         return await _update_error(rooms, wid, exc)
     return web.json_response(room_view(s, await rooms.latest_notices(s)))
-
-
-# -------------------------------------------------------------------------------------- console
-@public
-async def console_page(request: web.Request) -> web.Response:
-    if not authorised(request):
-        raise web.HTTPSeeOther(f"/login?next=/console/{quote(request.match_info['wid'], safe='')}")
-    return _page("console.html", request)
-
-
-async def console_data(request: web.Request) -> web.Response:
-    wid, rooms = request.match_info["wid"], request.app[ROOMS]
-    try:
-        h = await rooms.handle(wid)
-        s = await h.query(QUERY_SESSION_STATE, result_type=SessionState)
-        transcript = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
-        notes = await h.query(QUERY_NOTES, result_type=NotesState)
-        plan = await h.query(QUERY_PLAN, result_type=PlanSnapshot | None)  # type: ignore[arg-type]
-        essay = await _essay_ref(h) if s.status == "COMPLETED" else None
-        notices = await rooms.latest_notices(s)
-    except (RPCError, ConnectionError, OSError) as exc:
-        return _temporal_error(exc)
-    asked = set(s.asked_question_ids)
-    coverage = [{"id": sec.id, "title": sec.title,
-                 "questions": [{"id": q.id, "text": q.text, "priority": q.priority, "asked": q.id in asked}
-                               for q in sec.questions]} for sec in (plan.sections if plan else [])]
-    return web.json_response({
-        "state": s.model_dump(mode="json"), "room": room_view(s, notices), "coverage": coverage, "notices": notices,
-        "transcript": [e.model_dump(mode="json") for e in transcript.entries],
-        "transcript_total": transcript.total_entries, "notes": notes.model_dump(mode="json"),
-        "room_link": str(request.url.with_path(room_path(rooms.secret, wid)).with_query(None)),
-        "essay": None if essay is None else {"url": f"/api/interviews/{wid}/essay", "title": essay[0],
-                                             "name": essay[1]},
-    })
-
-
-async def _essay_ref(h: WorkflowHandle) -> tuple[str, str] | None:
-    result: InterviewResult = await h.result()
-    return (result.title, result.essay.name) if result.essay else None
-
-
-async def console_stream(request: web.Request) -> web.StreamResponse:
-    return await _sse(request, request.match_info["wid"], False, lambda s: s.model_dump(mode="json"))
-
-
-async def console_control(request: web.Request) -> web.Response:
-    wid, rooms = request.match_info["wid"], request.app[ROOMS]
-    data = await _json_body(request)
-    action = as_model(ControlBody, data, "control").action
-    if action not in CONTROL_ACTIONS:
-        return _error(400, f"action must be one of {', '.join(CONTROL_ACTIONS)}")
-    try:
-        s = await (await rooms.handle(wid)).execute_update(
-            UPDATE_SESSION_CONTROL, SessionControl(action=action, reason="interviewer console"),
-            result_type=SessionState)
-    except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError) as exc:
-        return await _update_error(rooms, wid, exc)
-    return web.json_response(s.model_dump(mode="json"))
-
-
-async def console_essay(request: web.Request) -> web.Response:
-    from client.artifacts import read_artifact_text
-    from client.errors import CliError
-
-    wid, rooms = request.match_info["wid"], request.app[ROOMS]
-    try:
-        h = await rooms.handle(wid)
-        desc = await h.describe()
-        if desc.status is None or desc.status.name != "COMPLETED":
-            return _error(409, f"{wid} has no essay yet ({desc.status.name.lower() if desc.status else 'unknown'})")
-        result: InterviewResult = await h.result()
-    except (RPCError, ConnectionError, OSError) as exc:
-        return _temporal_error(exc)
-    if result.essay is None:
-        return _error(404, f"{wid} ended without an essay: {result.error or result.exit_reason}")
-    try:  # this server's artifact store when it holds the essay (shared object storage), else a worker
-        text = await read_artifact_text(await rooms.client(), result.essay, lambda: _queue_of(h))
-    except (CliError, RPCError, ConnectionError, OSError) as exc:
-        return _error(404, f"the essay artifact {result.essay.name} is not readable by this server: {exc}")
-    # Answers are the interviewee's words: whatever HTML they hold is shown as text, never run or rendered.
-    return web.Response(text=escape_raw_html(text), content_type="text/plain", charset="utf-8", headers={
-        "Content-Disposition": f'inline; filename="{_safe_name(wid)}-essay.md"', "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "default-src 'none'; sandbox", "Cache-Control": "no-store"})
-
-
-async def _queue_of(handle: WorkflowHandle) -> str:
-    return (await handle.describe()).task_queue
-
-
-def _safe_name(wid: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in wid)[:100]
-
-
-async def room_link(request: web.Request) -> web.Response:
-    wid = request.match_info["wid"]
-    path = room_path(request.app[ROOMS].secret, wid)
-    return web.json_response({"workflow_id": wid, "url": str(request.url.with_path(path).with_query(None))})
 
 
 @public

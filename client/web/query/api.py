@@ -40,6 +40,9 @@ async def wait_for_outcome(handle, wait_s: float, poll_s: float = 0.2) -> dict: 
             result_task.cancel()
 
 
+PATH_FIELDS = frozenset({"notes_dir", "directory", "notes_root", "path"})  # never taken from a request
+
+
 def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_s: float = 30.0):  # noqa: ANN001, ANN201
     """The seed's two endpoints (§16.3) plus what a clarifying question needs (`client`: a Temporal client, or an
     async function returning one — `colloquy serve` connects on the first request):
@@ -47,7 +50,12 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
                                                         → 200 completed | 202 waiting_user/running
     POST /input/{workflow_id}/clarify {"answers": {...}} or {"decline": true} → same shapes; 409 if refused
     GET  /input/{workflow_id} → the same shapes, without starting anything
-    GET  /context → the global context (text/markdown)."""
+    GET  /context → the global context (text/markdown).
+    The notes folder is the server's (`--notes-dir`, a folder inside the worker's notes root), never a request's:
+    a body naming `notes_dir` (or any other path) is refused with 400."""
+    from client.query.paths import notes_dir_for_worker
+
+    notes_dir = notes_dir_for_worker(notes_dir)   # CliError at start-up when it lies outside the notes root
     from aiohttp import web
     from pydantic import ValidationError
     from temporalio.client import WorkflowFailureError, WorkflowQueryFailedError, WorkflowUpdateFailedError
@@ -106,6 +114,9 @@ def build_api(client, task_queue: str, app_id: str, notes_dir: str | None, wait_
         if len(text) > MAX_INPUT_CHARS:
             return error(413, f"'text' is {len(text)} characters, over the {MAX_INPUT_CHARS} limit")
         as_model(NotesInputBody, data, "note")  # every field bounded (models/web.py): a clear 400
+        if named := sorted(PATH_FIELDS & set(data)):
+            return error(400, f"{', '.join(named)}: a request names no folder; the notes folder is the server's "
+                         "(`colloquy serve --notes-dir`, inside the worker's notes root)")
         try:
             offset = data.get("utc_offset_minutes")
             if data.get("time_zone") is not None:

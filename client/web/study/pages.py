@@ -10,7 +10,8 @@
                         X-Colloquy-CSRF header) → the `member_check` update
 
 Pages come from Jinja2 templates (client/web/templates, autoescaped); strings from the message catalogs
-(client/web/study/i18n.py); `<html lang>` is the page's language.
+(client/web/i18n.py, client/web/locale/); `<html lang>` and `dir` are the participant's language's (a language
+without a catalog: `lang="en"`, and the page says it is shown in English).
 """
 
 from __future__ import annotations
@@ -18,11 +19,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 from urllib.parse import quote
 
-import jinja2
 from aiohttp import web
 from pydantic import ValidationError
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
@@ -30,8 +29,17 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import csrf_token, public
 from client.web.guard import as_model, form_route, json_object
-from client.web.interview.room import room_path
-from client.web.study.i18n import PAGE_LANGUAGES, best_language, language_name, local_date, page_translations
+from client.web.i18n import (
+    N_,
+    PAGE_LANGUAGES,
+    best_language,
+    language_name,
+    local_date,
+    local_number,
+    page_translations,
+    render_page,
+)
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import (
     QUERY_LINK,
@@ -52,15 +60,15 @@ from rules.study import consent as consent_rules
 
 HEADERS = {"Cache-Control": "no-store", "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
            "Content-Security-Policy": "default-src 'self'; style-src 'self'; script-src 'self'; form-action 'self'"}
-REFUSED = {"revoked": (403, "This link has been revoked.", "Ask the researcher for a new one if you still want to "
-                       "take part."),
-           "unknown": (404, "This study link is not valid.", "Check that you copied the whole link."),
-           "closed": (410, "This study is closed.", "It has all the participants it needs. Thank you!"),
-           "abandoned": (410, "This interview has ended.", "Thank you for your time."),
-           "withdrawn": (410, "You have withdrawn from this study.", "Your answers are no longer part of it."),
-           "not_open": (409, "This study has not opened yet.", "The researcher is still reviewing its questions: "
-                        "please try again later.")}
-RTL = {"ar", "he", "fa", "ur"}
+REFUSED = {"revoked": (403, N_("This link has been revoked."), N_("Ask the researcher for a new one if you still "
+                                                                  "want to take part.")),
+           "unknown": (404, N_("This study link is not valid."), N_("Check that you copied the whole link.")),
+           "closed": (410, N_("This study is closed."), N_("It has all the participants it needs. Thank you!")),
+           "abandoned": (410, N_("This interview has ended."), N_("Thank you for your time.")),
+           "withdrawn": (410, N_("You have withdrawn from this study."), N_("Your answers are no longer part of "
+                                                                            "it.")),
+           "not_open": (409, N_("This study has not opened yet."), N_("The researcher is still reviewing its "
+                                                                     "questions: please try again later."))}
 
 
 Connect = Callable[[], Any]
@@ -82,23 +90,11 @@ def token_sha256(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _env() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FunctionLoader(
-        lambda name: resources.files("client.web").joinpath(f"templates/{name}").read_text(encoding="utf-8")),
-        autoescape=True, extensions=["jinja2.ext.i18n"])
-    return env
-
-
-ENV = _env()
-
-
 def render(request: web.Request, template: str, lang: str, status: int = 200, **values: Any) -> web.Response:
-    t = page_translations(lang)
-    ENV.install_gettext_translations(t, newstyle=True)  # type: ignore[attr-defined]
-    title = values.pop("title", "A research interview")
+    title = values.pop("title", N_("A research interview"))
     values.setdefault("banner_id", "banner")
-    html = ENV.get_template(template).render(lang=lang, direction="rtl" if lang.split("-")[0] in RTL else "ltr",
-                                             csrf=csrf_token(request), title=t.gettext(title), **values)
+    html = render_page(template, lang, csrf=csrf_token(request), title=page_translations(lang).gettext(title),
+                       **values)
     return web.Response(status=status, text=html, content_type="text/html", headers=HEADERS)
 
 
@@ -117,7 +113,8 @@ def refused(request: web.Request, link: LinkView, lang: str) -> web.Response:
 
 def unavailable(request: web.Request, lang: str, exc: Exception) -> web.Response:
     error = error_message(exc) if isinstance(exc, RPCError) else str(exc)
-    return message(request, lang, "Please try again in a moment", "The study service is not answering: %(error)s",
+    return message(request, lang, N_("Please try again in a moment"),
+                   N_("The study service is not answering: %(error)s"),
                    503, banner_id="banner", error=error)
 
 
@@ -177,12 +174,19 @@ def _secret(request: web.Request) -> bytes:
 
 def join_form(request: web.Request, link: LinkView, lang: str, error: str = "", status: int = 200) -> web.Response:
     consent_language, text = consent_rules.text_for_texts(link.consent, lang, link.default_language)
+    minutes = max(1, round(link.interview_seconds / 60))
     return render(request, "study_join.html", lang, status, topic=link.topic, pseudonym=link.participant_id or "",
-                  minutes=max(1, round(link.interview_seconds / 60)), languages=[
+                  minutes=minutes, minutes_text=local_number(minutes, lang), languages=[
                       (code, language_name(code, code)) for code in offered(link)],
-                  language_name=language_name(lang, lang), closes=local_date(link.close_at, lang),
+                  language_name=language_name(lang, lang, in_sentence=True), closes=local_date(link.close_at, lang),
                   consent_language=consent_language, consent_text=text,
+                  consent_elsewhere=_base(consent_language) != _base(lang),
+                  consent_language_name=language_name(consent_language, lang, in_sentence=True),
                   consent_sha256=consent_rules.sha256(text), error=error)
+
+
+def _base(code: str) -> str:
+    return code.replace("_", "-").split("-")[0].lower()
 
 
 @public
@@ -220,7 +224,7 @@ async def join_start(request: web.Request) -> web.Response:
             text else "unknown" if "no such" in text else None
         if kind:
             return refused(request, LinkView(status=kind), lang)  # type: ignore[arg-type]
-        return message(request, lang, "This link cannot be used", text, 409, banner_id="banner")
+        return message(request, lang, N_("This link cannot be used"), text, 409, banner_id="banner")
     except RPCError as exc:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return refused(request, LinkView(status="unknown"), lang)
@@ -244,6 +248,18 @@ def _entries(view: MemberCheckView) -> list[TranscriptEntry]:
     return [TranscriptEntry.model_validate(e) for e in json.loads(store().get(view.transcript))]
 
 
+def _last_correction(view: MemberCheckView, entries: list[TranscriptEntry]) -> int | None:
+    """The number (1, 2, …: in the order of the participant's answers) of the answer whose correction was the
+    participant's last step on the page — None when confirming came after it, or nothing was corrected."""
+    if not view.corrections:
+        return None
+    last = view.corrections[-1]
+    if view.checked_at is not None and last.at is not None and view.checked_at > last.at:
+        return None
+    answers = [e.entry_id for e in entries if e.speaker == "interviewee"]
+    return answers.index(last.entry_id) + 1 if last.entry_id in answers else None
+
+
 async def check_page(request: web.Request, lang: str) -> web.Response:
     t = page_translations(lang)
     try:
@@ -257,14 +273,18 @@ async def check_page(request: web.Request, lang: str) -> web.Response:
     corrections: dict[str, list[dict[str, str]]] = {}
     for c in view.corrections:
         corrections.setdefault(c.entry_id, []).append({"text": c.text, "date": local_date(c.at, lang, True)})
+    saved = _last_correction(view, entries)
     if not view.study_open:
         status_line = t.gettext("The study has closed: your answers can no longer be changed.")
+    elif saved is not None:
+        status_line = t.gettext("Your correction to answer %(n)s was saved; the analysis will use your words.") % {
+            "n": saved}
     elif view.checked_at is not None:
         status_line = t.gettext("You confirmed your answers on %(date)s. Thank you!") % {
             "date": local_date(view.checked_at, lang, True)}
     else:
         status_line = t.gettext("Thank you for taking part. You can read back your interview below.")
-    return render(request, "study_check.html", lang, title="Your interview", entries=entries,
+    return render(request, "study_check.html", lang, title=N_("Your interview"), entries=entries,
                   corrections=corrections, can_change=view.study_open, status_line=status_line)
 
 

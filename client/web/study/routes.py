@@ -2,7 +2,10 @@
 
     GET/POST /study/{sid}/join/{token}, POST /study/{sid}/check/{token}
                                          the participant's pages (client/web/study/pages.py): consent, their
-                                         language, the interview room, member checking after the interview
+                                         language, the interview room, member checking after the interview;
+                                         once the study has ended (no update taken) the posts say what is
+                                         true: the link's page "this study is closed" / "revoked" (not 404),
+                                         the read-back door 409 "the study has closed" (not 503)
     GET  /studies/{sid}                  the researcher page (signed in): progress, completions, the findings
                                          draft, refreshed every few seconds as interviews finish
     GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan)
@@ -17,7 +20,8 @@ The study holds only the SHA-256 of each link's token, so the link cannot be reb
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Any
 
@@ -27,28 +31,83 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
-from client.web.interview.room import LazyClient
-from client.web.study.pages import STUDIES, Studies, join_page, join_start, member_check
+from client.web.interview.sessions import LazyClient
+from client.web.study.pages import (
+    STUDIES,
+    Studies,
+    join_page,
+    join_start,
+    member_check,
+    page_language,
+    refused,
+    token_sha256,
+)
 from client.web.study.themes import current_findings, edit_theme, edited_text
 from models.study.workflow import (
+    QUERY_EXPORT,
     QUERY_FINDINGS_DRAFT,
+    QUERY_LINK,
     QUERY_PARTICIPANTS,
     QUERY_PLAN_REVIEW,
     QUERY_PROGRESS,
     UPDATE_REVIEW_PLAN,
     Findings,
+    LinkView,
     ParticipantView,
     PlanReview,
     ReviewPlan,
+    StudyExport,
     StudyProgress,
 )
 from rules.errors import error_message
 
 STATIC = {"study.js", "study.css", "study.html", "study_check.js"}
 Connect = Callable[[], Any]
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+CLOSED = "the study has closed: answers can no longer be corrected or withdrawn"    # as rules/study/ledger.py says
 
 
+# ------------------------------------------------------------------------------- after the study has ended
+async def _ended(request: web.Request) -> str | None:
+    """How the study's workflow ended (None: it runs, or no such study): once analysed it takes no update, and
+    Temporal answers one with NOT_FOUND "workflow execution already completed"."""
+    from client.study.connect import ended_status
 
+    try:
+        return await ended_status(await request.app[STUDIES].handle(request.match_info["sid"]))
+    except (ConnectionError, OSError):
+        return None
+
+
+def after_the_end(handler: Handler, answer: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> Handler:
+    """A participant's door (client/web/study/pages.py) whose update failed as 404 or 503: if the study has ended,
+    `answer` says what is true instead (its marks, public / form, are kept)."""
+    @functools.wraps(handler)
+    async def door(request: web.Request) -> web.StreamResponse:
+        response = await handler(request)
+        if response.status in (404, 503) and await _ended(request) is not None:
+            return await answer(request)
+        return response
+
+    return door
+
+
+async def _link_after_the_end(request: web.Request) -> web.StreamResponse:
+    """The link's page after the end: its real state (closed, revoked, withdrawn, ended), from the link query a
+    worker still answers; a link never opened is "this study is closed"."""
+    lang = page_language(request, None)
+    try:
+        h = await request.app[STUDIES].handle(request.match_info["sid"])
+        link: LinkView = await h.query(QUERY_LINK, token_sha256(request.match_info["token"]), result_type=LinkView)
+    except (RPCError, WorkflowQueryFailedError, ConnectionError, OSError):
+        link = LinkView(status="closed")
+    lang = page_language(request, link) if link.status != "unknown" else lang
+    shown = {"invited": "closed", "not_open": "closed", "started": "abandoned", "completed": "abandoned"}
+    return refused(request, LinkView(status=shown.get(link.status, link.status)), lang)  # type: ignore[arg-type]
+
+
+async def _check_after_the_end(request: web.Request) -> web.StreamResponse:
+    return web.json_response({"error": CLOSED}, status=409)
 
 
 # ------------------------------------------------------------------------------------------- researcher
@@ -98,6 +157,10 @@ async def plan_review(request: web.Request) -> web.Response:
     except WorkflowUpdateFailedError as exc:
         return web.json_response({"error": error_message(exc)}, status=409)
     except (RPCError, ConnectionError, OSError) as exc:
+        ended = await _ended(request) if isinstance(exc, RPCError) else None
+        if ended is not None:
+            return web.json_response({"error": f"study {request.match_info['sid']} has ended ({ended}): its plan "
+                                      "can no longer change"}, status=409)
         return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
                                  status=503)
     return web.json_response(review.model_dump(mode="json"))
@@ -107,10 +170,12 @@ async def themes(request: web.Request) -> web.Response:
     try:
         h = await request.app[STUDIES].handle(request.match_info["sid"])
         progress = await h.query(QUERY_PROGRESS, result_type=StudyProgress)
+        export = await h.query(QUERY_EXPORT, result_type=StudyExport) if progress.outputs is not None else None
     except (RPCError, ConnectionError, OSError) as exc:
         return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
                                  status=503)
-    return await edit_theme(request, progress.outputs)
+    corrections = {p.participant_id: p.corrections for p in export.participants if p.corrections} if export else {}
+    return await edit_theme(request, progress.outputs, corrections)
 
 
 async def study_output(request: web.Request) -> web.Response:
@@ -164,8 +229,8 @@ def study_extension(client: Connect | LazyClient, secret: bytes) -> Callable[[we
         app[STUDIES] = Studies(client, secret)
         r = app.router
         r.add_get("/study/{sid}/join/{token}", join_page)
-        r.add_post("/study/{sid}/join/{token}", join_start)
-        r.add_post("/study/{sid}/check/{token}", member_check)
+        r.add_post("/study/{sid}/join/{token}", after_the_end(join_start, _link_after_the_end))
+        r.add_post("/study/{sid}/check/{token}", after_the_end(member_check, _check_after_the_end))
         r.add_get("/studies/{sid}", researcher_page)
         r.add_get("/api/studies/{sid}", study_data)
         r.add_post("/api/studies/{sid}/plan", plan_review)

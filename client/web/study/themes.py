@@ -10,6 +10,7 @@ version once there is one.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 from aiohttp import web
 from temporalio.exceptions import ApplicationError
@@ -17,7 +18,7 @@ from temporalio.exceptions import ApplicationError
 from client.web.guard import as_model, json_object
 from models.common import ArtifactRef
 from models.interview.entries import TranscriptEntry
-from models.study.workflow import Findings, StudyOutputs
+from models.study.workflow import Correction, Findings, StudyOutputs
 from rules.study.ledger import StudyError
 from rules.study.themes import ThemeEdit, edit_themes
 
@@ -42,21 +43,28 @@ def current_findings(sid: str, outputs: StudyOutputs) -> Findings:
     return Findings.model_validate_json(text if text is not None else store().get(outputs.findings_json))
 
 
-def _save(sid: str, f: Findings) -> None:
+def _save(sid: str, f: Findings, corrections: Mapping[str, list[Correction]] | None = None) -> None:
+    """`corrections`: participant id -> their corrections (the report's transcripts show the answers as
+    corrected, as the analysis read them)."""
     from activities.artifacts import store
     from activities.interview.common import load_transcript
+    from rules.study.corrections import corrected_entries
     from rules.study.report import to_html, to_markdown
 
     quoted: dict[str, ArtifactRef] = {q.participant_id: q.transcript for t in f.themes for q in t.quotes
                                       if q.verified and q.transcript}
-    transcripts: dict[str, list[TranscriptEntry]] = {pid: load_transcript(ref) for pid, ref in quoted.items()}
+    transcripts: dict[str, list[TranscriptEntry]] = {}
+    corrected: dict[str, set[str]] = {}
+    for pid, ref in quoted.items():
+        transcripts[pid], corrected[pid] = corrected_entries(load_transcript(ref), (corrections or {}).get(pid, []))
     s = store()
     s.put(sid, EDITED["findings.md"], to_markdown(f), "text/markdown")
-    s.put(sid, EDITED["report"], to_html(f, transcripts), "text/html")
+    s.put(sid, EDITED["report"], to_html(f, transcripts, corrected), "text/html")
     s.put(sid, EDITED["findings.json"], f.model_dump_json(indent=1), "application/json")   # last: marks it done
 
 
-async def edit_theme(request: web.Request, outputs: StudyOutputs | None) -> web.Response:
+async def edit_theme(request: web.Request, outputs: StudyOutputs | None,
+                     corrections: Mapping[str, list[Correction]] | None = None) -> web.Response:
     sid = request.match_info["sid"]
     edit = as_model(ThemeEdit, await json_object(request), "theme edit")
     if outputs is None:
@@ -65,7 +73,7 @@ async def edit_theme(request: web.Request, outputs: StudyOutputs | None) -> web.
     try:
         f = await asyncio.to_thread(current_findings, sid, outputs)
         edited = edit_themes(f, edit)
-        await asyncio.to_thread(_save, sid, edited)
+        await asyncio.to_thread(_save, sid, edited, corrections)
     except StudyError as exc:
         return web.json_response({"error": str(exc)}, status=400)
     except ApplicationError as exc:

@@ -33,7 +33,7 @@ from temporalio.service import RPCError
 
 from activities.voice.store import AudioStore, audio_scope
 from client.web.app import public
-from client.web.interview.room import ENDED, ROOMS, _error, _room_guard, _temporal_error
+from client.web.interview.sessions import ENDED, ROOMS, _error, _room_guard, _temporal_error
 from models.common import ArtifactRef
 from models.voice.workflow import (
     SpeakInput,

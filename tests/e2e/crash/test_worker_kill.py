@@ -105,7 +105,7 @@ async def test_query_parser_killed_mid_call(dev_env, tmp_path):
     note = f"Squatted 5x5 at 100 kg, felt strong ({uuid.uuid4().hex[:6]})"
     async with Drill(client, queue(), "parse_log", tmp_path, {"COLLOQUY_NOTES_DIR": str(notes)}) as drill:
         handle = await client.start_workflow(
-            QUERY, QueryRequest(text=note, app_id="fitness", notes_dir=str(notes), today="2026-01-16"),
+            QUERY, QueryRequest(text=note, app_id="fitness", today="2026-01-16"),
             id=f"notes-crash-{uuid.uuid4().hex[:6]}", task_queue=drill.queue, result_type=QueryResult)
         await drill.kill_a_mid_activity(handle)
         result, recovery = await drill.result_within_bound(handle)

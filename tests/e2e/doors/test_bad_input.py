@@ -57,6 +57,8 @@ BAD_STARTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ('{"text": "hi", "today": "someday"}', "today"),
         ('{"text": "hi", "max_entries": "all"}', "max_entries"),
         ('["what did I eat?"]', "text"),
+        ('{"text": "hi", "notes_dir": "/etc"}', "notes_dir"),          # issue 38: paths belong to the operator
+        ('{"text": "hi", "notes_dir": "../../etc"}', "notes_dir"),
     ]),
     query.IMPORT_WORKFLOW_TYPE: ("query", [
         ('{}', "directory"),
@@ -64,6 +66,8 @@ BAD_STARTS: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ('{"directory": "/tmp/x", "batch_size": "big"}', "batch_size"),
         ('{"directory": "/tmp/x", "undated": "never"}', "undated"),
         ('{"dir": "/tmp/x"}', "dir"),
+        ('{"directory": "../../../../etc"}', "directory"),            # issue 38: walked the worker's /etc
+        ('{"directory": "imports/x", "files": ["../../secret.md"]}', "files[0]"),
     ]),
     query.CONTEXT_WORKFLOW_TYPE: ("query", [
         ('{"notes_dir": 3}', "notes_dir"),
@@ -165,6 +169,23 @@ async def test_no_malformed_start_is_left_running(door):
     assert code == 0 and "door-" not in out, out
     count = await client.count_workflows(f'TaskQueue="{queue}" AND ExecutionStatus="Failed"')
     assert count.count >= sum(len(c) for _, c in BAD_STARTS.values())
+
+
+@pytest.mark.parametrize("workflow_type", [interview.WORKFLOW_TYPE, query.WORKFLOW_TYPE, writing.WORKFLOW_TYPE])
+async def test_two_inputs_fail_the_run_at_once(door, workflow_type):
+    """Issue 38: `--input` given twice is two arguments; the InterviewWorkflow's task failed forever on a TypeError
+    (the run stranded, RUNNING). Now the run fails at once, saying to send one object."""
+    client, address, queue = door
+    wf_id = f"door-two-{uuid.uuid4().hex[:6]}"
+    code, out = await temporal(address, "workflow", "start", "--type", workflow_type, "--task-queue", queue,
+                               "--workflow-id", wf_id, "--input", '{"topic": "on-call"}', "--input",
+                               '{"duration_seconds": 600}')
+    assert code == 0, out
+    desc = await _closed(client.get_workflow_handle(wf_id), START_DEADLINE_S)
+    assert desc.status == WorkflowExecutionStatus.FAILED, desc.status
+    code, out = await temporal(address, "workflow", "result", "--workflow-id", wf_id)
+    assert code != 0 and "2 inputs given, expected one JSON object" in " ".join(out.split()), out
+    assert desc.typed_search_attributes.get(sa.STATUS) == FAILED
 
 
 # ------------------------------------------------------------------------------------- signals and updates

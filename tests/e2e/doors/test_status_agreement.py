@@ -139,7 +139,8 @@ async def test_writing_waiting_user_completed_halted_and_failed_agree(dev_env, w
 
 
 # ------------------------------------------------------------------------------------------------ query
-async def test_query_waiting_user_completed_and_failed_agree(dev_env, worker, offline, tmp_path):
+async def test_query_waiting_user_completed_and_failed_agree(dev_env, worker, offline, tmp_path, monkeypatch):
+    monkeypatch.setenv("COLLOQUY_NOTES_DIR", str(tmp_path))   # the worker's notes root (rules/paths.py)
     from tests.workflows.query.helpers import (
         analysis,
         answer,
@@ -171,7 +172,7 @@ async def test_query_waiting_user_completed_and_failed_agree(dev_env, worker, of
     seed_notes(notes)
     async with worker(client) as queue:
         handle = await client.start_workflow(query.WORKFLOW_TYPE, query.QueryRequest(
-            text=q, notes_dir=str(notes), today=date(2026, 1, 16)), id=f"notes-agree-{uuid.uuid4().hex[:6]}", task_queue=queue,
+            text=q, notes_dir="notes", today=date(2026, 1, 16)), id=f"notes-agree-{uuid.uuid4().hex[:6]}", task_queue=queue,
             result_type=query.QueryResult)
         assert await settled(handle, query.QUERY_SESSION_STATE, query.SessionStateView,
                              "waiting_user") == "waiting_user"

@@ -32,6 +32,7 @@ def cjk(n: int, seed: int = 0) -> str:
 
 async def test_query_flood(dev_env, worker, tmp_path, monkeypatch):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("COLLOQUY_NOTES_DIR", str(tmp_path))   # the worker's notes root (rules/paths.py)
     notes = tmp_path / "notes"
     repo = StorageRepository(notes)
     start = date(2026, 1, 1)
@@ -43,11 +44,11 @@ async def test_query_flood(dev_env, worker, tmp_path, monkeypatch):
         note = "今天深蹲五组：" + cjk(MAX_INPUT_CHARS - 7, 999)
         assert len(note) == MAX_INPUT_CHARS
         logged = await dev_env.client.execute_workflow(
-            QUERY, QueryRequest(text=note, app_id="fitness", notes_dir=str(notes), today="2026-03-01"),
+            QUERY, QueryRequest(text=note, app_id="fitness", notes_dir="notes", today="2026-03-01"),
             id=f"notes-flood-{uuid.uuid4().hex[:6]}", task_queue=queue, result_type=QueryResult,
             execution_timeout=timedelta(seconds=120))
         asked = await dev_env.client.execute_workflow(
-            QUERY, QueryRequest(text="这两个月我的深蹲进步了多少？", app_id="fitness", notes_dir=str(notes),
+            QUERY, QueryRequest(text="这两个月我的深蹲进步了多少？", app_id="fitness", notes_dir="notes",
                                 today="2026-03-01"),
             id=f"notes-flood-{uuid.uuid4().hex[:6]}", task_queue=queue, result_type=QueryResult,
             execution_timeout=timedelta(seconds=120))

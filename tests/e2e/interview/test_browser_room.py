@@ -17,7 +17,8 @@ import pytest
 from aiohttp import web
 
 from client.web.app import build_app
-from client.web.interview.room import room_extension, room_path
+from client.web.interview.room import room_extension
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptView
 from models.interview.names import QUERY_SESSION_STATE, QUERY_TRANSCRIPT
 from models.interview.workflow import InterviewInput, InterviewResult, SessionState

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptView
 from models.interview.names import QUERY_TRANSCRIPT
 from models.interview.workflow import InterviewInput

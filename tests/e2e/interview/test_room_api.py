@@ -13,7 +13,8 @@ import pytest
 from aiohttp import web
 
 from client.web.app import build_app
-from client.web.interview.room import room_extension, room_path
+from client.web.interview.room import room_extension
+from client.web.interview.sessions import room_path
 from models.interview.workflow import InterviewInput, InterviewResult
 from tests.workflows.interview.helpers import adaptive_plan, control, decision
 

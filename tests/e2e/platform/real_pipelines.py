@@ -27,6 +27,8 @@ from typing import Any
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import Client, WorkflowHandle
 
+from tests.path_roots import path_roots
+
 #: What an invalid output leaves in a history (the gateway's error type and message).
 INVALID_MARKS = ("InvalidLLMOutput", "returned invalid output")
 NOTES = {
@@ -153,7 +155,7 @@ async def ask(client: Client, queue: str, notes: Path, run: Run) -> tuple[Any, i
     from models.query.workflow import UPDATE_CLARIFY, WORKFLOW_TYPE, ClarifyAnswer, QueryRequest, QueryResult
 
     handle = await client.start_workflow(
-        WORKFLOW_TYPE, QueryRequest(text=QUESTION, app_id="fitness", notes_dir=str(notes), today=date(2026, 1, 12),
+        WORKFLOW_TYPE, QueryRequest(text=QUESTION, app_id="fitness", notes_dir=notes.name, today=date(2026, 1, 12),
                                     clarification_timeout_s=900),
         id=f"real-ask-{uuid.uuid4().hex[:6]}", task_queue=queue, result_type=QueryResult)
     run.handles.append(handle)
@@ -210,16 +212,18 @@ async def run_notes(client: Client, queue: str, tmp: Path, with_clarification: b
     src.mkdir(parents=True, exist_ok=True)
     for name, text in NOTES.items():
         (src / name).write_text(text)
-    wf_id, imported = await run_import(client, src, "fitness", str(notes), queue, batch_size=10)
+    with path_roots(tmp):   # the test's folder is the worker's notes root and import root (in-process worker)
+        wf_id, imported = await run_import(client, src, "fitness", str(notes), queue, batch_size=10)
     run.handles.append(client.get_workflow_handle(wf_id))
     run.notes.append(f"import {imported.imported}/{imported.total}")
     if imported.imported != len(NOTES) or imported.failed:
         run.defects.append(f"import: {imported.imported}/{imported.total} imported, failed {imported.failed}")
-    real, _ = await ask(client, queue, notes, run)
-    clarified, asked = None, 0
-    if with_clarification:
-        with clarifying_planner(tmp):
-            clarified, asked = await ask(client, queue, notes, run)
+    with path_roots(tmp):
+        real, _ = await ask(client, queue, notes, run)
+        clarified, asked = None, 0
+        if with_clarification:
+            with clarifying_planner(tmp):
+                clarified, asked = await ask(client, queue, notes, run)
     run.seconds, run.result = time.monotonic() - started, (real, clarified, asked)
     await check_histories(run)
     return run

@@ -15,7 +15,7 @@ from temporalio.client import Client
 
 from client.interview.cli import start_interview, wait_for_state
 from client.web.guard import CSRF_HEADER
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from client.web.serve import build_serve_app
 from core.codec import KEYS_FILE_ENV, EncryptionCodec, Keyring, data_converter
 from models.interview.workflow import InterviewInput
@@ -40,6 +40,7 @@ async def test_no_note_or_answer_words_in_the_raw_history(dev_env, worker, offli
     keys = Keyring.generate().save(tmp_path / "keys.json")
     monkeypatch.setenv(KEYS_FILE_ENV, str(keys))
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
+    monkeypatch.setenv("COLLOQUY_NOTES_DIR", str(tmp_path))   # the worker's notes root (rules/paths.py)
     notes_dir = tmp_path / "notes"
     seed_notes(notes_dir)
     sealed = await Client.connect(dev_env.client.service_client.config.target_host,

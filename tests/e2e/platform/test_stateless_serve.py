@@ -46,7 +46,7 @@ pytestmark = pytest.mark.dev_server
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "stateless-serve-token-for-tests"
 ROOM_SECRET = "room-secret-shared-by-both-replicas"
-ESSAY = "# Carrying the pager\n\nAna took the pager because nobody else would, and kept it for three years.\n"
+ESSAY = "# Carrying the pager\n\nI kept answering the pager at night, and after a year it became my job.\n"
 
 
 def _free_port() -> int:

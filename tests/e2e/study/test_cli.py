@@ -64,6 +64,13 @@ async def test_create_invite_revoke_status_close_report(dev_env, worker, offline
         assert code == 0 and (tmp_path / "r.html").read_text().startswith("<!doctype html>"), out
         code, out = await cli("export", sid, "--format", "csv", "--out", str(tmp_path / "csv"), *q, *conn)
         assert code == 0 and (tmp_path / "csv" / "participants.csv").read_text().count("\n") == 3, out
+        # the study has ended: one line that says so, exit code 4 (never "workflow execution already completed")
+        for args, nothing in ((("revoke", sid, "P001"), "nothing to revoke"),
+                              (("close", sid), "it is closed already"),
+                              (("invite", sid, "--count", "1"), "it takes no new participants")):
+            code, out = await cli(*args, *conn)
+            assert code == 4 and f"study {sid} has ended (completed): {nothing}" in out, out
+            assert len(out.strip().splitlines()) == 1 and "already completed" not in out, out
 
         # --review: the plan is shown; links stay shut until `study review --approve`
         rid = f"{sid}-review"

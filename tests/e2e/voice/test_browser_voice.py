@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from activities.voice.local import espeak_wav, piper_wav
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptView
 from models.interview.names import QUERY_TRANSCRIPT
 from models.interview.workflow import InterviewInput
@@ -85,7 +85,7 @@ async def test_three_spoken_answers_in_the_browser(dev_env, worker, offline, tmp
                     await page.goto(base + room_path(SECRET, wid) + "?autosend=1")
                     await expect(page.locator("#question")).to_have_text(Q1, timeout=30_000)
                     await expect(page.locator("#mic")).to_be_disabled()           # no consent, no microphone
-                    # a person answers once the question has been spoken (the page ignores the microphone meanwhile)
+                    # a person answers once the question has been spoken (speaking over it stops it: test_browser_bargein.py)
                     await _until(lambda: page.evaluate("window.ColloquyVoice.questionsPlayed()"), 60,
                                  "the first question to be spoken", 0.2)
                     await page.locator("#voice-consent").check()

@@ -14,7 +14,7 @@ import pytest
 
 from activities.voice.store import AudioStore
 from client.interview.cli import wait_for_state
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from models.interview.entries import TranscriptView
 from models.interview.names import QUERY_TRANSCRIPT
 from models.interview.workflow import InterviewInput, InterviewResult

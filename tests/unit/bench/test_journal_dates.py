@@ -29,5 +29,6 @@ def test_scores_and_table(tmp_path, capsys):
     assert (s.warned, s.silent) == (1, 0)  # `Day 3` could not be dated: merged, and the import says so
     assert main(["--corpus", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "| 01-log | 4 | 2 | 1 | 1 | 1 | 1 | 0 |" in out and "2 of 4 truth entries dated right (50.0 %)" in out
+    assert "| 01-log | 4 | 2 | 50.0 | 1 | 1 | 1 | 1 | 0 |" in out and "2 of 4 truth entries dated right (50.0 %)" in out
+    assert "| en | 4 | 2 | 50.0 | 1 | 1 | 1 | 1 | 0 |" in out        # the per-language table
     assert main(["--corpus", str(tmp_path / "nothing")]) == 2

@@ -56,3 +56,36 @@ def test_topic_keyword_is_one_short_line():
     assert topic_keyword("a\n  b\tc") == "a b c"
     long = topic_keyword("word " * 100)
     assert len(long) == 100 and long.endswith("…")
+
+
+@pytest.mark.parametrize("model", ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "gpt 4o",
+                                   "openai/gpt-4o;rm", "'quoted'"])
+def test_model_ids_get_one_check_whatever_their_markup(model):
+    """Issue 39: `<img …>` was refused for its space while `<script>…` was accepted."""
+    errors = validate_input(DiscussionInput(topic="x", models={"leader": model}))
+    assert len(errors) == 1 and "is not a litellm model id" in errors[0], errors
+    old = validate_input(DiscussionInput(topic="x", models={"leader": model}), strict=False)
+    assert old == ([] if " " not in model else old) and len(old) <= 1  # runs started before: whitespace only
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o-mini", "ollama/llama3.1:8b-instruct-q4_K_M",
+                                   "@cf/meta/llama-3-8b-instruct", "bedrock/anthropic.claude-v2",
+                                   "together_ai/meta-llama/Llama-3-70b-chat-hf", "openrouter/x/y:free"])
+def test_real_model_ids_pass(model):
+    assert validate_input(DiscussionInput(topic="x", models={"leader": model})) == []
+
+
+def test_a_role_named_twice_in_the_team_is_refused_as_a_model_given_twice_is():
+    """Issue 39: duplicate --team entries were merged silently while a role given two models is refused."""
+    errors = validate_input(DiscussionInput(topic="x", team=["leader", "ideation", "critic", "critic"]))
+    assert errors == ["the team names 'critic' more than once: give each role once"]
+    assert validate_input(DiscussionInput(topic="x", team=["leader", "ideation", "critic", "critic"]),
+                          strict=False) == []
+
+
+def test_the_writing_cli_uses_the_same_model_id_check():
+    from client.writing.cli import parse_models
+
+    with pytest.raises(ValueError, match="is not a litellm model id"):
+        parse_models("openai/gpt-4o-mini,<script>alert(1)</script>")
+    assert parse_models("openai/gpt-4o-mini,ollama/llama3.1:8b") == ["openai/gpt-4o-mini", "ollama/llama3.1:8b"]

@@ -46,6 +46,19 @@ async def test_the_analysis_keeps_only_the_interviewees_exact_words(offline):
     result = await _env("interview_analysis").run(
         interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
     assert [q.text for q in result.output.quotes] == [EXACT]
+    assert result.output.quotes_dropped == 2                 # the near miss and the interviewer's words, counted
+
+
+async def test_the_analysis_drops_a_quote_cut_inside_words(offline):
+    """A quote that starts or ends inside a word ("ody slept for a mon") is in the answer's characters but is
+    nobody's words: dropped, like any other quote that is not a run of the interviewee's words."""
+    offline.script("interview_analysis", {"quotes": [{"text": "ody slept for a mon"}, {"text": EXACT}]})
+    ref = store().put("wf-quotes", "transcript.json", json.dumps([e.model_dump(mode="json") for e in ENTRIES]),
+                      "application/json")
+    plan = PlanSnapshot(topic="on-call", research_goal="g", angle="a", sections=[])
+    result = await _env("interview_analysis").run(
+        interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
+    assert [q.text for q in result.output.quotes] == [EXACT] and result.output.quotes_dropped == 1
 
 
 async def test_a_section_summary_keeps_only_the_interviewees_exact_words(offline):
@@ -54,3 +67,21 @@ async def test_a_section_summary_keeps_only_the_interviewees_exact_words(offline
     result = await _env("interview_section_summary").run(
         interview_section_summary, SectionSummaryInput(section_id="s1", title="Pager", goal="g", entries=ENTRIES))
     assert result.output.quotes == [EXACT]
+
+
+async def test_the_analysis_drops_claims_the_interviewee_never_made(offline):
+    """Issue 41: the analysis keeps only what the transcript supports — a claim or tension about beekeeping, or
+    one narrated about "the interviewee", is not what this on-call engineer said (counted in claims_dropped)."""
+    offline.script("interview_analysis", {
+        "main_claims": ["Paging everyone for every alert meant nobody slept for a month.",
+                        "Beekeeping for two decades taught patience.",
+                        "The interviewee explained that nobody slept for a month."],
+        "tensions": ["We paged everyone, but nobody slept.", "Interviewer: what about the hives?"]})
+    ref = store().put("wf-quotes", "transcript.json", json.dumps([e.model_dump(mode="json") for e in ENTRIES]),
+                      "application/json")
+    plan = PlanSnapshot(topic="on-call", research_goal="g", angle="a", sections=[])
+    result = await _env("interview_analysis").run(
+        interview_analysis, AnalysisInput(workflow_id="wf-quotes", plan=plan, notes=NotesState(), transcript=ref))
+    out = result.output
+    assert out.main_claims == ["Paging everyone for every alert meant nobody slept for a month."]
+    assert out.tensions == ["We paged everyone, but nobody slept."] and out.claims_dropped == 3

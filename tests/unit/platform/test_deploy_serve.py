@@ -83,11 +83,14 @@ def test_k8s_serve_deployment_service_ingress_and_secrets():
     refs = {r["secretRef"]["name"]: r["secretRef"].get("optional", False) for r in container["envFrom"]
             if "secretRef" in r}
     assert refs["colloquy-serve"] is False  # required: every replica the same token and room secret
-    assert "colloquy-object-store" in refs and "colloquy-llm-keys" not in refs  # serve calls no model
+    # serve has its own scoped object-store user (rules/serve_writes.py), never the workers' credentials
+    assert "colloquy-object-store-serve" in refs and "colloquy-object-store" not in refs
+    assert "colloquy-llm-keys" not in refs  # serve calls no model
     volumes = spec["template"]["spec"]["volumes"]
     assert not [v for v in volumes if "persistentVolumeClaim" in v]  # stateless: no shared disk
     assert _example_secrets()["colloquy-serve"] == {"COLLOQUY_SERVE_TOKEN", "COLLOQUY_ROOM_SECRET"}
-    assert _example_secrets()["colloquy-object-store"] == {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+    for name in ("colloquy-object-store", "colloquy-object-store-serve"):
+        assert _example_secrets()[name] == {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
     service = _by_name("Service")["colloquy-serve"]
     assert service["spec"]["selector"].items() <= spec["template"]["metadata"]["labels"].items()
     assert service["spec"]["ports"][0]["targetPort"] == port["name"]

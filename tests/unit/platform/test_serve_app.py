@@ -127,3 +127,13 @@ async def test_extensions_add_routes_behind_the_same_token():
         assert (await http.get("/about")).status == 200
         assert (await http.get("/nowhere")).status == 401  # unknown paths reveal nothing without the token
         assert (await http.get("/nowhere", headers=AUTH)).status == 404
+
+
+async def test_a_malformed_form_body_is_a_clear_400_not_a_500():
+    """Regression (found by the door fuzz once /openapi.json listed the form routes): a multipart body without
+    its boundary made POST /login answer 500."""
+    async with serving() as http:
+        r = await http.post("/login", data=b"[[[]]]", headers={"Content-Type": "multipart/form-data; boundary=x",
+                                                               "X-Colloquy-CSRF": "page"})
+        assert r.status == 400
+        assert "not a well-formed form" in (await r.json())["error"]

@@ -16,7 +16,7 @@ from temporalio.client import WorkflowQueryFailedError
 
 from client.web.app import COOKIE, _next_path, build_app
 from client.web.guard import CSRF_HEADER, MIN_TOKEN_CHARS, WeakTokenError
-from client.web.interview.room import room_path
+from client.web.interview.sessions import room_path
 from client.web.serve import build_serve_app
 from models.common import ArtifactRef
 from models.interview.entries import SubmitEntryResult, TranscriptEntry

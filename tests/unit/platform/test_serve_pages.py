@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from aiohttp.test_utils import TestClient, TestServer
 
-from client.web.interview.room import heartbeat_seconds, load_secret, room_key, room_path
+from client.web.interview.sessions import heartbeat_seconds, load_secret, room_key, room_path
 from client.web.serve import build_serve_app
 
 TOKEN = "t0ken-for-the-tests"

@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from client.web.app import COOKIE
 from client.web.guard import Sessions
-from client.web.interview.room import load_secret
+from client.web.interview.sessions import load_secret
 from client.web.serve import build_serve_app
 from tests.unit.platform.test_serve_doors import Handle, Temporal, state
 

@@ -12,7 +12,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from client.web.app import build_app
-from client.web.study.i18n import best_language, language_name, page_translations
+from client.web.i18n import best_language, language_name, page_translations
 from client.web.study.routes import study_extension
 from models.common import ArtifactRef
 from models.study.workflow import (
@@ -143,7 +143,7 @@ def test_every_catalog_translates_every_page_string(lang):
 
     from babel.messages.pofile import read_po
 
-    catalog = read_po(resources.files("client.web").joinpath(f"study_locale/{lang}.po").open("rb"))
+    catalog = read_po(resources.files("client.web").joinpath(f"locale/{lang}/LC_MESSAGES/colloquy.po").open("rb"))
     missing = [m.id for m in catalog if m.id and not m.string]
     assert not missing
     assert page_translations(lang).gettext("Start the interview") != "Start the interview"

@@ -1,5 +1,6 @@
-"""The essay writer uses the shared grounding check: a near-miss quote is flagged in the essay and never printed
-in quote marks; the interviewer's words are not the interviewee's quotes."""
+"""The essay writer uses the shared grounding check: a sentence with a near-miss quote is dropped (never printed in
+quote marks, never repaired by guessing); the interviewer's words are not the interviewee's quotes; the essay and
+the result say how much was dropped."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ def transcript(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
                        "application/json")
 
 
-async def test_near_miss_quotes_are_flagged_not_printed_as_quotes(transcript, offline):
+async def test_near_miss_quotes_are_dropped_not_printed_as_quotes(transcript, offline):
     offline.script("interview_writer",
                    '# Night\n\nI remember: "The worst night was a settlement batch that failed at three in the '
                    'morning". Then "the worst night was a settlement batch that failed at four in the morning" and '
@@ -42,6 +43,7 @@ async def test_near_miss_quotes_are_flagged_not_printed_as_quotes(transcript, of
                                      "Tell me about the worst night you had"]
     assert '"The worst night was a settlement batch that failed at three in the morning"' in essay
     assert '"the worst night was a settlement batch that failed at four in the morning"' not in essay
-    assert ("the worst night was a settlement batch that failed at four in the morning [unverified quote — near "
-            "miss: 1 word differs from answer 1]") in essay
+    assert "four in the morning" not in essay                          # the sentence is dropped, not reworded
     assert '"Tell me about the worst night you had"' not in essay      # the interviewer's words, not a quote
+    assert out.sentences_written == 2 and out.sentences_kept == 1 and out.sentences_dropped == {"invented_quote": 1}
+    assert "*grounding: dropped 1 of 2 sentences" in essay and not out.extractive

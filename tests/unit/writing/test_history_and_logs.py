@@ -168,3 +168,28 @@ def test_run_summary_compares_with_history(history, tmp_path):
     assert "| claude | 9.0 |" in text and "↑" in text
     assert "below average" in text
     assert HistoryStore(str(tmp_path / "missing.duckdb")).context("x", "y") is None
+
+
+def test_forced_and_aborted_runs_are_kept_apart_and_an_aborted_run_shows_no_score(backend):
+    """Issue 39: a forced completion is no iteration and says `(forced)`; an aborted (halted) or `forced` run
+    shows no score, though its final audits scored a post nobody approved; `weekly` counts neither."""
+    h = HistoryStore(backend)
+    h.record_run(record("ok", "post_39", T0, {"claude": 8}, {"claude": 0.01}, final=7.0), "gated")
+    h.record_run(record("aborted", "post_39", T0 + timedelta(hours=1), {"claude": 8}, {"claude": 0.01},
+                        status="halted", final=9.0), "gated")
+    forced = record("forced", "post_39", T0 + timedelta(hours=2), {"claude": 8}, {"claude": 0.01}, final=6.0)
+    h.record_run(forced.model_copy(update={"forced": True}), "default")
+    h.record_run(record("unapproved", "post_39", T0 + timedelta(hours=3), {"claude": 8}, {"claude": 0.01},
+                        status="forced", final=9.0), "gated")
+    _, post = h.query("post", "post_39")
+    assert [(r[0], r[2], r[6]) for r in post] == [(1, 7.0, "complete")]
+    _, every = h.query("post_all", "post_39")
+    assert [(r[0], r[2], r[6]) for r in every] == [(1, 7.0, "complete"), (None, None, "halted"),
+                                                   (None, 6.0, "complete (forced)"), (None, None, "forced")]
+    _, trend = h.query("trend")
+    assert [(r[0], r[3], r[4]) for r in trend] == [("ok", "complete", 7.0), ("aborted", "halted", None),
+                                                   ("forced", "complete (forced)", 6.0),
+                                                   ("unapproved", "forced", None)]
+    _, weekly = h.query("weekly")
+    assert [(r[1], r[2]) for r in weekly] == [(1, pytest.approx(7.0))]
+    assert h.context("post_39", "next").previous_best == 7.0

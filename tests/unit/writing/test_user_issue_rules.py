@@ -89,7 +89,12 @@ def test_final_score_is_the_last_visit_and_never_a_gate():
     assert final_score([], None) is None
     assert final_score([_fa(1, 2)], 7.0) == 7.0
     assert floor_status("complete", 1.0, 5.0, approved=False)[0] == "complete_below_floor"
-    assert floor_status("complete", 1.0, 5.0, approved=True) == ("complete", None)  # a human decision is final
+    # a human decision is final, and not silent (issue 39): the reason says the score is below the floor
+    assert floor_status("complete", 1.0, 5.0, approved=True) == (
+        "complete", "final score 1/10 is below the score floor 5; a human approved the post")
+    # a score that came after the approval was not part of the human's decision
+    assert floor_status("complete", 1.0, 5.0, approved=True, score_seen=False) == (
+        "complete_below_floor", "final score 1/10 is below the score floor 5 (scored after a human approved the post)")
     assert floor_status("halted", 1.0, 5.0, approved=False) == ("halted", None)
 
 

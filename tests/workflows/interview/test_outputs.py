@@ -68,11 +68,11 @@ async def test_section_summaries_code_history_and_bundles(ts_env, worker, offlin
                                                ("reflective", "philosophical, more introspective")])
 async def test_writer_styles_reach_the_prompt_and_the_essay_is_first_person_ghostwriting(ts_env, worker, offline,
                                                                                         style, marker):
-    offline.script("interview_writer", f"# A {style} essay\n\nThe hardest part wasn't the pager.")
+    offline.script("interview_writer", f"# The hardest part ({style})\n\nThe hardest part wasn't the pager.")
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, style=style, duration_seconds=60)
         await say(h, "interviewee", "the hardest part was never the pager itself, it was the silence after.")
         result = await h.result()
     system = offline.calls("interview_writer")[-1].messages[0]["content"]
     assert marker in system and "first-person essay AS the interviewee" in system
-    assert result.title == f"A {style} essay"
+    assert result.title == f"The hardest part ({style})"

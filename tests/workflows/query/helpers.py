@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from activities.query.storage import StorageRepository
+from client.query.paths import notes_dir_for_worker
 from models.query.parts import Entry
 from models.query.workflow import OFFLINE_ANSWER_LABEL, QueryRequest
 from workflows.query.workflow import QueryWorkflow
@@ -89,7 +90,7 @@ def no_update() -> dict[str, Any]:
 
 
 async def start(env, queue: str, text: str, notes: Path, **kw: Any):  # noqa: ANN001, ANN201
-    req = QueryRequest(text=text, app_id=kw.pop("app_id", "fitness"), notes_dir=str(notes),
+    req = QueryRequest(text=text, app_id=kw.pop("app_id", "fitness"), notes_dir=notes_dir_for_worker(str(notes)),
                        today=kw.pop("today", TODAY), **kw)
     return await env.client.start_workflow(QueryWorkflow.run, req, id=f"notes-test-{uuid.uuid4().hex[:8]}",
                                            task_queue=queue)

@@ -1,0 +1,25 @@
+"""The study pipeline's patch ids (StudyWorkflow; see models/patches/__init__.py)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from models.patches.registry import declare
+
+_SHIPPED = date(2026, 11, 27)
+
+
+def _declare(id: str, pinned_by: tuple[str, ...], what: str) -> str:
+    return declare("study", id, pinned_by, _SHIPPED, what)
+
+
+LOOKUP_RACE = _declare("study-lookup-race", ("study_small", "study_lookup_race"),
+                       "a look-up that finds no such interview while its start is pending is 'not yet started' (a "
+                       "confirmed one is abandoned only after a grace, revisably); an answer about a participant "
+                       "revoked meanwhile is ignored; a failed start leaves a revoked link revoked; a link whose "
+                       "study closed while its plan was translated starts no interview")
+
+CORRECTIONS = _declare("study-corrections", ("study_corrections",),
+                       "a participant's correction replaces their answer for the analysis: a digest that read fewer "
+                       "corrections than were saved is redone on the corrected transcript before the theme merge, "
+                       "and quotes are checked against the corrected answers (marked corrected)")
