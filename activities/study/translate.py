@@ -40,7 +40,7 @@ async def study_translate_plan(inp: TranslatePlanInput) -> AgentResult[Translate
             if sec.primary_prompt:
                 sec.primary_prompt = f"{label} {sec.primary_prompt}"
         return AgentResult[TranslatedPlan](output=TranslatedPlan(plan=plan, translated=False, note=note), usage=usage)
-    plan = plan.model_copy(update={"language": inp.language})   # the closing question follows (rules/closing.py)
+    plan = plan.model_copy(update={"language": inp.language})   # the closing question follows (rules/interview/closing.py)
     return AgentResult[TranslatedPlan](output=TranslatedPlan(plan=plan, translated=True,
                                                              note=f"machine translation ({usage.model})"),
                                        usage=usage)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from models.interview.notes import NextQuestion, OrchestratorDecision
 from models.interview.plan import PlanSnapshot, SectionSnapshot
-from rules.closing import ENGLISH, closing_question
+from rules.interview.closing import ENGLISH, closing_question
 
 from .coverage import coverage_satisfied
 
-GENERIC_CLOSING_QUESTION = ENGLISH      # in the plan's language: rules/closing.py
+GENERIC_CLOSING_QUESTION = ENGLISH      # in the plan's language: rules/interview/closing.py
 MINIMUM_CONTENT_PROMPT = "Please provide a brief outline so we can proceed."
 
 

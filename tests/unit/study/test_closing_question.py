@@ -14,7 +14,7 @@ from client.web.i18n import CATALOGS, CLOSING_QUESTION, page_translations
 from models.common import LLMUsage
 from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 from models.study.activities import TranslatePlanInput
-from rules.closing import CLOSING_QUESTIONS, ENGLISH, closing_question
+from rules.interview.closing import CLOSING_QUESTIONS, ENGLISH, closing_question
 from rules.interview.decisions import GENERIC_CLOSING_QUESTION, fallback_decision
 
 
