@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from datetime import timedelta
 
 import pytest
 from temporalio.testing import ActivityEnvironment
@@ -33,7 +34,11 @@ def _artifacts(tmp_path, monkeypatch):
 
 def _env(activity_type: str) -> ActivityEnvironment:
     env = ActivityEnvironment()
-    env.info = dataclasses.replace(env.info, workflow_id="wf-quotes", activity_type=activity_type)
+    # ActivityEnvironment's default gives the activity 1 s, which a first model call misses on a busy machine
+    # (litellm's imports): a minute, as a worker would give it.
+    env.info = dataclasses.replace(env.info, workflow_id="wf-quotes", activity_type=activity_type,
+                                   start_to_close_timeout=timedelta(minutes=1),
+                                   schedule_to_close_timeout=timedelta(minutes=1))
     return env
 
 
