@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
+from pydantic.json_schema import SkipJsonSchema
 
 
 # ---------------------------------------------------------------------------------------- post-session
@@ -21,10 +22,18 @@ class AnalysisSummary(BaseModel):
     tensions: list[str] = Field(default_factory=list)
     quotes: list[QuoteItem] = Field(default_factory=list)
     suggested_title: str = ""
-    quotes_dropped: int = Field(default=0, ge=0, le=10_000, description="Set by the grounding check (leave 0): quotes "
-                                "dropped because they were not the interviewee's exact words")
-    claims_dropped: int = Field(default=0, ge=0, le=10_000, description="Set by the grounding check (leave 0): "
-                                "claims and tensions dropped because the interviewee did not say them")
+    # Set by the grounding check, never by the model: left out of the schema the model is given (a small model
+    # filled `claims_dropped` with 4359107863460409 and the call was re-asked), and whatever a model writes there
+    # anyway is read as 0 (the activity then counts).
+    quotes_dropped: SkipJsonSchema[int] = Field(default=0, ge=0, le=10_000, description="Quotes dropped because they "
+                                                "were not the interviewee's exact words")
+    claims_dropped: SkipJsonSchema[int] = Field(default=0, ge=0, le=10_000, description="Claims and tensions dropped "
+                                                "because the interviewee did not say them")
+
+    @field_validator("quotes_dropped", "claims_dropped", mode="before")
+    @classmethod
+    def _a_count_or_nothing(cls, value: object) -> object:
+        return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 10_000 else 0
 
 
 class FollowUpTopic(BaseModel):

@@ -224,15 +224,17 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
                     for n, answer in enumerate(GERMAN):
                         await page.locator("#answer").fill(answer)
                         await page.locator("#send").click()
+                        # the room speaks the participant's German: "angekommen" (delivered), class `sent`
                         await playwright_api.expect(page.locator("#sent li").nth(n)).to_contain_text(
-                            "delivered", timeout=15_000)
+                            "angekommen", timeout=15_000)
+                        await playwright_api.expect(page.locator("#sent li").nth(n)).to_have_class("sent")
                         if n == 0:
                             await playwright_api.expect(question).not_to_have_text(first or "", timeout=30_000)
                     p001 = client.get_workflow_handle(f"{sid}--P001")
                     await p001.execute_update(UPDATE_SUBMIT_ENTRY, TranscriptEntry(
                         entry_id="close", speaker="interviewer", text="Thank you so much for your time and for "
                         "sharing all of this. This has been a wonderful conversation."), result_type=SubmitEntryResult)
-                    await playwright_api.expect(page.locator("#banner")).to_contain_text("ended", timeout=20_000)
+                    await playwright_api.expect(page.locator("#banner")).to_contain_text("Das Interview ist beendet", timeout=20_000)
                     await rehearsals
                     await _until(study, lambda ps: all(ps[f"P{n:03d}"].status == "completed" for n in (1, 2, 10))
                                  and ps["P009"].status == "abandoned")
@@ -329,8 +331,14 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
     assert quotes and all(q.verified for q in quotes)
     for q in quotes:
         entries = json.loads(store().get(q.transcript))  # type: ignore[arg-type]
-        assert check_quote(q.text, [e["text"] for e in entries if e["speaker"] == "interviewee"]).verified
+        said = [e["text"] for e in entries if e["speaker"] == "interviewee"]
+        if q.corrected:      # the participant's correction replaced the answer for analysis (issue 36 item 2)
+            said = ["Eigentlich war es Absicht, nicht Zufall."]
+        assert check_quote(q.text, said).verified
         assert f"“{q.text}”" in md
+    corrected = [q for q in quotes if q.corrected]    # the correction is quoted in its new words, marked
+    assert [q.text for q in corrected] == ["Eigentlich war es Absicht, nicht Zufall."]
+    assert "corrected by the participant" in md
     near_miss = MADE_UP[0]
     flagged = [q for q in findings.flagged_quotes if q.text == near_miss]
     assert flagged and flagged[0].check == "near_miss" and "1 word differs" in flagged[0].flag
