@@ -11,15 +11,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from client.errors import CliError, ExitCode
 from client.study.connect import study_update
 from client.study.review import load_plan
-from client.web.app import build_app
-from client.web.study.routes import study_extension
 from models.interview.plan import PlanSnapshot, QuestionSnapshot, SectionSnapshot
 from models.study.workflow import (
     QUERY_LINK,
@@ -32,8 +29,8 @@ from models.study.workflow import (
     RevokeParticipant,
 )
 from rules.study import consent
+from tests.unit.study.test_participant_pages import TOKEN, _client
 
-TOKEN = "researcher-token-for-tests"
 COMPLETED = "workflow execution already completed"
 
 
@@ -56,22 +53,6 @@ class EndedStudy:
         return SimpleNamespace(status=self.status, task_queue="colloquy")
 
 
-class FakeClient:
-    def __init__(self, study: EndedStudy) -> None:
-        self.study = study
-
-    def get_workflow_handle(self, sid: str, result_type: Any = None) -> EndedStudy:
-        return self.study
-
-
-async def _client(study: EndedStudy) -> TestClient:
-    async def temporal() -> FakeClient:
-        return FakeClient(study)
-
-    http = TestClient(TestServer(build_app(TOKEN, None, [], extensions=[study_extension(temporal, b"s")]),
-                                 host="127.0.0.1"))
-    await http.start_server()
-    return http
 
 
 def _consented() -> dict[str, str]:

@@ -48,14 +48,17 @@ class FakeStudy:
 
 
 class FakeClient:
-    def __init__(self, study: FakeStudy) -> None:
+    """Stands in for the Temporal client: every workflow handle is `study` (any fake with query/update/describe)."""
+
+    def __init__(self, study: Any) -> None:
         self.study = study
 
-    def get_workflow_handle(self, sid: str, result_type: Any = None) -> FakeStudy:
+    def get_workflow_handle(self, sid: str, result_type: Any = None) -> Any:
         return self.study
 
 
-async def _client(study: FakeStudy) -> TestClient:
+async def _client(study: Any) -> TestClient:
+    """The study pages of a serve app over `study`, started on a free port (the caller closes it)."""
     async def temporal() -> FakeClient:
         return FakeClient(study)
 
