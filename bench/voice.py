@@ -22,23 +22,10 @@ import time
 import uuid
 import wave
 
-HELD = {
-    "en": ["The kettle was still warm when the second alarm went off in the hallway.",
-           "We moved the deploy window to Tuesday mornings so that nobody worked late on Fridays.",
-           "She kept a notebook of every outage and read it again before each planning meeting.",
-           "Most of the noise came from one flaky health check that nobody wanted to own.",
-           "After the migration the reports loaded in seconds instead of minutes."],
-    "de": ["Am Montag haben wir die alte Datenbank endlich abgeschaltet.",
-           "Die meisten Fehler kamen aus einem einzigen Dienst, den niemand kannte.",
-           "Nach dem Umzug war das Team ruhiger und schlief wieder durch."],
-    "fr": ["Le lundi matin, nous avons enfin arrêté l'ancienne base de données.",
-           "La plupart des alertes venaient d'un seul service que personne ne connaissait.",
-           "Après le déménagement, l'équipe dormait de nouveau toute la nuit."],
-    "es": ["El lunes por la mañana por fin apagamos la base de datos antigua.",
-           "Casi todas las alertas venían de un solo servicio que nadie conocía.",
-           "Después de la mudanza el equipo volvió a dormir toda la noche."],
-}
-VOICES = [("piper", "en"), ("espeak-ng", "en"), ("espeak-ng", "de"), ("espeak-ng", "fr"), ("espeak-ng", "es")]
+from bench.voice_sentences import HELD, READINGS
+
+LANGUAGES = ("en", "es", "fr", "de", "pt", "it", "nl", "ja", "zh", "ar", "hi", "sw")   # the shipped page languages
+VOICES = [("piper", "en"), *(("espeak-ng", x) for x in LANGUAGES)]     # piper: the only installed voice is English
 TEN_SECONDS = [
     "I took over the pager the week our lead left, and for the first month I slept with the laptop open. "
     "Then we wrote down every alert and deleted half of them, and the nights got quiet again.",
@@ -53,7 +40,12 @@ def speak(engine: str, language: str, text: str) -> bytes:
     from activities.voice.local import espeak_wav, piper_wav
     from rules.voice.voices import espeak_voice
 
-    return piper_wav(text) if engine == "piper" else espeak_wav(text, espeak_voice(language))
+    if engine == "piper":
+        return piper_wav(text)
+    if language in READINGS and text in HELD[language]:      # ja, zh: spoken from their reading (voice_sentences)
+        voice, readings = READINGS[language]
+        return espeak_wav(readings[HELD[language].index(text)], voice)
+    return espeak_wav(text, espeak_voice(language))
 
 
 def seconds_of(wav_bytes: bytes) -> float:
@@ -61,27 +53,61 @@ def seconds_of(wav_bytes: bytes) -> float:
         return w.getnframes() / w.getframerate()
 
 
-def wer_table() -> list[dict]:
-    from activities.voice.local import LocalSpeech, whisper_model
-    from rules.voice.wer import corpus_wer
+def wer_table(languages: list[str]) -> list[dict]:
+    """Per voice and language: the error rate of the held sentences (WER; CER for ja and zh: rules/voice/wer.py)."""
+    from activities.voice.backends import backend, speech_profile
+    from rules.voice.wer import error_rate, metric_for
 
-    whisper_model()                                  # loaded once, not counted
-    local = LocalSpeech()
+    speech = backend(speech_profile())
     rows = []
     for engine, language in VOICES:
+        if language not in languages:
+            continue
         pairs, audio_s, spent = [], 0.0, 0.0
         for sentence in HELD[language]:
             clip = speak(engine, language, sentence)
             started = time.perf_counter()
-            heard = local.transcribe(clip, "audio/wav", language, lambda s: None)
+            heard = speech.transcribe(clip, "audio/wav", language, lambda s: None)
             spent += time.perf_counter() - started
             audio_s += seconds_of(clip)
             pairs.append((sentence, heard.text))
-        rows.append({"voice": engine, "language": language, "sentences": len(pairs), "wer": corpus_wer(pairs),
-                     "rtf": spent / audio_s, "audio_s": audio_s})
-        print(f"  {engine:9} {language}: WER {rows[-1]['wer']:.3f}  RTF {rows[-1]['rtf']:.2f}  "
+        rate, metric = error_rate(pairs, language), metric_for(language)
+        rows.append({"voice": engine, "language": language, "sentences": len(pairs), "metric": metric,
+                     "error_rate": round(rate, 3), "rtf": round(spent / audio_s, 2), "audio_s": round(audio_s, 1),
+                     "heard": [h for _, h in pairs]})
+        print(f"  {engine:9} {language}: {metric} {rate:.3f}  RTF {spent / audio_s:.2f}  "
               f"({len(pairs)} sentences, {audio_s:.0f} s)", flush=True)
     return rows
+
+
+def model_name() -> str:
+    """What heard the clips: the speech profile and, for `local`, the Whisper folder (a larger model when
+    COLLOQUY_WHISPER_DIR names one)."""
+    from activities.voice.backends import speech_profile
+
+    profile = speech_profile()
+    if profile == "local":
+        from activities.voice.local import WHISPER_DIR_ENV
+
+        given = os.environ.get(WHISPER_DIR_ENV, "").strip()
+        return f"local: Whisper {os.path.basename(given.rstrip('/')) if given else 'base'} (int8, faster-whisper)"
+    if profile == "config":
+        return f"config: {os.environ.get('COLLOQUY_STT_MODEL', '?')}"
+    return profile
+
+
+def write_table(path: str, rows: list[dict], command: str) -> None:
+    """The measured table as `rules/voice/offered.py` reads it (the shipped one: rules/voice/measured.json; an
+    operator's own, for another model: COLLOQUY_VOICE_MEASURED)."""
+    import json
+    from datetime import UTC, datetime
+
+    table = {"command": command, "model": model_name(), "measured": datetime.now(UTC).date().isoformat(),
+             "cpus": os.cpu_count(), "rows": rows}
+    with open(path, "w", encoding="utf-8") as out:
+        json.dump(table, out, ensure_ascii=False, indent=1)
+        out.write("\n")
+    print(f"wrote {path}", flush=True)
 
 
 def levels(wav_bytes: bytes, frame_s: float) -> tuple[list[float], bytes, int]:
@@ -233,18 +259,34 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="answers timed (each ~10 s of speech)")
     parser.add_argument("--skip-wer", action="store_true")
     parser.add_argument("--skip-latency", action="store_true")
+    parser.add_argument("--languages", default=",".join(LANGUAGES),
+                        help="comma-separated languages whose error rate is measured (default: every shipped one)")
+    parser.add_argument("--out", help="write the error-rate table as JSON (rules/voice/measured.json is the "
+                        "shipped one; another model's: give it to serve as COLLOQUY_VOICE_MEASURED)")
     args = parser.parse_args()
-    from activities.voice.local import whisper_model
-
+    os.environ.setdefault("COLLOQUY_SPEECH_PROFILE", "local")
+    languages = [x.strip() for x in args.languages.split(",") if x.strip()]
+    unknown = [x for x in languages if x not in HELD]
+    if unknown:
+        raise SystemExit(f"no held sentences for {', '.join(unknown)} (bench/voice_sentences.py)")
     started = time.perf_counter()
-    whisper_model()
-    print(f"Whisper base (int8) loaded in {time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs", flush=True)
+    if os.environ["COLLOQUY_SPEECH_PROFILE"] == "local":
+        from activities.voice.local import whisper_model
+
+        whisper_model()                                  # loaded once, not counted
+    print(f"{model_name()} loaded in {time.perf_counter() - started:.1f} s; {os.cpu_count()} CPUs", flush=True)
     if not args.skip_wer:
-        print("Word error rate (held sentences) and real-time factor of transcription:", flush=True)
-        rows = wer_table()
-        print("\n| voice | language | sentences | WER | RTF |\n|---|---|---|---|---|")
+        print("Error rate (held sentences; WER, CER for ja and zh) and real-time factor of transcription:",
+              flush=True)
+        rows = wer_table(languages)
+        print("\n| voice | language | sentences | error rate | RTF |\n|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['voice']} | {r['language']} | {r['sentences']} | {r['wer']:.3f} | {r['rtf']:.2f} |")
+            print(f"| {r['voice']} | {r['language']} | {r['sentences']} | {r['metric']} {r['error_rate']:.3f} | "
+                  f"{r['rtf']:.2f} |")
+        if args.out:
+            import sys
+
+            write_table(args.out, rows, "python -m bench.voice " + " ".join(sys.argv[1:]))
     if not args.skip_latency:
         print("\nLatencies (real path: serve → Temporal → audio worker → entry):", flush=True)
         res = asyncio.run(latencies(args.repeats))

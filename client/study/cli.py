@@ -33,6 +33,7 @@ from client.study import export as study_export
 from client.study import review as study_review
 from client.study.connect import study_handle, study_update
 from client.web.i18n import PAGE_LANGUAGES
+from client.web.voice.offered import voice_table
 from models.interview.plan import PlanSnapshot
 from models.study.workflow import (
     QUERY_PROGRESS,
@@ -49,6 +50,7 @@ from models.study.workflow import (
     StudyInput,
     StudyProgress,
 )
+from rules.voice.offered import MeasuredTableError
 
 app = typer.Typer(help="Studies: one interview plan, many participants (links), findings across all of them.",
                   no_args_is_help=True, epilog=EXIT_CODES_HELP)
@@ -155,6 +157,10 @@ def create_cmd(
             raise CliError(f"no page catalog for {', '.join(english)}: participants would get English join, consent, "
                            f"room and read-back pages (translated: {' '.join(PAGE_LANGUAGES)}); pass "
                            "--english-pages to accept that", ExitCode.USAGE)
+        try:
+            voice_table()                # the measured table the voice column reads: a bad one stops here
+        except MeasuredTableError as exc:
+            raise CliError(f"voice: {exc}", ExitCode.USAGE) from None
         client = await conn.connect()
         wid = study_id or default_workflow_id("study", topic, short_id())
         await client.start_workflow(WORKFLOW_TYPE, inp, id=wid, task_queue=task_queue,

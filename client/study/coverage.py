@@ -5,8 +5,9 @@
     consent      the study's own text (--consent LANG=FILE) or a built-in one (rules/study/consent.py), else the
                  default language's text, shown as such
     interviewer  the plan's language, or the plan translated by the study's Translator model
-    voice        heard by Whisper (the `local` or `config` speech profile); spoken by piper (English) or
-                 espeak-ng (other languages; a synthetic voice) — rules/voice/voices.py
+    voice        offered only where the measured error rate of the speech model is at most 0.20 (WER; CER for ja
+                 and zh: rules/voice/offered.py, the table client/web/voice/offered.py reads), else typing only;
+                 where offered, heard by Whisper and spoken by piper (English) or espeak-ng (a synthetic voice)
 
 A study may list only languages with a page catalog unless the researcher accepts English pages for the others
 (`--english-pages`): `unsupported_pages` names them.
@@ -15,6 +16,7 @@ A study may list only languages with a page catalog unless the researcher accept
 from __future__ import annotations
 
 from client.web.i18n import PAGE_LANGUAGES, has_catalog
+from client.web.voice.offered import table_source, voice_table
 from rules.study.consent import BUILT_IN
 from rules.voice.voices import LanguageError, voice_for
 
@@ -30,11 +32,23 @@ def unsupported_pages(default_language: str, languages: list[str]) -> list[str]:
 
 
 def _voice(language: str) -> str:
+    """'offered (WER 0.06): spoken by piper' or 'typing only (WER 0.35 > 0.20)' (the measured table in force)."""
     try:
         v = voice_for(language)
     except LanguageError:
-        return "-"
-    return f"heard by Whisper, spoken by {v.engine}" + (" (synthetic)" if v.engine == "espeak-ng" else "")
+        return "typing only (not a language tag)"
+    said = voice_table().describe(language)
+    if not said.startswith("offered"):
+        return said
+    return f"{said}: spoken by {v.engine}" + (" (synthetic)" if v.engine == "espeak-ng" else "")
+
+
+def voice_note() -> str:
+    """Where the voice column comes from, and how another model's measurement is given."""
+    table = voice_table()
+    return (f"voice: offered where the measured error rate is at most {table.threshold:.2f} ({table_source()}: "
+            f"{table.model}, {table.measured}); another model's own measurement: COLLOQUY_VOICE_MEASURED "
+            "(docs/voice.md)")
 
 
 def coverage_lines(default_language: str, languages: list[str], consent_languages: list[str]) -> list[str]:
@@ -53,4 +67,5 @@ def coverage_lines(default_language: str, languages: list[str], consent_language
         lines.append(f"{lang:<10} {pages:<26} {text:<22} {interviewer:<26} {_voice(lang)}")
     if not languages:
         lines.append("(no --languages: a participant chooses among these on the join page)")
+    lines.append(voice_note())
     return lines

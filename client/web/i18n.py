@@ -184,9 +184,15 @@ def render_page(template: str, code: str | None, **values: Any) -> str:
                                              asked_name=language_name(loc.asked, "en"), **values)
 
 
-def room_html(language: str | None) -> str:
+def room_html(language: str | None, voice: bool | None = None) -> str:
     """The interview room (client/web/interview/room.py) in the participant's language — the `?lang=` of its link,
-    the study adds it; English without one: `<html lang dir>`, its strings and the scripts' catalog."""
+    the study adds it; English without one: `<html lang dir>`, its strings and the scripts' catalog. Its voice
+    controls only where voice is offered in that language (`voice`; None: the measured rule decides,
+    client/web/voice/offered.py), else a line saying the answers are typed."""
+    from client.web.voice.offered import voice_offered
+
     language = (language or "").strip()
     language = language if _TAG.match(language) else "en"
-    return render_page("room.html", language, strings=script_strings(language))
+    return render_page("room.html", language, strings=script_strings(language),
+                       voice_offered=voice_offered(language) if voice is None else voice,
+                       language_name=language_name(language, page_locale(language).lang, in_sentence=True))

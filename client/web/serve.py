@@ -105,6 +105,7 @@ def serve(
     from client.web.guard import WeakTokenError, check_token
     from client.web.interview.sessions import LazyClient, load_secret
     from client.web.interview.updates import per_interview
+    from client.web.voice.offered import table_source, voice_table
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -113,6 +114,7 @@ def serve(
         codec = load_codec()
         store_text = checked_store_settings()
         per_interview()
+        voice = voice_table()          # the measured table that decides where voice is offered (docs/voice.md)
     except KeyringError as exc:
         err_console.print(f"[red]error:[/red] payload encryption: {exc}", highlight=False)
         raise typer.Exit(2) from None
@@ -139,6 +141,8 @@ def serve(
                       f"links from `colloquy interview link <workflow id>`, notes API {base}/notes/input, codec "
                       f"endpoint {base}/codec", highlight=False)
         console.print(f"artifacts: {store_text} (else read through a worker)", highlight=False)
+        console.print(f"voice offered in: {' '.join(voice.offered_languages([r.language for r in voice.rows])) or 'none'}"
+                      f" (error rate at most {voice.threshold:.2f}; {table_source()}: {voice.model})", highlight=False)
         if codec is None:
             err_console.print(f"[yellow]payload encryption is off[/yellow] ({KEYS_FILE_ENV} not set): /codec "
                               "answers 503", highlight=False)

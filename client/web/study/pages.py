@@ -40,6 +40,7 @@ from client.web.i18n import (
     render_page,
 )
 from client.web.interview.sessions import room_path
+from client.web.voice.offered import voice_offered
 from models.interview.entries import TranscriptEntry
 from models.study.workflow import (
     QUERY_LINK,
@@ -182,7 +183,7 @@ def join_form(request: web.Request, link: LinkView, lang: str, error: str = "", 
                   consent_language=consent_language, consent_text=text,
                   consent_elsewhere=_base(consent_language) != _base(lang),
                   consent_language_name=language_name(consent_language, lang, in_sentence=True),
-                  consent_sha256=consent_rules.sha256(text), error=error)
+                  consent_sha256=consent_rules.sha256(text), error=error, voice_offered=voice_offered(lang))
 
 
 def _base(code: str) -> str:
