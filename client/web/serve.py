@@ -141,8 +141,9 @@ def serve(
                       f"links from `colloquy interview link <workflow id>`, notes API {base}/notes/input, codec "
                       f"endpoint {base}/codec", highlight=False)
         console.print(f"artifacts: {store_text} (else read through a worker)", highlight=False)
-        console.print(f"voice offered in: {' '.join(voice.offered_languages([r.language for r in voice.rows])) or 'none'}"
-                      f" (error rate at most {voice.threshold:.2f}; {table_source()}: {voice.model})", highlight=False)
+        spoken = voice.offered_languages(list(dict.fromkeys(r.language for r in voice.rows)))
+        console.print(f"voice offered in: {' '.join(spoken) or 'none'} (error rate at most {voice.threshold:.2f}; "
+                      f"{table_source()}: {voice.model})", highlight=False)
         if codec is None:
             err_console.print(f"[yellow]payload encryption is off[/yellow] ({KEYS_FILE_ENV} not set): /codec "
                               "answers 503", highlight=False)

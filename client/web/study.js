@@ -21,6 +21,15 @@
   }
   const shown = (status) => (status === "started" ? "running" : status);   // one word with the counts above
   const secs = (s) => (s === null || s === undefined ? "-" : Math.round(s) + "s");
+  // voice per language (client/web/voice/offered.py): offered only where the measured error rate is low enough
+  function showVoice(v) {
+    if (!v) return;
+    const offered = v.languages.filter((x) => x.offered), typed = v.languages.filter((x) => !x.offered);
+    $("voice-languages").textContent = "Voice (spoken answers) offered in: " +
+      (offered.map((x) => x.language + " " + x.said.replace(/^offered /, "")).join(", ") || "none") +
+      ". Typing only in: " + (typed.map((x) => x.language + " " + x.said.replace(/^typing only /, "")).join(", ") || "none") +
+      ". Threshold " + v.threshold.toFixed(2) + " (WER; CER for ja, zh), measured by " + v.model + " (" + v.source + ").";
+  }
   async function load() {
     let data;
     try {
@@ -38,6 +47,7 @@
     const mc = f.member_checking || {};
     $("member-checking").textContent = (mc.checked || 0) + " checked · " + (mc.corrected || 0) + " corrected · " + (mc.withdrew || 0) + " withdrew";
     showPlan(data.plan);
+    showVoice(data.voice);
     $("n-median").textContent = secs(p.median_length_seconds);
     document.body.dataset.phase = p.phase;
     if (data.report) {

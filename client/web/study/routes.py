@@ -8,7 +8,7 @@
                                          the read-back door 409 "the study has closed" (not 503)
     GET  /studies/{sid}                  the researcher page (signed in): progress, completions, the findings
                                          draft, refreshed every few seconds as interviews finish
-    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan)
+    GET  /api/studies/{sid}              what the researcher page shows (progress, participants, findings, plan, voice per language)
     POST /api/studies/{sid}/plan         {action: edit|approve, plan}: the plan review (signed in, CSRF header)
     POST /api/studies/{sid}/themes       rename / merge / split a final theme: the findings re-rendered without
                                          the models (client/web/study/themes.py)
@@ -31,6 +31,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import authorised, public, with_csrf
 from client.web.guard import as_model, json_object
+from client.web.i18n import PAGE_LANGUAGES
 from client.web.interview.sessions import LazyClient
 from client.web.study.pages import (
     STUDIES,
@@ -43,6 +44,7 @@ from client.web.study.pages import (
     token_sha256,
 )
 from client.web.study.themes import current_findings, edit_theme, edited_text
+from client.web.voice.offered import voice_summary
 from models.study.workflow import (
     QUERY_EXPORT,
     QUERY_FINDINGS_DRAFT,
@@ -145,6 +147,7 @@ async def study_data(request: web.Request) -> web.Response:
                               "participants": [p.model_dump(mode="json") for p in participants],
                               "findings": findings.model_dump(mode="json"),
                               "plan": plan.model_dump(mode="json") if plan.review else None,
+                              "voice": voice_summary([*PAGE_LANGUAGES, *progress.languages]),
                               "report": f"/api/studies/{sid}/report" if progress.outputs else None})
 
 

@@ -53,3 +53,12 @@ def voice_offered(language: str | None) -> bool:
 def table_source() -> str:
     given = os.environ.get(MEASURED_ENV, "").strip()
     return f"{MEASURED_ENV}={given}" if given else f"rules/voice/{SHIPPED}"
+
+
+def voice_summary(languages: list[str]) -> dict[str, object]:
+    """For the researcher's study page: voice per language (the page languages and the study's participants'),
+    the threshold and where the measurement comes from."""
+    table = voice_table()
+    rows = [{"language": x, "offered": table.offered(x), "said": table.describe(x)} for x in dict.fromkeys(languages)]
+    return {"threshold": table.threshold, "model": table.model, "measured": table.measured,
+            "source": table_source(), "languages": rows}

@@ -9,8 +9,9 @@
                                            and sends it as an ordinary entry with `audio_clips`. The same bytes
                                            posted twice are one clip, one transcription. 202 {"pending": true}
                                            when the transcription takes longer than WAIT_S: post it again.
-                                           403 without `consent=yes` (the participant's toggle), 409 once the
-                                           interview has ended (nothing more is recorded).
+                                           403 without `consent=yes` (the participant's toggle) or in a
+                                           language voice is not offered in (client/web/voice/offered.py),
+                                           409 once the interview has ended (nothing more is recorded).
     GET  /room/{wid}/{key}/question-audio?lang=en&q=ID   the question in force, spoken (audio/*), made once per
                                            question and voice by SpeakQuestionWorkflow and cached; `q` (the
                                            page's question_id) makes the answer cacheable, 409 once another
@@ -34,6 +35,7 @@ from temporalio.service import RPCError
 from activities.voice.store import AudioStore, audio_scope
 from client.web.app import public
 from client.web.interview.sessions import ENDED, ROOMS, _error, _room_guard, _temporal_error
+from client.web.voice.offered import voice_offered
 from models.common import ArtifactRef
 from models.voice.workflow import (
     SpeakInput,
@@ -113,6 +115,9 @@ async def room_audio(request: web.Request) -> web.Response:
     if request.query.get("consent") != "yes":
         return _error(403, "audio is recorded only after the participant agrees (tick 'Record my voice')")
     language = _lang(request)
+    if not voice_offered(language):
+        return _error(403, f"voice is not offered in {language}: its measured error rate is over the threshold "
+                           "(docs/voice.md); the answer is typed")
     data = await _read_clip(request)
     try:
         clip = check_clip(data, request.content_type)

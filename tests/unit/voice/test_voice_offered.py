@@ -199,3 +199,47 @@ def test_study_create_refuses_a_measured_table_it_cannot_use(tmp_path, monkeypat
     r = CliRunner().invoke(cli.app, ["create", "On-call", "--quota", "2"])
     assert r.exit_code == 2 and "voice:" in r.output and "error_rate must be a number" in r.output
     assert "Traceback" not in r.output
+
+
+async def test_the_audio_door_refuses_a_language_voice_is_not_offered_in(tmp_path, monkeypatch):
+    """The page shows no microphone there, and the door agrees: nothing is stored or transcribed."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from client.web.app import build_app
+    from client.web.interview.room import room_extension
+    from client.web.interview.sessions import room_path
+    from client.web.voice.room import voice_extension
+
+    monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path))
+
+    async def temporal() -> Any:
+        raise ConnectionError("no Temporal in this test")
+
+    app = build_app("researcher-token-for-tests", None, [], extensions=[room_extension(temporal, b"s"),
+                                                                       voice_extension()])
+    http = TestClient(TestServer(app, host="127.0.0.1"))
+    await http.start_server()
+    try:
+        door = room_path(b"s", "interview-x") + "/audio?consent=yes&lang="
+        headers = {"X-Colloquy-CSRF": "page", "Content-Type": "audio/wav"}
+        for lang in ("de", "ja", "pt-BR", "ko"):
+            r = await http.post(door + lang, data=b"RIFF", headers=headers)
+            assert r.status == 403 and "voice is not offered in" in (await r.json())["error"], lang
+        r = await http.post(door + "en", data=b"RIFF", headers=headers)
+        assert r.status == 400                                       # English goes on to read the clip
+    finally:
+        await http.close()
+    assert not list(tmp_path.glob("audio-*/*"))
+
+
+def test_the_researcher_page_is_told_voice_per_language():
+    from client.web.voice.offered import voice_summary
+
+    summary = voice_summary([*PAGE_LANGUAGES, "de", "ko"])
+    rows = {r["language"]: r for r in summary["languages"]}         # type: ignore[attr-defined]
+    assert list(rows)[:len(PAGE_LANGUAGES)] == list(PAGE_LANGUAGES) and "ko" in rows
+    assert rows["en"]["offered"] and rows["en"]["said"] == "offered (WER 0.06)"
+    assert not rows["ko"]["offered"] and rows["ko"]["said"] == "typing only (not measured)"
+    assert summary["threshold"] == THRESHOLD and summary["source"] == "rules/voice/measured.json"
+    page = (Path(__file__).resolve().parents[3] / "client" / "web" / "study.html").read_text()
+    assert 'id="voice-languages"' in page
