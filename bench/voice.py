@@ -1,14 +1,22 @@
-"""Voice numbers on this machine: word error rate per voice and language on held sentences, the real-time factor
-of transcription, end of speech → entry for a ~10 s answer (whole clip after the end vs chunks cut at pauses
-and transcribed while the person speaks), new question → first audio byte. Local profile only (faster-whisper
-with Whisper base int8, piper, espeak-ng): `make install-voice`.
+"""Voice numbers on this machine: the error rate per voice and language on held sentences (word error rate; character
+error rate for ja and zh) for every shipped page language, the real-time factor of transcription, end of speech →
+entry for a ~10 s answer (whole clip after the end vs chunks cut at pauses and transcribed while the person speaks),
+new question → first audio byte. The `local` profile by default (faster-whisper with Whisper base int8, piper,
+espeak-ng: `make install-voice`; COLLOQUY_WHISPER_DIR measures another Whisper model), `COLLOQUY_SPEECH_PROFILE=config`
+for the error rates of a configured provider.
 
-    python -m bench.voice [--repeats 3] [--skip-wer] [--skip-latency]
+    python -m bench.voice [--repeats 3] [--skip-wer] [--skip-latency] [--languages en,de] [--out FILE.json]
+
+`--out` writes the error-rate table the voice rule reads (rules/voice/offered.py: voice is offered in a language
+only when its error rate is at most 0.20): `python -m bench.voice --skip-latency --out rules/voice/measured.json`
+made the shipped one; an operator's own table for another model is given to serve and the CLI as
+COLLOQUY_VOICE_MEASURED (docs/voice.md, "Languages").
 
 The latencies run the real path: a dev server, the workers in this process (the audio worker with them), and
 `colloquy serve`'s room + voice doors on 127.0.0.1; the clips are POSTed as the page does, each chunk as soon
 as the speech it holds has been said (real time). The offline LLM profile plays the interviewer (it only has to
-put a question in force). The held sentences are the project's own (never seen by the model before).
+put a question in force). The held sentences are the project's own (bench/voice_sentences.py; never seen by the
+model before).
 """
 
 from __future__ import annotations
