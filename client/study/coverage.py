@@ -16,7 +16,7 @@ A study may list only languages with a page catalog unless the researcher accept
 from __future__ import annotations
 
 from client.web.i18n import PAGE_LANGUAGES, has_catalog
-from client.web.voice.offered import table_source, voice_table
+from client.web.voice.offered import table_source, unmeasured_model, voice_table
 from rules.study.consent import BUILT_IN
 from rules.voice.voices import LanguageError, voice_for
 
@@ -47,8 +47,8 @@ def voice_note() -> str:
     """Where the voice column comes from, and how another model's measurement is given."""
     table = voice_table()
     return (f"voice: offered where the measured error rate is at most {table.threshold:.2f} ({table_source()}: "
-            f"{table.model}, {table.measured}); another model's own measurement: COLLOQUY_VOICE_MEASURED "
-            "(docs/voice.md)")
+            f"{table.model}, {table.measured}); " + (unmeasured_model() or "another model's own measurement: "
+                                                     "COLLOQUY_VOICE_MEASURED (docs/voice.md)"))
 
 
 def coverage_lines(default_language: str, languages: list[str], consent_languages: list[str]) -> list[str]:

@@ -105,7 +105,7 @@ def serve(
     from client.web.guard import WeakTokenError, check_token
     from client.web.interview.sessions import LazyClient, load_secret
     from client.web.interview.updates import per_interview
-    from client.web.voice.offered import table_source, voice_table
+    from client.web.voice.offered import table_source, unmeasured_model, voice_table
     from core.codec import load_codec
     from core.temporal import connect
 
@@ -144,6 +144,8 @@ def serve(
         spoken = voice.offered_languages(list(dict.fromkeys(r.language for r in voice.rows)))
         console.print(f"voice offered in: {' '.join(spoken) or 'none'} (error rate at most {voice.threshold:.2f}; "
                       f"{table_source()}: {voice.model})", highlight=False)
+        if unmeasured_model():
+            err_console.print(f"[yellow]{unmeasured_model()}[/yellow]", highlight=False)
         if codec is None:
             err_console.print(f"[yellow]payload encryption is off[/yellow] ({KEYS_FILE_ENV} not set): /codec "
                               "answers 503", highlight=False)

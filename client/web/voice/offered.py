@@ -62,3 +62,17 @@ def voice_summary(languages: list[str]) -> dict[str, object]:
     rows = [{"language": x, "offered": table.offered(x), "said": table.describe(x)} for x in dict.fromkeys(languages)]
     return {"threshold": table.threshold, "model": table.model, "measured": table.measured,
             "source": table_source(), "languages": rows}
+
+
+def unmeasured_model() -> str | None:
+    """A warning when the speech model in use is not the one the table in force measured: another Whisper folder
+    (COLLOQUY_WHISPER_DIR) or the `config` profile with only the shipped Whisper base table."""
+    if os.environ.get(MEASURED_ENV, "").strip():
+        return None
+    profile = os.environ.get("COLLOQUY_SPEECH_PROFILE", "").strip() or os.environ.get("COLLOQUY_PROFILE", "").strip()
+    other = ("COLLOQUY_WHISPER_DIR" if os.environ.get("COLLOQUY_WHISPER_DIR", "").strip() and profile == "local"
+             else "the config speech profile" if profile == "config" else None)
+    if other is None:
+        return None
+    return (f"voice languages follow Whisper base's measurement, not the model of {other}: measure it with "
+            f"`python -m bench.voice --skip-latency --out FILE` and set {MEASURED_ENV}=FILE (docs/voice.md)")

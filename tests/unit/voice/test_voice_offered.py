@@ -243,3 +243,22 @@ def test_the_researcher_page_is_told_voice_per_language():
     assert summary["threshold"] == THRESHOLD and summary["source"] == "rules/voice/measured.json"
     page = (Path(__file__).resolve().parents[3] / "client" / "web" / "study.html").read_text()
     assert 'id="voice-languages"' in page
+
+
+def test_another_model_without_its_own_measurement_is_said(tmp_path, monkeypatch):
+    from client.study.coverage import voice_note
+    from client.web.voice.offered import unmeasured_model
+
+    monkeypatch.delenv("COLLOQUY_SPEECH_PROFILE", raising=False)
+    monkeypatch.delenv("COLLOQUY_WHISPER_DIR", raising=False)
+    assert unmeasured_model() is None
+    monkeypatch.setenv("COLLOQUY_SPEECH_PROFILE", "local")
+    monkeypatch.setenv("COLLOQUY_WHISPER_DIR", str(tmp_path / "whisper-large"))
+    assert "not the model of COLLOQUY_WHISPER_DIR" in (unmeasured_model() or "")
+    assert "not the model of COLLOQUY_WHISPER_DIR" in voice_note()
+    monkeypatch.setenv("COLLOQUY_SPEECH_PROFILE", "config")
+    assert "config speech profile" in (unmeasured_model() or "")
+    mine = tmp_path / "t.json"
+    mine.write_text(json.dumps(_table([_row("de", 0.1)])))
+    monkeypatch.setenv(MEASURED_ENV, str(mine))
+    assert unmeasured_model() is None
