@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from core.settings import data_dir
+from models.common import OFFLINE_LABEL
 from models.writing.workflow import HistoryContext, RunRecord
 from rules.writing.accounting import run_totals
 
@@ -67,18 +68,23 @@ _TABLE_REF = re.compile(r"\b(FROM|JOIN)\s+(runs|invocations|audit_scores|post_it
                         r"(?:\s+(?!WHERE\b|GROUP\b|ORDER\b|JOIN\b|ON\b|LIMIT\b)([a-z]\w*))?", re.IGNORECASE)
 
 
-def without_offline(sql: str) -> str:
+def without_offline(sql: str, offline: bool = False) -> str:
     """The query with every history table narrowed to runs that were not answered by the offline test double
-    (a pure text rewrite valid in both dialects)."""
-    real = f"SELECT run_id FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}'"
+    (`offline`: to the runs it answered, and to nothing else) — a pure text rewrite valid in both dialects."""
+    where = f"profile = '{OFFLINE_PROFILE}'" if offline else f"profile IS DISTINCT FROM '{OFFLINE_PROFILE}'"
+    real = f"SELECT run_id FROM runs WHERE {where}"
 
     def sub(m: re.Match[str]) -> str:
         keyword, table, alias = m.group(1), m.group(2), m.group(3) or m.group(2)
         if table == "runs":
-            return f"{keyword} (SELECT * FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}') {alias}"
+            return f"{keyword} (SELECT * FROM runs WHERE {where}) {alias}"
         return f"{keyword} (SELECT * FROM {table} WHERE run_id IN ({real})) {alias}"
 
     return _TABLE_REF.sub(sub, sql)
+
+
+PRODUCED_BY = "produced by"  # the column `--include-offline` adds: who wrote each row's scores and words
+REAL_MODELS = "models"
 
 
 TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
@@ -277,9 +283,18 @@ class HistoryStore:
     # ---------------------------------------------------------------------------------------- reading
     def query(self, name: str, param: str | None = None,
               include_offline: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The named query's columns and rows, over real runs only. `include_offline`: the runs the offline test
+        double answered too, as rows of their own (never averaged with a model's) labelled in a `produced by`
+        column; the real runs' rows first."""
         if name not in self.queries:
             raise KeyError(f"unknown history query {name!r}: one of {', '.join(self.queries)}")
-        sql = self.queries[name] if include_offline else without_offline(self.queries[name])
+        columns, rows = self._rows(without_offline(self.queries[name]), name, param)
+        if not include_offline:
+            return columns, rows
+        _, doubled = self._rows(without_offline(self.queries[name], offline=True), name, param)
+        return [*columns, PRODUCED_BY], [(*r, REAL_MODELS) for r in rows] + [(*r, OFFLINE_LABEL) for r in doubled]
+
+    def _rows(self, sql: str, name: str, param: str | None) -> tuple[list[str], list[tuple[Any, ...]]]:
         needs = sql.count(self._sql("?"))
         if needs and not param:
             raise ValueError(f"query {name!r} needs a parameter")
