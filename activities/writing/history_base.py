@@ -44,6 +44,9 @@ SCHEMA = [
     # run's status beside its post iteration
     "ALTER TABLE runs ADD COLUMN IF NOT EXISTS profile TEXT",
     "ALTER TABLE post_iterations ADD COLUMN IF NOT EXISTS status TEXT",
+    # and per row: whether the offline test double wrote it (the call's mark; NULL for rows recorded before)
+    "ALTER TABLE invocations ADD COLUMN IF NOT EXISTS offline BOOLEAN",
+    "ALTER TABLE audit_scores ADD COLUMN IF NOT EXISTS offline BOOLEAN",
 ]
 # Analytics leave out runs answered by the offline test double unless asked (`include_offline`): their scores
 # and $0 costs are not comparable with real models'. Runs recorded before profiles existed count as real.
@@ -88,6 +91,11 @@ REAL_MODELS = "models"
 
 
 TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
+INVOCATION_COLUMNS = ("run_id, seq, agent, activity, state, persona, started_at, duration_s, success, status, "
+                      "input_tokens, output_tokens, total_tokens, cost_usd, output_word_count, context_used_pct, "
+                      "offline")
+AUDIT_COLUMNS = ("run_id, auditor_agent, target_agent, state, kind, visit, overall_score, hook_score, "
+                 "specifics_score, voice_score, structure_score, feedback, offline")
 
 # The evaluation queries in DuckDB's dialect (`?` parameters); history_postgres.POSTGRES_QUERIES is the twin.
 QUERIES: dict[str, str] = {
@@ -257,17 +265,18 @@ class HistoryStore:
                 config_name, record.forced, s.reason, profile])
             invocations = [[s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at),
                             i.duration_s, i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens,
-                            i.cost_usd, i.word_count, i.context_used_pct] for i in s.invocations]
+                            i.cost_usd, i.word_count, i.context_used_pct, i.offline] for i in s.invocations]
             if invocations:
-                self._executemany(conn, q("INSERT INTO invocations VALUES "
-                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), invocations)
+                self._executemany(conn, q(f"INSERT INTO invocations ({INVOCATION_COLUMNS}) VALUES "
+                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), invocations)
             rows = [[s.run_id, a.auditor, a.target, a.state, a.kind, a.visit, a.overall, a.hook, a.specifics,
-                     a.voice, a.structure, a.feedback] for a in s.audit_scores]
+                     a.voice, a.structure, a.feedback, a.offline] for a in s.audit_scores]
             rows += [[s.run_id, g.get("model"), g.get("target"), g["state"], "quality_gate", g["visit"],
-                      g["score"], None, None, None, None, g.get("feedback", "")] for g in s.gate_scores]
+                      g["score"], None, None, None, None, g.get("feedback", ""), bool(g.get("offline"))]
+                     for g in s.gate_scores]
             if rows:
-                self._executemany(conn, q("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                                  rows)
+                self._executemany(conn, q(f"INSERT INTO audit_scores ({AUDIT_COLUMNS}) VALUES "
+                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), rows)
             # only runs that ended with a post are iterations; aborted ones are kept without a number
             previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ? AND iteration IS NOT "
                                       "NULL"), [s.story_name]).fetchone()[0]

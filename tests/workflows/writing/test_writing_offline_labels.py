@@ -132,6 +132,13 @@ async def test_every_artifact_and_row_of_an_offline_default_run_is_labelled(ts_e
         data = [line for line in shown.output.splitlines() if line.startswith("│")]
         assert data and all("[offline test double]" in line or "offline test" in line for line in data), \
             (query, shown.output)
+    exported = runner.invoke(app, ["history", "export", str(tmp_path / "exp")])
+    assert exported.exit_code == 0, exported.output
+    for table in ("invocations", "audit_scores"):  # every exported row says who wrote it
+        rows = json.loads((tmp_path / "exp" / f"{table}.json").read_text())
+        assert rows and all(row["offline"] is True for row in rows), table
+    runs = json.loads((tmp_path / "exp" / "runs.json").read_text())
+    assert [r["profile"] for r in runs] == ["offline"]
 
 
 async def test_a_gated_run_with_a_human_yes_labels_gates_audits_and_analysis(ts_env, worker, offline):
