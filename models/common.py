@@ -36,8 +36,23 @@ class Undecodable:
     reason: str
 
 
+# What every word the `offline` test double wrote carries wherever it is shown (artifacts, logs, tables, reports):
+# = activities.llm.offline.OFFLINE_LABEL (a test checks). The gateway marks each call's result (`LLMUsage.offline`);
+# everything built from a result carries that mark on and shows this label.
+OFFLINE_LABEL = "[offline test double]"
+
+
+def offline_labelled(text: str, offline: bool) -> str:
+    """`text` with the offline label in front when the offline test double wrote it (never twice)."""
+    if not offline or text.startswith(OFFLINE_LABEL):
+        return text
+    return f"{OFFLINE_LABEL} {text}" if text else OFFLINE_LABEL
+
+
 class LLMUsage(BaseModel):
-    """One LLM invocation as the gateway saw it (one per successful agent call)."""
+    """One LLM invocation as the gateway saw it (one per successful agent call). `offline`: the gateway's mark
+    that the offline test double answered, not a model (activities/llm/gateway.py sets it from the resolved
+    provider); every record built from this result carries it on."""
 
     agent: str
     model: str

@@ -56,7 +56,7 @@ def save_message(inp: TurnInput, kind: MessageType, text: str, usage: LLMUsage) 
         text = offline.label_text(text)       # never on a heading's line: the markdown stays markdown
     ref = store().put(inp.discussion_id, f"{inp.message_id}.md", text, "text/markdown")
     return MessageRef(id=inp.message_id, from_role=inp.role, to="team", type=kind, round=inp.round, ref=ref,
-                      excerpt=excerpt(text))
+                      excerpt=excerpt(text), offline=usage.offline)
 
 
 _QUESTION_WORDS = {"how", "can", "could", "should", "would", "what", "why", "which", "who", "when", "where",

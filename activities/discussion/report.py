@@ -19,7 +19,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.artifacts import store
 from activities.discussion.common import ROLE_TITLES
-from models.common import ArtifactRef
+from models.common import OFFLINE_LABEL, ArtifactRef
 from models.discussion.workflow import ReportInput
 from rules.discussion.scoring import CRITERIA
 
@@ -38,20 +38,23 @@ text-align:left;vertical-align:top}th{background:#f6f8fa}tr.winner{background:#d
 .bar{display:inline-block;height:.6rem;background:#2da44e;border-radius:3px;margin-right:.3rem}
 .msg{border:1px solid #d0d7de;border-radius:8px;margin:.8rem 0;padding:.6rem .9rem}
 .msg header{font-size:.85rem;color:#57606a;margin-bottom:.4rem}.msg pre{white-space:pre-wrap;font-family:inherit;margin:0}
-.muted{color:#57606a;font-size:.9rem}
+.muted{color:#57606a;font-size:.9rem}.offline{color:#9a6700}
 </style></head><body>
 <h1>Team discussion: {{ r.topic }}</h1>
 <p class="muted">Discussion {{ r.discussion_id }} · level {{ r.rules.level }} ({{ r.rules.max_rounds }} round(s),
 min {{ r.rules.min_ideas }} ideas, deep dive {{ 'on' if r.rules.deep_dive else 'off' }}, threshold
 {{ r.rules.min_score_threshold }}) · team: {{ team }}</p>
-<section class="outcome"><strong>Outcome: {{ r.outcome }}</strong><br>{{ r.outcome_detail }}
-{% if winner %}<h3>Selected: {{ winner.id }} · {{ winner.title }} ({{ winner.overall }}/10)</h3>
+<section class="outcome">{% if r.offline %}<p class="offline"><strong>{{ label }}</strong> The deterministic offline
+test double wrote this discussion's ideas, scores and comments, not a model: they are not a model's verdict.</p>
+{% endif %}<strong>Outcome: {{ r.outcome }}</strong>{% if r.offline %} {{ label }}{% endif %}<br>{{ r.outcome_detail }}
+{% if winner %}<h3>Selected: {{ winner.id }} · {{ winner.title }} ({{ winner.overall }}/10){% if winner.offline %}
+{{ label }}{% endif %}</h3>
 <p>{{ winner.description }}</p>{% endif %}
 {% if r.selection and r.selection.leader_comment_excerpt %}<p><em>Team Leader:</em>
 {{ r.selection.leader_comment_excerpt }}</p>{% endif %}</section>
-<h2>Ideas and scores</h2>
+<h2>Ideas and scores{% if r.offline %} {{ label }}{% endif %}</h2>
 {% if r.ideas %}<table><tr><th>id</th><th>idea</th>{% for c in criteria %}<th>{{ c }}</th>{% endfor %}
-<th>overall</th></tr>
+<th>overall</th><th>by</th></tr>
 {% for i in r.ideas %}<tr class="{{ 'winner' if winner and i.id == winner.id else '' }}"><td>{{ i.id }}</td>
 <td><strong>{{ i.title }}</strong><br>{{ i.description }}
 {% if i.pros %}<br><span class="muted">Pros: {{ i.pros | join('; ') }}</span>{% endif %}
@@ -60,7 +63,8 @@ min {{ r.rules.min_ideas }} ideas, deep dive {{ 'on' if r.rules.deep_dive else '
 {{ i.refined_in_rounds | join(', ') }}{% endif %}</span></td>
 {% for c in criteria %}<td>{% if i.scores %}{{ i.scores[c] }}{% else %}-{% endif %}</td>{% endfor %}
 <td>{% if i.overall is not none %}<span class="bar" style="width:{{ (i.overall * 6) | int }}px"></span>{{ i.overall }}
-{% else %}unscored{% endif %}</td></tr>{% endfor %}</table>
+{% else %}unscored{% endif %}</td><td>{% if i.offline %}{{ label }}{% else %}model{% endif %}</td></tr>
+{% endfor %}</table>
 {% else %}<p>No ideas were generated.</p>{% endif %}
 {% if r.selection %}<p class="muted">Selection rule: {{ r.selection.reason }}</p>{% endif %}
 {% if r.events %}<h2>Events</h2><ul>{% for e in r.events %}<li>{{ e.phase }}{% if e.round %} (round {{ e.round
@@ -69,7 +73,8 @@ min {{ r.rules.min_ideas }} ideas, deep dive {{ 'on' if r.rules.deep_dive else '
 output tokens, ${{ '%.4f' % r.usage.cost_usd }}{% if models %} · models: {{ models }}{% endif %}</p>
 <h2>Discussion</h2>
 {% for m, text in messages %}<article class="msg"><header>{{ m.id }} · {{ titles.get(m.from_role, m.from_role) }}
-→ {{ m.to }} · {{ m.type }}{% if m.round %} · round {{ m.round }}{% endif %}</header><div class="md">{{ text | md }}</div></article>
+→ {{ m.to }} · {{ m.type }}{% if m.round %} · round {{ m.round }}{% endif %}{% if m.offline %} · {{ label }}{% endif
+%}</header><div class="md">{{ text | md }}</div></article>
 {% endfor %}
 </body></html>
 """
@@ -91,7 +96,7 @@ _template = _env.from_string(_TEMPLATE)
 def render_report(inp: ReportInput, texts: list[str]) -> str:
     winner = next((i for i in inp.ideas if inp.selection and i.id == inp.selection.idea_id), None)
     color = {"selected": "#2da44e", "no_idea_met_threshold": "#bf8700"}.get(inp.outcome, "#cf222e")
-    return _template.render(r=inp, winner=winner, criteria=CRITERIA, color=color, titles=ROLE_TITLES,
+    return _template.render(r=inp, winner=winner, criteria=CRITERIA, color=color, titles=ROLE_TITLES, label=OFFLINE_LABEL,
                             team=", ".join(ROLE_TITLES.get(t, t) for t in inp.team),
                             models=", ".join(f"{k}={v}" for k, v in sorted(inp.models.items())),
                             messages=list(zip(inp.messages, texts, strict=True)))

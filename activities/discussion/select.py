@@ -5,7 +5,7 @@ from __future__ import annotations
 from activities.agents.base import AgentSpec
 from activities.discussion.common import base_variables, excerpt, offline_context, save_message
 from activities.llm import offline
-from models.common import AgentResult
+from models.common import AgentResult, offline_labelled
 from models.discussion.workflow import LeaderSelectionOutput, SelectionTurn, TurnInput
 
 SELECT = AgentSpec("discussion_select", "discussion/select.md", LeaderSelectionOutput, tier="medium",
@@ -21,7 +21,8 @@ async def discussion_select(inp: TurnInput) -> AgentResult[SelectionTurn]:
     pick = f"\n\nPreferred idea: {out.preferred_idea_id}" if out.preferred_idea_id else ""
     message = save_message(inp, "selection", out.explanation.strip() + pick, usage)
     return AgentResult[SelectionTurn](output=SelectionTurn(message=message, preferred_idea_id=out.preferred_idea_id,
-                                                           explanation_excerpt=excerpt(out.explanation, 500)),
+                                                           explanation_excerpt=excerpt(offline_labelled(
+                                                               out.explanation, usage.offline), 500)),
                                       usage=usage)
 
 

@@ -8,7 +8,7 @@ from temporalio import activity
 
 from activities.artifacts import store
 from activities.discussion.common import ROLE_TITLES
-from models.common import ArtifactRef
+from models.common import OFFLINE_LABEL, ArtifactRef
 from models.discussion.workflow import MessageRef, TranscriptInput
 
 
@@ -17,7 +17,8 @@ def render_transcript(title: str, messages: list[tuple[MessageRef, str]]) -> str
     for msg, text in messages:
         who = ROLE_TITLES.get(msg.from_role, msg.from_role)
         where = f"round {msg.round}" if msg.round else "outside the rounds"
-        parts += [f"## {msg.id} · {msg.type} · {who} → {msg.to} ({where})", "", text.strip(), ""]
+        by = f" {OFFLINE_LABEL}" if msg.offline else ""
+        parts += [f"## {msg.id} · {msg.type} · {who}{by} → {msg.to} ({where})", "", text.strip(), ""]
     return "\n".join(parts)
 
 

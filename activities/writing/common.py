@@ -14,12 +14,14 @@ each call passes `model=inp.model` to its AgentSpec, which forces that model for
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import LAST_PROMPT
 from activities.artifacts import store
+from activities.llm import offline
 from activities.writing.configs import PERSONA_DIR
 from activities.writing.prompts import guidance_block, preview, prompt_sections, word_count
 from models.common import ArtifactRef, LLMUsage
@@ -58,9 +60,28 @@ def base_variables(inp: WritingTaskInput, role_persona: str) -> tuple[dict[str, 
     return variables, docs
 
 
+def labelled(text: str, content_type: str, usage: LLMUsage) -> str:
+    """The artifact's text as saved: what the offline test double wrote says so (the call's `usage.offline`, set
+    by the gateway) — markdown with the double's own label line (never on a heading's line), a JSON object with
+    the double's own `_offline` key first. A real model's text is kept as it is."""
+    if not usage.offline:
+        return text
+    if content_type == "application/json":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            return json.dumps({"_offline": offline.OFFLINE_LABEL, **data}, indent=2, ensure_ascii=False)
+    return offline.label_text(text)
+
+
 def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage, content_type: str = "text/markdown",
                 **structured: Any) -> TaskResult:
-    """Each agent writes its own artifact (unique name per model/state/visit; atomic in the store)."""
+    """Each agent writes its own artifact (unique name per model/state/visit; atomic in the store), labelled when
+    the offline test double wrote it (`labelled`). The word count is the text's own."""
+    words = word_count(text)
+    text = labelled(text, content_type, usage)
     ref: ArtifactRef = store().put(inp.run_id, inp.output_name, text, content_type)
     # the prompt this activity's agent call rendered (AgentSpec.complete), saved beside the output (agent logs)
     messages = LAST_PROMPT.get()
@@ -68,7 +89,7 @@ def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage, co
     if messages:
         prompt = "\n\n".join(f"## {m.get('role', 'user')}\n\n{m.get('content', '')}" for m in messages)
         prompt_ref = store().put(inp.run_id, f"{inp.output_name.rsplit('.', 1)[0]}.prompt.md", prompt + "\n")
-    return TaskResult(output_ref=ref, kind=kind, word_count=word_count(text), preview=preview(text), usage=usage,
+    return TaskResult(output_ref=ref, kind=kind, word_count=words, preview=preview(text), usage=usage,
                       prompt_ref=prompt_ref, **structured)
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from core.settings import data_dir
+from models.common import OFFLINE_LABEL
 from models.writing.workflow import HistoryContext, RunRecord
 from rules.writing.accounting import run_totals
 
@@ -43,6 +44,9 @@ SCHEMA = [
     # run's status beside its post iteration
     "ALTER TABLE runs ADD COLUMN IF NOT EXISTS profile TEXT",
     "ALTER TABLE post_iterations ADD COLUMN IF NOT EXISTS status TEXT",
+    # and per row: whether the offline test double wrote it (the call's mark; NULL for rows recorded before)
+    "ALTER TABLE invocations ADD COLUMN IF NOT EXISTS offline BOOLEAN",
+    "ALTER TABLE audit_scores ADD COLUMN IF NOT EXISTS offline BOOLEAN",
 ]
 # Analytics leave out runs answered by the offline test double unless asked (`include_offline`): their scores
 # and $0 costs are not comparable with real models'. Runs recorded before profiles existed count as real.
@@ -67,21 +71,31 @@ _TABLE_REF = re.compile(r"\b(FROM|JOIN)\s+(runs|invocations|audit_scores|post_it
                         r"(?:\s+(?!WHERE\b|GROUP\b|ORDER\b|JOIN\b|ON\b|LIMIT\b)([a-z]\w*))?", re.IGNORECASE)
 
 
-def without_offline(sql: str) -> str:
+def without_offline(sql: str, offline: bool = False) -> str:
     """The query with every history table narrowed to runs that were not answered by the offline test double
-    (a pure text rewrite valid in both dialects)."""
-    real = f"SELECT run_id FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}'"
+    (`offline`: to the runs it answered, and to nothing else) — a pure text rewrite valid in both dialects."""
+    where = f"profile = '{OFFLINE_PROFILE}'" if offline else f"profile IS DISTINCT FROM '{OFFLINE_PROFILE}'"
+    real = f"SELECT run_id FROM runs WHERE {where}"
 
     def sub(m: re.Match[str]) -> str:
         keyword, table, alias = m.group(1), m.group(2), m.group(3) or m.group(2)
         if table == "runs":
-            return f"{keyword} (SELECT * FROM runs WHERE profile IS DISTINCT FROM '{OFFLINE_PROFILE}') {alias}"
+            return f"{keyword} (SELECT * FROM runs WHERE {where}) {alias}"
         return f"{keyword} (SELECT * FROM {table} WHERE run_id IN ({real})) {alias}"
 
     return _TABLE_REF.sub(sub, sql)
 
 
+PRODUCED_BY = "produced by"  # the column `--include-offline` adds: who wrote each row's scores and words
+REAL_MODELS = "models"
+
+
 TABLES = ("runs", "invocations", "audit_scores", "post_iterations")
+INVOCATION_COLUMNS = ("run_id, seq, agent, activity, state, persona, started_at, duration_s, success, status, "
+                      "input_tokens, output_tokens, total_tokens, cost_usd, output_word_count, context_used_pct, "
+                      "offline")
+AUDIT_COLUMNS = ("run_id, auditor_agent, target_agent, state, kind, visit, overall_score, hook_score, "
+                 "specifics_score, voice_score, structure_score, feedback, offline")
 
 # The evaluation queries in DuckDB's dialect (`?` parameters); history_postgres.POSTGRES_QUERIES is the twin.
 QUERIES: dict[str, str] = {
@@ -251,17 +265,18 @@ class HistoryStore:
                 config_name, record.forced, s.reason, profile])
             invocations = [[s.run_id, i.seq, i.model, i.agent, i.state, i.persona, _naive(i.started_at),
                             i.duration_s, i.success, i.status, i.input_tokens, i.output_tokens, i.total_tokens,
-                            i.cost_usd, i.word_count, i.context_used_pct] for i in s.invocations]
+                            i.cost_usd, i.word_count, i.context_used_pct, i.offline] for i in s.invocations]
             if invocations:
-                self._executemany(conn, q("INSERT INTO invocations VALUES "
-                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), invocations)
+                self._executemany(conn, q(f"INSERT INTO invocations ({INVOCATION_COLUMNS}) VALUES "
+                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), invocations)
             rows = [[s.run_id, a.auditor, a.target, a.state, a.kind, a.visit, a.overall, a.hook, a.specifics,
-                     a.voice, a.structure, a.feedback] for a in s.audit_scores]
+                     a.voice, a.structure, a.feedback, a.offline] for a in s.audit_scores]
             rows += [[s.run_id, g.get("model"), g.get("target"), g["state"], "quality_gate", g["visit"],
-                      g["score"], None, None, None, None, g.get("feedback", "")] for g in s.gate_scores]
+                      g["score"], None, None, None, None, g.get("feedback", ""), bool(g.get("offline"))]
+                     for g in s.gate_scores]
             if rows:
-                self._executemany(conn, q("INSERT INTO audit_scores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                                  rows)
+                self._executemany(conn, q(f"INSERT INTO audit_scores ({AUDIT_COLUMNS}) VALUES "
+                                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"), rows)
             # only runs that ended with a post are iterations; aborted ones are kept without a number
             previous = conn.execute(q("SELECT COUNT(*) FROM post_iterations WHERE story = ? AND iteration IS NOT "
                                       "NULL"), [s.story_name]).fetchone()[0]
@@ -277,9 +292,18 @@ class HistoryStore:
     # ---------------------------------------------------------------------------------------- reading
     def query(self, name: str, param: str | None = None,
               include_offline: bool = False) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """The named query's columns and rows, over real runs only. `include_offline`: the runs the offline test
+        double answered too, as rows of their own (never averaged with a model's) labelled in a `produced by`
+        column; the real runs' rows first."""
         if name not in self.queries:
             raise KeyError(f"unknown history query {name!r}: one of {', '.join(self.queries)}")
-        sql = self.queries[name] if include_offline else without_offline(self.queries[name])
+        columns, rows = self._rows(without_offline(self.queries[name]), name, param)
+        if not include_offline:
+            return columns, rows
+        _, doubled = self._rows(without_offline(self.queries[name], offline=True), name, param)
+        return [*columns, PRODUCED_BY], [(*r, REAL_MODELS) for r in rows] + [(*r, OFFLINE_LABEL) for r in doubled]
+
+    def _rows(self, sql: str, name: str, param: str | None) -> tuple[list[str], list[tuple[Any, ...]]]:
         needs = sql.count(self._sql("?"))
         if needs and not param:
             raise ValueError(f"query {name!r} needs a parameter")

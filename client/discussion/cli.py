@@ -32,6 +32,7 @@ from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from core.settings import TASK_QUEUE
+from models.common import OFFLINE_LABEL
 from models.discussion.workflow import (
     QUERY_PROGRESS,
     ROLES,
@@ -90,7 +91,8 @@ async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionRe
             seen_step = step
         seen_steps = max(seen_steps, len(progress.steps))
         for idea in progress.ideas[seen_ideas:]:
-            console.print(f"  [green]+ idea {idea.id}[/green] {escape(idea.title)}", soft_wrap=True)
+            console.print(f"  [green]+ idea {idea.id}[/green] {escape(idea.title)}"
+                          + (escape(f" {OFFLINE_LABEL}") if idea.offline else ""), soft_wrap=True)
         seen_ideas = max(seen_ideas, len(progress.ideas))
         for event in progress.events[seen_events:]:
             console.print(f"  [yellow]! {event.kind}[/yellow] {escape(event.message)}", soft_wrap=True)
@@ -107,22 +109,28 @@ async def follow(handle: WorkflowHandle, *, quiet: bool = False) -> DiscussionRe
 def print_result(result: DiscussionResult, ui_link: str) -> None:
     console.print()
     colour = "green" if result.outcome == "selected" else "yellow"
+    # what agents wrote is text, never markup (the offline label is in square brackets)
     console.print(f"[bold {colour}]{status_text(result.colloquy_status, None, result.outcome)}[/bold {colour}] — "
-                  f"{result.outcome_detail}", soft_wrap=True)
+                  f"{escape(result.outcome_detail)}", soft_wrap=True)
+    if result.offline:
+        console.print(escape(f"{OFFLINE_LABEL} the offline test double wrote this discussion's ideas, scores and "
+                             "comments, not a model"), soft_wrap=True)
     if result.selected is not None:
         s = result.selected
-        console.print(f"[bold]Selected idea: {s.id} {s.title} ({s.overall}/10)[/bold]", soft_wrap=True)
-        console.print(f"  {s.description}", soft_wrap=True)
+        console.print(f"[bold]Selected idea: {s.id} {escape(s.title)} ({s.overall}/10)"
+                      f"{escape(' ' + OFFLINE_LABEL) if s.offline else ''}[/bold]", soft_wrap=True)
+        console.print(f"  {escape(s.description)}", soft_wrap=True)
     if result.selection and result.selection.leader_comment_excerpt:
-        console.print(f"Team Leader: {result.selection.leader_comment_excerpt}", soft_wrap=True)
+        console.print(f"Team Leader: {escape(result.selection.leader_comment_excerpt)}", soft_wrap=True)
     if result.ideas:
-        table = Table("id", "idea", *SHORT.values(), "overall", title="Ideas and scores (0-10)",
+        table = Table("id", "idea", *SHORT.values(), "overall", "by", title="Ideas and scores (0-10)",
                       caption=" · ".join(f"{v} = {k}" for k, v in SHORT.items()))
         for i in sorted(result.ideas, key=lambda i: -(i.overall or -1)):
             marks = [f"{getattr(i.scores, c):g}" if i.scores else "-" for c in CRITERIA]
             overall = f"{i.overall}" if i.overall is not None else "unscored"
             winner = result.selected is not None and i.id == result.selected.id
-            table.add_row(i.id, ("★ " if winner else "") + i.title, *marks, overall)
+            table.add_row(i.id, escape(("★ " if winner else "") + i.title), *marks, overall,
+                          escape(OFFLINE_LABEL) if i.offline else "model")
         console.print(table)
     for event in result.events:
         console.print(f"[yellow]! {event.kind}[/yellow] ({event.phase}, round {event.round}) {event.message}",

@@ -23,7 +23,6 @@ from typing import TypeVar
 
 import typer
 from rich.markup import escape
-from rich.panel import Panel
 from rich.table import Table
 from temporalio.client import (
     WorkflowExecutionStatus,
@@ -47,9 +46,9 @@ from client.connection import NO_FLAGS, Connection, connects
 from client.errors import CliError, ExitCode
 from client.worker_check import describe_run, require_worker, warn_if_no_worker, while_worker
 from client.writing.terminal import discard_typed_ahead
+from client.writing.views import describe_event, print_outputs, print_result, print_status, show_pending
 from core.settings import TASK_QUEUE
 from models.writing.workflow import (
-    COMPLETE_STATUSES,
     MAX_MODELS,
     MAX_STORY_CHARS,
     QUERY_OUTPUTS,
@@ -69,7 +68,6 @@ from rules.errors import error_message
 from rules.model_ids import model_id_problem
 from rules.text import workflow_id
 from rules.writing.config import ConfigError, validate_config
-from rules.writing.outcome import status_line
 from rules.writing.transitions import normalise_approval
 
 POLL_SECONDS = 0.5
@@ -141,79 +139,6 @@ def seed_personas(name_or_path: str) -> dict[str, str]:
 
 def workflow_id_for(story: str) -> str:
     return workflow_id("writing", story, uuid.uuid4().hex[:6])
-
-
-def show_pending(p: PendingApproval) -> None:
-    console.print(Panel(escape(p.post_text or "(no post text)"), title=f"Approval requested: {p.request_id}",
-                        subtitle=p.post_ref.name if p.post_ref else None))
-    console.print(escape(p.prompt.strip()), soft_wrap=True)
-
-
-def print_status(s: StatusView) -> None:
-    console.print(f"[bold]{s.run_id}[/bold] story {s.story!r}: {status_text(s.colloquy_status, s.status)} in state "
-                  f"{s.state!r} — "
-                  f"{s.transition_count} transition(s), {s.invocations} invocation(s), {s.tokens:,} tokens, "
-                  f"${s.cost_usd:.4f}", soft_wrap=True)
-    if s.visits:
-        console.print("visits: " + ", ".join(f"{k}×{v}" for k, v in s.visits.items()), soft_wrap=True)
-    if s.reason:
-        console.print(f"reason: {escape(s.reason)}", soft_wrap=True)
-
-
-def print_result(r: WritingResult, ui_link: str, wid: str = "", cfg: WorkflowConfig | None = None) -> None:
-    colour = "green" if r.status == "complete" else "yellow" if r.status in ("halted", "forced", "complete_below_floor") \
-        else "red"
-    console.print()
-    console.print(f"[bold {colour}]{escape(status_line(r.status, r.final_state, r.forced))}[/bold {colour}]"
-                  + (f"\nreason: {escape(r.reason)}" if r.reason else ""), soft_wrap=True)
-    console.print("path: " + " → ".join([r.transitions[0][0]] + [t for _, t in r.transitions])
-                  if r.transitions else "path: -", soft_wrap=True)
-    if r.final_post and r.status in COMPLETE_STATUSES:
-        # The ref's path is on the worker's disk: name it, and say how to read it from here (through Temporal).
-        console.print(f"final post: {r.final_post.ref.name} ({r.final_post.word_count} words, from "
-                      f"{r.final_post.state}/{r.final_post.model}); print it: colloquy write outputs {wid or 'ID'} "
-                      "--show final", soft_wrap=True)
-        console.print(f"  {escape(r.final_post.preview)}", soft_wrap=True)
-        if r.final_score is not None:
-            console.print(f"final score: {r.final_score:g}/10")
-    elif r.status == "forced" and r.final_post is not None:  # forced: nothing published, an earlier yes kept
-        console.print(f"nothing published; the last post a human approved: {r.final_post.ref.name}",
-                      soft_wrap=True)
-    elif r.status not in COMPLETE_STATUSES:
-        console.print(f"no final post (the run {r.colloquy_status}); its outputs so far: colloquy write outputs "
-                      f"{r.run_id}",
-                      soft_wrap=True)
-    hard = cfg.circuit_breaker.safety_limits if cfg is not None else None
-    caps = "" if hard is None else f" (hard limits ${hard.max_cost_hard:.2f}" + (
-        f", {hard.max_tokens_hard:,} tokens)" if hard.max_tokens_hard is not None else ")")
-    console.print(f"usage: {r.tokens:,} tokens, ${r.cost_usd:.4f}{caps}; history "
-                  f"{'recorded' if r.history_recorded else 'NOT recorded (see worker log)'}")
-    if "run_summary.md" in r.artifacts:
-        console.print(f"run summary: run_summary.md (colloquy write outputs {wid or 'ID'} --show run_summary.md)",
-                      soft_wrap=True)
-    console.print(f"Web UI: {ui_link}", soft_wrap=True)
-
-
-def describe_event(event: str, state: str | None, data: dict) -> str | None:
-    """One progress line per interesting state-log event (None: not shown)."""
-    if event == "transition":
-        return f"[cyan]·[/cyan] {escape(str(data.get('from')))} → {escape(str(data.get('to')))}"
-    if event == "fan_out_complete":
-        failed = data.get("failed") or []
-        return (f"  {state}: {data.get('result')} ({len(data.get('outputs') or {})} ok"
-                + (f", failed: {escape(', '.join(failed))}" if failed else "") + f", {data.get('duration_s')}s)")
-    if event == "agent_failed":
-        return f"  [yellow]! {escape(str(data.get('agent')))} {data.get('status')}[/yellow]: " \
-               f"{escape(str(data.get('error'))[:160])}"
-    if event == "quality_gate":
-        return f"  gate {state}: {data.get('score')}/10 → {data.get('decision')}"
-    if event == "circuit_break":
-        return f"  [red]circuit break[/red] {data.get('rule')}: {escape(str(data.get('message')))}"
-    if event == "orchestrator_decision":
-        return f"  orchestrator: {data.get('decision')} — {escape(str(data.get('reasoning'))[:160])}"
-    if event == "hard_limit":
-        return f"  [red]hard limit[/red] {data.get('rule')}: {escape(str(data.get('message')))}"
-    return None
 
 
 async def follow(handle: WorkflowHandle, *, interactive: bool) -> WritingResult:
@@ -557,13 +482,7 @@ def outputs(
             else:
                 console.print(text, markup=False, highlight=False, soft_wrap=True)
             return 0
-        table = Table("state", "model", "words", "artifact", "preview")
-        for state, items in view.outputs.items():
-            for o in items:
-                table.add_row(state, o.model, str(o.word_count), o.ref.name, escape(o.preview[:80]))
-        console.print(table)
-        if view.final_post:
-            console.print(f"final post: {view.final_post.ref.name}", soft_wrap=True)
+        print_outputs(view)
         console.print(f"print one: colloquy write outputs {workflow_id} --show NAME|final  (read through the "
                       "worker; the paths are on its disk)", soft_wrap=True)
         return 0

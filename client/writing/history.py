@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from client.common import console, err_console
@@ -19,7 +20,8 @@ from client.common import console, err_console
 app = typer.Typer(help="Run history and cost analytics (writing pipeline).", no_args_is_help=True)
 
 OfflineOpt = typer.Option(False, "--include-offline", help="Include runs answered by the offline test double "
-                          "(left out by default: their scores and $0 costs are not comparable).")
+                          "(left out by default: their scores and $0 costs are not comparable), as rows of their "
+                          "own, labelled in a 'produced by' column.")
 DbOpt = typer.Option(None, "--db", envvar="COLLOQUY_HISTORY_DB", help="History DB: a DuckDB file (default .data/history.duckdb) or a postgresql:// URL.")
 
 TITLES = {
@@ -55,9 +57,9 @@ def _show(name: str, param: str | None, db: str | None, include_offline: bool = 
     except Exception as exc:  # a locked or unreadable DB file, an unreachable server (URL shown without password)
         err_console.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
-    table = Table(*columns, title=TITLES[name].format(param=param))
-    for row in rows:
-        table.add_row(*[_fmt(v) for v in row])
+    table = Table(*columns, title=escape(TITLES[name].format(param=param)))
+    for row in rows:  # values as text, never markup (the offline label is in square brackets)
+        table.add_row(*[escape(_fmt(v)) for v in row])
     print_table(table)
     if hidden:
         what = "no rows from real runs: " if not rows else ""

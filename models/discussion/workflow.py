@@ -77,6 +77,7 @@ class Idea(BaseModel):
     pros: list[str] = Field(default_factory=list)
     cons: list[str] = Field(default_factory=list)
     feedback: str = ""
+    offline: bool = Field(default=False, description="the offline test double proposed, refined or scored it")
 
 
 class MessageRef(BaseModel):
@@ -90,6 +91,7 @@ class MessageRef(BaseModel):
     ref: ArtifactRef
     excerpt: str = ""
     at: datetime | None = None
+    offline: bool = Field(default=False, description="the offline test double wrote it (the call's usage.offline)")
 
 
 # ----------------------------------------------------------------------------------------- LLM outputs
@@ -217,6 +219,7 @@ class ReportInput(BaseModel):
     messages: list[MessageRef]
     events: list[DiscussionEvent]
     usage: UsageTotals
+    offline: bool = Field(default=False, description="the offline test double wrote some of the discussion")
 
 
 MAX_PROGRESS_STEPS = 200
@@ -241,6 +244,7 @@ class DiscussionProgress(BaseModel):
     steps: list[str] = Field(default_factory=list, max_length=MAX_PROGRESS_STEPS,
                              description="Every step so far ('phase: step'), oldest first: a client that polls "
                              "late (a fast run) still prints each one")
+    offline: bool = Field(default=False, description="the offline test double wrote some of the discussion")
 
     @computed_field  # type: ignore[prop-decorator]
     @property
@@ -267,6 +271,7 @@ class DiscussionResult(BaseModel):
     report: ArtifactRef | None = None
     events: list[DiscussionEvent] = Field(default_factory=list)
     usage: UsageTotals
+    offline: bool = Field(default=False, description="the offline test double wrote some of the discussion")
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -273,6 +273,7 @@ class AuditScoreRow(BaseModel):
     voice: float | None = None
     structure: float | None = None
     feedback: str = ""
+    offline: bool = Field(default=False, description="the offline test double wrote these scores")
 
 
 class AgentOutput(BaseModel):
@@ -283,6 +284,7 @@ class AgentOutput(BaseModel):
     word_count: int = 0
     preview: str = ""
     visit: int = 1
+    offline: bool = Field(default=False, description="the offline test double wrote it (the call's usage.offline)")
 
 
 class Invocation(BaseModel):
@@ -315,6 +317,7 @@ class Invocation(BaseModel):
     prompt_ref: ArtifactRef | None = None
     inputs: list[str] = Field(default_factory=list, description="artifact names the agent was given")
     session_tokens: int = Field(default=0, description="this model's cumulative tokens in the run (§6 session)")
+    offline: bool = Field(default=False, description="the offline test double answered (the call's usage.offline)")
 
     @property
     def total_tokens(self) -> int:
@@ -447,12 +450,14 @@ class StatusView(BaseModel):
     reason: str | None = None
     event_count: int = 0
     recent_events: list[StateLogEntry] = Field(default_factory=list, description="the last 20 state-log entries")
+    offline: bool = Field(default=False, description="some output so far was written by the offline test double")
 
 
 class OutputsView(BaseModel):
     outputs: dict[str, list[AgentOutput]]
     final_post: AgentOutput | None = None
     audit_scores: list[AuditScoreRow] = Field(default_factory=list)
+    offline: bool = Field(default=False, description="some output was written by the offline test double")
 
 
 class RunRecord(BaseModel):
@@ -496,3 +501,4 @@ class WritingResult(BaseModel):
     transitions: list[tuple[str, str]] = Field(default_factory=list)
     artifacts: dict[str, ArtifactRef] = Field(default_factory=dict)
     history_recorded: bool = False
+    offline: bool = Field(default=False, description="some output was written by the offline test double")

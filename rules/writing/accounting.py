@@ -98,3 +98,8 @@ def totals_by(invocations: Iterable[Invocation], key: str) -> dict[str, Totals]:
     for inv in invocations:
         groups.setdefault(str(getattr(inv, key)), Totals()).add(inv)
     return groups
+
+
+def offline_run(invocations: Iterable[Invocation]) -> bool:
+    """Whether the offline test double answered any call of the run (each invocation carries its result's mark)."""
+    return any(i.offline for i in invocations)

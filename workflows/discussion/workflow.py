@@ -31,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
         discussion_transcript,
     )
     from core import search_attributes as sa
-    from models.common import ArtifactRef, UsageTotals
+    from models.common import ArtifactRef, UsageTotals, offline_labelled
     from models.discussion import patches as discussion_patches
     from models.discussion.workflow import (
         MAX_PROGRESS_STEPS,
@@ -98,7 +98,8 @@ class DiscussionWorkflow:
             discussion_id=workflow.info().workflow_id, topic=self._inp.topic, level=self._inp.level,
             status=self._status, phase=self._phase, round=self._round, max_rounds=self._rules.max_rounds,
             current_step=self._step, ideas=self._ideas, messages=len(self._messages), events=self._events,
-            selected_idea_id=self._selected_id, usage=self._usage, steps=self._steps[-MAX_PROGRESS_STEPS:])
+            selected_idea_id=self._selected_id, usage=self._usage, steps=self._steps[-MAX_PROGRESS_STEPS:],
+            offline=self._offline())
 
     # ------------------------------------------------------------------------------------------ the run
     @workflow.run
@@ -151,17 +152,18 @@ class DiscussionWorkflow:
         outcome = await self._select(scoring_problem)
         transcript = await self._transcript("transcript.md", f"Team discussion: {inp.topic}", self._messages)
         self._selected_id = outcome.winner.id if outcome.winner else None
+        detail = offline_labelled(outcome.detail, self._offline())  # the scores and ideas it names are the double's
 
         result = DiscussionResult(
             discussion_id=workflow.info().workflow_id, topic=inp.topic, rules=self._rules, team=self._team,
             models=inp.models, rounds_completed=self._rules.max_rounds, outcome=outcome.kind,  # type: ignore[arg-type]
-            outcome_detail=outcome.detail, ideas=self._ideas, selected=outcome.winner,
+            outcome_detail=detail, ideas=self._ideas, selected=outcome.winner,
             selection=outcome.decision, messages=self._messages, round_transcripts=round_transcripts,
-            transcript=transcript, events=self._events, usage=self._usage)
+            transcript=transcript, events=self._events, usage=self._usage, offline=self._offline())
         if inp.html_report:
             result.report = await self._visualize(result)
             result.events = self._events
-        self._set_phase("done", f"{outcome.kind}: {outcome.detail}")
+        self._set_phase("done", f"{outcome.kind}: {detail}")
         self._set_status(COMPLETED)
         return result
 
@@ -185,11 +187,11 @@ class DiscussionWorkflow:
 
         ideation = await self._explore(discussion_ideate, "ideation", round_no)
         if ideation is not None:
-            self._merge(ideation.ideas, round_no, "ideation")
+            self._merge(ideation.ideas, round_no, "ideation", ideation.message.offline)
             if topup_needed(len(self._ideas), self._rules):
                 topup = await self._explore(discussion_ideate, "ideation", round_no, mode="topup")
                 if topup is not None:
-                    self._merge(topup.ideas, round_no, "top-up ideation")
+                    self._merge(topup.ideas, round_no, "top-up ideation", topup.message.offline)
             if topup_needed(len(self._ideas), self._rules):
                 self._event("idea_shortfall", "exploration", round_no, "ideation",
                             f"{len(self._ideas)} distinct idea(s) after round {round_no}; level "
@@ -200,7 +202,7 @@ class DiscussionWorkflow:
         if deep_dive_due(self._rules, bool(self._ideas), critique is not None or plan is not None):
             refined = await self._explore(discussion_ideate, "ideation", round_no, mode="refine")
             if refined is not None:
-                self._merge(refined.ideas, round_no, "deep-dive ideation")
+                self._merge(refined.ideas, round_no, "deep-dive ideation", refined.message.offline)
 
         await self._explore(discussion_synthesize, "leader", round_no)
 
@@ -220,9 +222,12 @@ class DiscussionWorkflow:
                         f"{step} failed and was skipped: {error_message(err)}")
             return None
 
-    def _merge(self, drafts: list[IdeaDraft], round_no: int, source: str) -> None:
+    def _merge(self, drafts: list[IdeaDraft], round_no: int, source: str, offline: bool = False) -> None:
+        before = {i.id: i for i in self._ideas}
         merged = merge_ideas(self._ideas, drafts, round_no)
-        self._ideas = merged.pool
+        # an idea the offline test double proposed or refined carries its answer's mark on
+        self._ideas = [i.model_copy(update={"offline": True}) if offline and before.get(i.id) != i else i
+                       for i in merged.pool]
         for reason in merged.dropped:
             self._event("ideas_dropped", "exploration", round_no, "ideation", f"{source}: {reason}")
 
@@ -242,7 +247,9 @@ class DiscussionWorkflow:
             self._event("agent_failed", "validation", 0, "moderator", f"scoring failed: {error_message(err)}")
             return f"the moderator failed: {error_message(err)}"
         applied = apply_evaluations(self._ideas, scoring.evaluations)
-        self._ideas = applied.ideas
+        # scores the offline test double gave carry its answer's mark on
+        self._ideas = [i.model_copy(update={"offline": True}) if scoring.message.offline and i.overall is not None
+                       else i for i in applied.ideas]
         for warning in applied.warnings:
             self._event("score_warning", "validation", 0, "moderator", warning)
         return None if applied.scored else "the moderator's evaluations matched no idea"
@@ -271,7 +278,8 @@ class DiscussionWorkflow:
         report_input = ReportInput(
             discussion_id=result.discussion_id, topic=result.topic, rules=result.rules, team=result.team,
             models=result.models, outcome=result.outcome, outcome_detail=result.outcome_detail, ideas=result.ideas,
-            selection=result.selection, messages=result.messages, events=self._events, usage=self._usage)
+            selection=result.selection, messages=result.messages, events=self._events, usage=self._usage,
+            offline=result.offline)
         try:
             return await call_activity(discussion_report, report_input, kind="artifact",
                                        summary="HTML report (report.html)")
@@ -282,6 +290,10 @@ class DiscussionWorkflow:
             return None
 
     # ------------------------------------------------------------------------------------------ helpers
+    def _offline(self) -> bool:
+        """Whether the offline test double wrote any message (each carries its call's mark)."""
+        return any(m.offline for m in self._messages)
+
     async def _turn(self, activity: Any, role: str, round_no: int, *, step: str, mode: str = "generate") -> Any:
         """Run one agent turn with the discussion so far (by reference) and record its message."""
         self._seq += 1

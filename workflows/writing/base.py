@@ -134,15 +134,16 @@ class WritingBase:
                 s.audit_scores.append(AuditScoreRow(
                     state=name, kind="audit", visit=visit, auditor=model, target=r.target, overall=r.overall_score,
                     hook=r.hook_score, specifics=r.specifics_score, voice=r.voice_score, structure=r.structure_score,
-                    feedback=r.feedback))
+                    feedback=r.feedback, offline=result.usage.offline))
         if result.final_audit is not None:
             fa = result.final_audit
             s.audit_scores.append(AuditScoreRow(
                 state=name, kind="final_audit", visit=visit, auditor=model, target="final_post",
                 overall=fa.overall_score, hook=fa.hook_score, specifics=fa.specifics_score, voice=fa.voice_score,
-                structure=fa.structure_score, feedback=fa.feedback))
+                structure=fa.structure_score, feedback=fa.feedback, offline=result.usage.offline))
         return AgentOutput(state=name, model=inv.model, kind=kind, ref=result.output_ref,
-                           word_count=result.word_count, preview=result.preview, visit=visit)
+                           word_count=result.word_count, preview=result.preview, visit=visit,
+                           offline=result.usage.offline)
 
     def _record_usage(self, name: str, visit: int, persona: str | None, activity: str, started: Any, usage: Any,
                       result: TaskResult | None, *, status: str, model: str | None = None,
@@ -164,7 +165,7 @@ class WritingBase:
             output_name=result.output_ref.name if result else None, word_count=result.word_count if result else 0,
             preview=result.preview if result else "", attempt=usage.attempt, fallback_used=usage.fallback_used,
             guidance=guidance, prompt_ref=result.prompt_ref if result else None, inputs=inputs or [],
-            session_tokens=session)
+            session_tokens=session, offline=bool(getattr(usage, "offline", False)))
         s.invocations.append(inv)
         breaker.add_cost(s.breaker, cost, tokens)
         return inv

@@ -122,8 +122,8 @@ class WritingStates(WritingBase):
         outcome = fan_out_outcome(len(produced), len(models))
         self._log("fan_out_complete", name, {
             "result": outcome, "visit": visit, "duration_s": _seconds(workflow.now() - started),
-            "outputs": {o.model: {"file": o.ref.name, "word_count": o.word_count, "preview": o.preview}
-                        for o in produced},
+            "outputs": {o.model: {"file": o.ref.name, "word_count": o.word_count, "preview": o.preview,
+                                  "offline": o.offline} for o in produced},
             "failed": [m for m, (_, r, _) in zip(models, results, strict=True) if r is None]})
         if over_budget is not None:
             cancelled = sum(1 for _, _, e in results if isinstance(e, _BudgetCancelled))
@@ -235,9 +235,11 @@ class WritingStates(WritingBase):
             gate = result.gate
             s.gate_scores.append({"state": name, "visit": visit, "model": out.model, "target": ",".join(state.input),
                                   "score": gate.score, "decision": gate.decision,
-                                  "retry_guidance": gate.retry_guidance, "feedback": gate.feedback})
+                                  "retry_guidance": gate.retry_guidance, "feedback": gate.feedback,
+                                  "offline": out.offline})
             self._log("quality_gate", name, {"visit": visit, "score": gate.score, "decision": gate.decision,
-                                             "issues": len(gate.issues), "retry_guidance": gate.retry_guidance})
+                                             "issues": len(gate.issues), "retry_guidance": gate.retry_guidance,
+                                             "offline": out.offline})
             if gate.decision == "retry":
                 target = state.transitions.get("retry")
                 if target:

@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
         writing_prepare_run,
         writing_write_run_logs,
     )
+    from models.common import offline_labelled
     from models.status import PHASE_DONE
     from models.writing.workflow import (
         MAX_FEEDBACK_CHARS,
@@ -58,6 +59,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.errors import error_message
     from rules.writing import breaker
     from rules.writing.accounting import (
+        offline_run,
         run_totals,
     )
     from rules.writing.config import (
@@ -260,9 +262,12 @@ class WritingWorkflow(WritingStates):
         self._record_usage("circuit-break", s.breaker.consultations + 1, "orchestrator", "writing_orchestrator",
                            started, result.usage, None, status="success")
         d = result.decision
+        # the orchestrator's words carry the offline label on from its result, into the log and the run's reason
+        offline = result.usage.offline
+        d = d.model_copy(update={"reasoning": offline_labelled(d.reasoning, offline)})
         self._log("orchestrator_decision", to_state, {"rule": brk.rule, "decision": d.decision,
                                                       "reasoning": d.reasoning, "retry_from": d.retry_from,
-                                                      "use_output": d.use_output})
+                                                      "use_output": d.use_output, "offline": offline})
         breaker.rearm_rule(s.breaker, cfg.circuit_breaker, brk.rule, to_state, self._elapsed())
         self._check_hard_limits()  # the consult itself may have crossed the hard cost limit
         if d.decision == "halt":
@@ -345,7 +350,7 @@ class WritingWorkflow(WritingStates):
                              forced=self.forced, final_post=final_post, final_score=s.final_score,
                              cost_usd=totals.cost_usd, tokens=totals.total_tokens,
                              transitions=list(s.breaker.transition_history), artifacts=artifacts.refs,
-                             history_recorded=recorded)
+                             history_recorded=recorded, offline=offline_run(s.invocations))
 
     async def _write_logs(self, record: RunLogsInput) -> RunArtifacts:
         try:
@@ -379,7 +384,7 @@ class WritingWorkflow(WritingStates):
         if inv is None or inv.output_ref is None:
             return None
         return AgentOutput(state=inv.state, model=inv.model, kind="post", ref=inv.output_ref,
-                           word_count=inv.word_count, preview=inv.preview, visit=inv.visit)
+                           word_count=inv.word_count, preview=inv.preview, visit=inv.visit, offline=inv.offline)
 
     @workflow.signal(name=SIGNAL_APPROVAL)
     def approval(self, raw: Any) -> None:
@@ -449,7 +454,8 @@ class WritingWorkflow(WritingStates):
                           transition_count=s.breaker.transition_count, cost_usd=totals.cost_usd,
                           tokens=totals.total_tokens, invocations=totals.invocations, pending_approval=self.pending,
                           last_event=s.state_log[-1] if s.state_log else None, reason=s.reason,
-                          event_count=len(s.state_log), recent_events=s.state_log[-20:])
+                          event_count=len(s.state_log), recent_events=s.state_log[-20:],
+                          offline=offline_run(s.invocations))
 
     @workflow.query(name=QUERY_OUTPUTS)
     def outputs(self) -> OutputsView:
@@ -458,7 +464,8 @@ class WritingWorkflow(WritingStates):
             return OutputsView(outputs={})
         final = self._kept[0] if self._kept is not None else s.forced_output or next(
             (o for group in reversed(list(s.outputs.values())) for o in group if o.kind == "post"), None)
-        return OutputsView(outputs=s.outputs, final_post=final, audit_scores=s.audit_scores)
+        return OutputsView(outputs=s.outputs, final_post=final, audit_scores=s.audit_scores,
+                           offline=offline_run(s.invocations))
 
 
 WORKFLOWS = [WritingWorkflow]

@@ -144,7 +144,7 @@ def test_run_logs_render_the_seed_formats():
     assert tokens[0] == {"ts": "2026-01-05T09:00:00Z", "agent": "claude", "state": "draft",
                          "activity": "writing_draft", "input_tokens": 1000, "output_tokens": 300, "total": 1300,
                          "context_max": 128000, "context_used_pct": 0.0, "context_status": "healthy",
-                         "cost_usd": 0.0095, "status": "success"}
+                         "cost_usd": 0.0095, "status": "success", "offline": False}
     logs = agent_logs(rec)
     assert set(logs) == {"agent_logs/claude_draft.jsonl", "agent_logs/gemini_draft.jsonl",
                          "agent_logs/flaky_draft.jsonl"}

@@ -8,6 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from client.cli import app
+from models.common import OFFLINE_LABEL
 from tests.workflows.discussion.helpers import evaluation, ideas, scores, uniform
 
 runner = CliRunner()
@@ -35,7 +36,7 @@ async def test_discuss_command_runs_a_discussion_and_prints_the_outcome(dev_env,
     assert "Discussion discussion-cli-test-food-waste started: level standard (1 round(s)" in out
     assert "+ idea I1 Compost hub" in out  # progress followed through the query while it ran
     assert "completed (selected) — " in out and "Selected idea: I2 Surplus app (8.4/10)" in out
-    assert "Team Leader: Surplus app, clearly." in out
+    assert f"Team Leader: {OFFLINE_LABEL} Surplus app, clearly." in out  # the double's words say so (issue 39)
     # the artifacts' names and how to read them through the worker, never a path on the worker's disk
     assert "Report: report.html — save it: colloquy discuss-report discussion-cli-test-food-waste --html" in out, out
     assert "Transcript: transcript.md — print it: colloquy discuss-report discussion-cli-test-food-waste" in out

@@ -7,7 +7,7 @@ import json
 
 from activities.artifacts import store
 from client.common import console
-from client.writing.cli import print_result
+from client.writing.views import print_result
 from models.writing.workflow import ApprovalInput, WorkflowConfig
 from tests.workflows.writing.conftest import by_model, config, raw_config, start
 from workflows.writing.workflow import WritingWorkflow
