@@ -219,7 +219,8 @@ class StudyWorkflow:
 
     async def _write_plan(self) -> PlanSnapshot:
         inp = self.inp
-        request = PlannerInput(topic=inp.topic, context=inp.research_goal, duration_seconds=inp.interview_seconds)
+        request = PlannerInput(topic=inp.topic, context=inp.research_goal, duration_seconds=inp.interview_seconds,
+                               language=inp.default_language)     # the plan is written in the study's language
         try:
             result = await call_agent(interview_planner, request, summary=f"Planner: {inp.topic[:60]}")
             self._used(result)
@@ -407,7 +408,7 @@ class StudyWorkflow:
         return InterviewInput(topic=plan.topic, context=context, duration_seconds=inp.interview_seconds, plan=plan,
                               cycle_seconds=inp.cycle_seconds, interviewee_name=p.participant_id,
                               candidate_id=p.participant_id, write_essay=inp.write_essays,
-                              presence_timeout_seconds=inp.presence_timeout_seconds)
+                              presence_timeout_seconds=inp.presence_timeout_seconds, language=language)
 
     # ========================================================================================= look-ups
     async def _check(self) -> None:
