@@ -139,6 +139,9 @@ def start_cmd(
     style: str = typer.Option("standard", help="Essay style: standard | punchy | reflective."),
     cycle_seconds: float = typer.Option(10.0, help="No effect on new interviews (they wake on entries, not on a cadence); accepted for old scripts."),
     interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
+    language: str | None = typer.Option(None, help="The interview's language (e.g. ja, pt-BR): the Planner writes "
+                                        "the plan in it and every agent is told it; the engine's own texts come in "
+                                        "it for en es fr de pt it nl ja zh ar hi sw (English otherwise)."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     conn: Connection = NO_FLAGS,
@@ -147,10 +150,10 @@ def start_cmd(
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
     async def _run() -> None:
-        client = await conn.connect()
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
                              duration_seconds=parse_duration(duration), mode=mode, style=style,  # type: ignore[arg-type]
-                             cycle_seconds=cycle_seconds, interviewee_name=interviewee)
+                             cycle_seconds=cycle_seconds, interviewee_name=interviewee, language=language)
+        client = await conn.connect()   # (after the input is checked: a bad option needs no server)
         handle = await start_interview(client, inp, workflow_id, task_queue)
         _print_started(handle.id, conn.settings())
         await warn_if_no_worker(client, task_queue)  # started: it waits in Temporal until a worker polls

@@ -210,3 +210,14 @@ def test_an_interview_started_in_a_language_asks_the_planner_in_it():
     assert isinstance(request, PlannerInput) and request.language == "ja"
     with pytest.raises(ValueError, match="not a language code"):
         InterviewInput(topic="t", language="Japanese please")
+
+
+def test_interview_start_takes_a_language_and_refuses_a_sentence_before_connecting():
+    from typer.testing import CliRunner
+
+    from client.interview.cli import app
+
+    r = CliRunner().invoke(app, ["start", "On-call", "--language", "Japanese please"])
+    assert r.exit_code == 2 and "is not a language code like 'en', 'ja' or 'pt-BR'" in r.output
+    assert "Traceback" not in r.output
+    assert "--language" in CliRunner().invoke(app, ["start", "--help"]).output
