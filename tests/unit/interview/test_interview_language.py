@@ -12,7 +12,7 @@ from datetime import timedelta
 from types import SimpleNamespace
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from temporalio.testing import ActivityEnvironment
 
@@ -81,6 +81,7 @@ def test_a_language_is_named_in_english_in_its_own_script_and_by_code():
     assert language_label("tlh") == "tlh"                                # unknown to CLDR: its code
 
 
+@settings(deadline=None)      # the first look-up of a locale reads CLDR data: slow on a busy machine
 @given(st.one_of(st.none(), st.sampled_from(["en", *CATALOGS, "pt-BR", "zh-Hans", "tlh", "x-y"])))
 def test_language_label_invariant(code):
     label = language_label(code)
@@ -221,3 +222,16 @@ def test_interview_start_takes_a_language_and_refuses_a_sentence_before_connecti
     assert r.exit_code == 2 and "is not a language code like 'en', 'ja' or 'pt-BR'" in r.output
     assert "Traceback" not in r.output
     assert "--language" in CliRunner().invoke(app, ["start", "--help"]).output
+
+
+def test_the_room_link_carries_the_interviewees_language(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from client.interview.cli import app
+
+    monkeypatch.setenv("COLLOQUY_ROOM_SECRET", "s" * 32)
+    r = CliRunner().invoke(app, ["link", "interview-abc123", "--language", "ja", "--base-url", "http://h"])
+    assert r.exit_code == 0 and "?lang=ja" in r.output.splitlines()[0], r.output
+    assert "?lang=" not in CliRunner().invoke(app, ["link", "interview-abc123", "--base-url", "http://h"]).output
+    bad = CliRunner().invoke(app, ["link", "interview-abc123", "--language", "Japanese please"])
+    assert bad.exit_code == 2 and "not a language code" in bad.output and "Traceback" not in bad.output
