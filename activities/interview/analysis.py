@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once
-from activities.interview.common import entries_context, load_transcript, transcript_text
+from activities.interview.common import entries_context, language_label, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview.activities import AnalysisInput
@@ -29,7 +29,8 @@ async def interview_analysis(inp: AnalysisInput) -> AgentResult[AnalysisSummary]
     entries = load_transcript(inp.transcript)
     result = await ANALYSIS.run(
         {"topic": inp.plan.topic, "research_goal": inp.plan.research_goal, "angle": inp.plan.angle,
-         "notes_text": summary_text(inp.notes), "transcript": transcript_text(entries)},
+         "notes_text": summary_text(inp.notes), "transcript": transcript_text(entries),
+         "language": language_label(inp.plan.language)},
         offline_context={"window": entries_context(entries), "topic": inp.plan.topic,
                          "titles": inp.notes.possible_titles})
     out = result.output

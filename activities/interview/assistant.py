@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from activities.agents.base import AgentSpec
+from activities.interview.common import language_label
 from models.common import AgentResult
 from models.interview.activities import AssistantInput
 from models.interview.entries import AssistantAnswer
@@ -36,7 +37,7 @@ def police(text: str) -> tuple[str, bool, str | None]:
 async def interview_assistant(inp: AssistantInput) -> AgentResult[AssistantAnswer]:
     text, usage = await ASSISTANT.run_text(
         {"topic": inp.topic, "section_title": inp.section_title, "section_goal": inp.section_goal,
-         "question": inp.query.text},
+         "question": inp.query.text, "language": language_label(inp.language)},
         offline_context={"question": inp.query.text})
     text, flagged, reason = police(text.strip())
     return AgentResult[AssistantAnswer](output=AssistantAnswer(query_id=inp.query.query_id, text=text,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from babel import Locale, UnknownLocaleError
+
 from activities.artifacts import store
 from models.common import ArtifactRef
 from models.interview.activities import NoteTakerInput, OrchestratorInput
@@ -43,3 +45,20 @@ def notes_text(inp: NoteTakerInput | OrchestratorInput) -> str:
     if inp.notes_text:
         return inp.notes_text
     return summary_text(inp.notes) if inp.notes is not None else summary_text(NotesState())
+
+
+def language_label(code: str | None) -> str:
+    """A language as the prompts name it: its English name, its own name and its code ('ja' → 'Japanese (日本語, ja)',
+    'pt-BR' → 'Portuguese (Brazil) (português (Brasil), pt-BR)'); the code alone when CLDR does not know it; ''
+    when none is set (the prompts then say nothing: English)."""
+    code = (code or "").strip()
+    if not code:
+        return ""
+    try:
+        loc = Locale.parse(code.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return code
+    english, own = loc.get_display_name("en"), loc.get_display_name(loc)
+    if not english:
+        return code
+    return f"{english} ({code})" if not own or own == english else f"{english} ({own}, {code})"

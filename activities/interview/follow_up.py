@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once
-from activities.interview.common import entries_context, load_transcript, transcript_text
+from activities.interview.common import entries_context, language_label, load_transcript, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview.activities import FollowUpInput
@@ -22,7 +22,7 @@ async def interview_follow_up(inp: FollowUpInput) -> AgentResult[FollowUpAnalysi
     entries = load_transcript(inp.transcript)
     result = await FOLLOW_UP.run(
         {"topic": inp.plan.topic, "research_goal": inp.plan.research_goal, "notes_text": summary_text(inp.notes),
-         "transcript": transcript_text(entries)},
+         "transcript": transcript_text(entries), "language": language_label(inp.plan.language)},
         offline_context={"window": entries_context(entries), "topic": inp.plan.topic,
                          "gaps": [g.description for g in inp.notes.gaps],
                          "unasked": [q.text for s in inp.plan.sections for q in s.questions][-3:]})

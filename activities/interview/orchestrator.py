@@ -4,7 +4,7 @@ In structured mode it is the 003 'interviewer AI' and also assesses the section'
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
-from activities.interview.common import notes_text, transcript_text
+from activities.interview.common import language_label, notes_text, transcript_text
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview.activities import OrchestratorInput
@@ -26,7 +26,8 @@ async def interview_orchestrator(inp: OrchestratorInput) -> AgentResult[Orchestr
          "section_remaining": None if inp.section_seconds_remaining is None else round(inp.section_seconds_remaining),
          "follow_up_context": inp.follow_up_context, "plan_coverage": inp.plan_coverage,
          "dimensions": inp.dimensions, "notes_text": notes_text(inp), "research": inp.research,
-         "window_size": len(inp.window), "transcript": transcript_text(inp.window)},
+         "window_size": len(inp.window), "transcript": transcript_text(inp.window),
+         "language": language_label(inp.language)},
         offline_context={"fallback": inp.fallback.model_dump(mode="json") if inp.fallback else None,
                          "phase": inp.phase})
 

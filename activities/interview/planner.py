@@ -4,6 +4,7 @@ In structured mode the plan is a 003 schema (required dimensions and follow-up p
 from __future__ import annotations
 
 from activities.agents.base import AgentSpec
+from activities.interview.common import language_label
 from activities.llm import offline
 from models.common import AgentResult
 from models.interview.activities import PlannerInput
@@ -17,11 +18,17 @@ PLANNER = AgentSpec("interview_planner", "interview/planner.md", PlanSnapshot, t
 
 @PLANNER.activity
 async def interview_planner(inp: PlannerInput) -> AgentResult[PlanSnapshot]:
-    return await PLANNER.run(
+    result = await PLANNER.run(
         {"topic": inp.topic, "context": inp.context, "duration_minutes": round(inp.duration_seconds / 60, 1),
-         "mode": inp.mode, "follow_up_topic": inp.follow_up_topic, "previous_summary": inp.previous_summary},
+         "mode": inp.mode, "follow_up_topic": inp.follow_up_topic, "previous_summary": inp.previous_summary,
+         "language": language_label(inp.language)},
         offline_context={"topic": inp.topic, "context": inp.context, "mode": inp.mode,
                          "duration_seconds": inp.duration_seconds})
+    if inp.language and not result.usage.offline:
+        # a model was asked to write in this language: the plan carries it (its closing question follows,
+        # rules/interview/closing.py). The offline double writes English only: its plan says nothing (English)
+        result.output.language = inp.language
+    return result
 
 
 @PLANNER.offline

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 from activities.agents.base import AgentSpec
 from activities.artifacts import completed_once, store
-from activities.interview.common import entries_context, load_transcript, transcript_text
+from activities.interview.common import entries_context, language_label, load_transcript, transcript_text
 from activities.llm import offline
 from core.settings import serve_url
 from models.common import AgentResult
@@ -29,7 +29,8 @@ async def interview_writer(inp: WriterInput) -> AgentResult[WriterOutput]:
     entries = load_transcript(inp.transcript)
     text, usage = await WRITER.run_text(
         {"topic": inp.plan.topic, "angle": inp.plan.angle, "interviewee_name": inp.interviewee_name,
-         "style": inp.style, "analysis": inp.analysis, "transcript": transcript_text(entries)},
+         "style": inp.style, "analysis": inp.analysis, "transcript": transcript_text(entries),
+         "language": language_label(inp.plan.language)},
         offline_context={"window": entries_context(entries), "style": inp.style,
                          "title": inp.analysis.suggested_title or inp.plan.topic})
     labelled = text.lstrip().startswith(offline.OFFLINE_LABEL)

@@ -139,6 +139,9 @@ def start_cmd(
     style: str = typer.Option("standard", help="Essay style: standard | punchy | reflective."),
     cycle_seconds: float = typer.Option(10.0, help="No effect on new interviews (they wake on entries, not on a cadence); accepted for old scripts."),
     interviewee: str = typer.Option("the interviewee", help="The interviewee's name (for the essay)."),
+    language: str | None = typer.Option(None, help="The interview's language (e.g. ja, pt-BR): the Planner writes "
+                                        "the plan in it and every agent is told it; the engine's own texts come in "
+                                        "it for en es fr de pt it nl ja zh ar hi sw (English otherwise)."),
     workflow_id: str | None = typer.Option(None, "--id", help="Workflow id (default interview-<short id>)."),
     task_queue: str = typer.Option(TASK_QUEUE, envvar="COLLOQUY_TASK_QUEUE", help="Task queue of the workers."),
     conn: Connection = NO_FLAGS,
@@ -147,22 +150,23 @@ def start_cmd(
     from client.common import announce_agents  # the offline label, an unreachable provider (one rule)
     announce_agents()
     async def _run() -> None:
-        client = await conn.connect()
         inp = InterviewInput(topic=topic, context=_read_context(context, context_file),
                              duration_seconds=parse_duration(duration), mode=mode, style=style,  # type: ignore[arg-type]
-                             cycle_seconds=cycle_seconds, interviewee_name=interviewee)
+                             cycle_seconds=cycle_seconds, interviewee_name=interviewee, language=language)
+        client = await conn.connect()   # (after the input is checked: a bad option needs no server)
         handle = await start_interview(client, inp, workflow_id, task_queue)
-        _print_started(handle.id, conn.settings())
+        _print_started(handle.id, conn.settings(), inp.language)
         await warn_if_no_worker(client, task_queue)  # started: it waits in Temporal until a worker polls
 
     _guard(_run)
 
 
-def _print_started(wf_id: str, s) -> None:
+def _print_started(wf_id: str, s, language: str | None = None) -> None:
     console.print(f"started [bold]{wf_id}[/bold]", soft_wrap=True)
     console.print(f"Web UI: {s.workflow_url(wf_id)}", soft_wrap=True)
     console.print(f"take part:  colloquy interview join {wf_id}", soft_wrap=True)
-    console.print(f"browser:    colloquy interview link {wf_id}  (room and console links; `colloquy serve`)",
+    lang = f" --language {language}" if language else ""
+    console.print(f"browser:    colloquy interview link {wf_id}{lang}  (room and console links; `colloquy serve`)",
                   soft_wrap=True)
     console.print(f"watch:      colloquy interview watch {wf_id}", soft_wrap=True)
     console.print(f"rehearse:   colloquy interview rehearse --id {wf_id} --persona maya", soft_wrap=True)
@@ -366,13 +370,23 @@ def link_cmd(
     base_url: str | None = typer.Option(None, "--base-url", envvar="COLLOQUY_SERVE_URL",
                                         help="Where `colloquy serve` is reached (default http://127.0.0.1:"
                                         "COLLOQUY_SERVE_PORT, else 8234)."),
+    language: str | None = typer.Option(None, help="The interviewee's language (e.g. ja): the room's pages are "
+                                        "in it (`?lang=` on the room link; docs/study.md \"Languages\")."),
 ) -> None:
     """Print the browser links of an interview: the interviewee room (send it to them: its key opens this session
     only, no sign-in) and the interviewer console (sign in with the serve token). Served by `colloquy serve`;
     keys come from its secret (COLLOQUY_ROOM_SECRET, else .data/room-secret), so run this where it runs."""
+    from urllib.parse import quote
+
     from client.web.interview.sessions import load_secret, room_path
     from core.codec import serve_port
 
     base = (base_url or f"http://127.0.0.1:{serve_port()}").rstrip("/")
-    console.print(f"interviewee: {base}{room_path(load_secret(), workflow_id)}", soft_wrap=True, highlight=False)
+    try:
+        lang = InterviewInput(topic="-", language=language).language      # the same check as `start --language`
+    except ValueError as exc:
+        _fail(exc)          # one line, exit code 2 (as `start --language`)
+        return
+    room = room_path(load_secret(), workflow_id) + (f"?lang={quote(lang, safe='-')}" if lang else "")
+    console.print(f"interviewee: {base}{room}", soft_wrap=True, highlight=False)
     console.print(f"console:     {base}/console/{workflow_id}", soft_wrap=True, highlight=False)

@@ -159,13 +159,15 @@ async def guard_middleware(request: web.Request, handler: Handler) -> web.Stream
     except web.HTTPException:
         raise
     except Exception as exc:       # a door must answer: never a bare 500 with a traceback
-        from client.web.errors import answer_for
+        from client.web.errors import FAILED, answer_for, participant_text, request_language
 
-        answer = answer_for(exc)
+        language = request_language(request)       # a participant's: the answer is said in it (errors.py)
+        answer = answer_for(exc, language)
         if answer is None:
             log.exception("unexpected error on %s %s", request.method, request.path)
-            return web.json_response({"error": f"internal error ({type(exc).__name__}); see the server log"},
-                                     status=500)
+            detail = f"internal error ({type(exc).__name__}); see the server log"
+            return web.json_response({"error": participant_text(FAILED, language), "detail": detail} if language
+                                     else {"error": detail}, status=500)
         return answer
 
 

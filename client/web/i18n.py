@@ -51,6 +51,10 @@ def N_(message: str) -> str:
 #: the interviewer's closing question when no model chose one (rules/interview/decisions.py falls back to it): the
 #: catalogs translate it like every page string; models/interview/closing.py holds the same texts for the engine
 CLOSING_QUESTION = N_("Is there anything else you'd like to add that we haven't covered?")
+#: the engine's other texts a participant sees (rules/interview/closing.py ENGINE_TEXTS holds the same translations):
+#: its request for an outline when they move on too early, and the assistant's answer when it cannot answer
+MINIMUM_CONTENT_PROMPT = N_("Please provide a brief outline so we can proceed.")
+ASSISTANT_UNAVAILABLE = N_("The assistant is unavailable right now.")
 
 
 @dataclass(frozen=True)

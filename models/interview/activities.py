@@ -27,6 +27,8 @@ class PlannerInput(BaseModel):
     mode: Mode = "adaptive"
     follow_up_topic: str | None = None
     previous_summary: str = ""
+    language: str | None = Field(default=None, max_length=35, description="The interview's language (BCP 47): the "
+                                 "plan is written in it and carries it; None: not said (English)")
 
 
 class NoteTakerInput(BaseModel):
@@ -71,6 +73,8 @@ class OrchestratorInput(BaseModel):
     dimensions: dict[str, str] = Field(default_factory=dict, description="Structured mode: coverage flags")
     fallback: OrchestratorDecision | None = Field(default=None, description="What the engine would ask")
     follow_up_context: str = ""
+    language: str | None = Field(default=None, max_length=35, description="The plan's language: the question is "
+                                 "asked in it; None: English")
 
 
 class TranscriptRefs(BaseModel):
@@ -139,6 +143,8 @@ class AssistantInput(BaseModel):
     section_title: str = ""
     section_goal: str = ""
     query: AssistantQuery
+    language: str | None = Field(default=None, max_length=35, description="The plan's language: the answer is "
+                                 "written in it; None: English")
 
 
 class SessionRecord(BaseModel):

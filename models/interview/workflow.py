@@ -7,6 +7,7 @@ structures) and 003 (engine contract).
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Any, ClassVar, Literal
 
@@ -38,8 +39,10 @@ from models.interview.notes import DecisionRecord, NotesState, ResearchItem
 from models.interview.plan import PlanSnapshot, SectionSnapshot
 from models.status import interview_status
 
-
 # ------------------------------------------------------------------------------------------ input
+_LANGUAGE_TAG = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$")
+
+
 class InterviewInput(BaseModel):
     """The one typed input of InterviewWorkflow."""
 
@@ -53,6 +56,8 @@ class InterviewInput(BaseModel):
     plan: PlanSnapshot | None = Field(default=None, description="A full plan: no planner call")
     previous_session_id: IdStr | None = Field(default=None, description="Follow-up of this earlier interview")
     follow_up_topic: NameStr | None = None
+    language: IdStr | None = Field(default=None, description="The interview's language (BCP 47, e.g. 'ja'): the "
+                                   "Planner writes the plan in it; a given plan's own `language` wins. None: English")
     cycle_seconds: float = Field(default=10.0, gt=0, description="Runs started before the quiet live cycle only: "
                                   "their cadence timer. The live loop now wakes on entries and arms a timer only "
                                   "when a decision expires (000: 30 s); kept so older runs and scripts still work")
@@ -77,6 +82,14 @@ class InterviewInput(BaseModel):
     carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     MAX_BYTES: ClassVar[int] = MAX_CARRIED_BYTES   # the carried state rides in the input (rules/inputs.py)
+
+    @field_validator("language")
+    @classmethod
+    def _language(cls, value: str | None) -> str | None:
+        value = (value or "").strip() or None
+        if value is not None and not _LANGUAGE_TAG.match(value):
+            raise ValueError(f"language {value!r} is not a language code like 'en', 'ja' or 'pt-BR'")
+        return value
 
     @field_validator("presence_timeout_seconds")
     @classmethod

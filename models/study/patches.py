@@ -23,3 +23,8 @@ CORRECTIONS = _declare("study-corrections", ("study_corrections",),
                        "a participant's correction replaces their answer for the analysis: a digest that read fewer "
                        "corrections than were saved is redone on the corrected transcript before the theme merge, "
                        "and quotes are checked against the corrected answers (marked corrected)")
+
+PLAN_LANGUAGE = _declare("study-plan-language", ("study_default_language",),
+                         "a plan that is English (no language: the offline double's, the Planner's fallback) in a study "
+                         "whose default language is not English is translated for that language's participants like "
+                         "for any other (before: shown to them in English)")

@@ -5,11 +5,11 @@ from __future__ import annotations
 from models.interview.notes import NextQuestion, OrchestratorDecision
 from models.interview.plan import PlanSnapshot, SectionSnapshot
 from rules.interview.closing import ENGLISH, closing_question
+from rules.interview.closing import MINIMUM_CONTENT_PROMPT as MINIMUM_CONTENT_PROMPT
 
 from .coverage import coverage_satisfied
 
 GENERIC_CLOSING_QUESTION = ENGLISH      # in the plan's language: rules/interview/closing.py
-MINIMUM_CONTENT_PROMPT = "Please provide a brief outline so we can proceed."
 
 
 def fallback_decision(plan: PlanSnapshot, asked: set[str], phase: str) -> OrchestratorDecision:

@@ -174,4 +174,5 @@ def follow_up_plan(base: PlanSnapshot, topic: str, summary: str, questions: list
                               questions=qs)
     return PlanSnapshot(topic=topic, research_goal=base.research_goal if base else topic,
                         angle=base.angle if base else topic, sections=[section], is_follow_up=True,
-                        previous_session_id=previous_session_id, follow_up_context=summary)
+                        previous_session_id=previous_session_id, follow_up_context=summary,
+                        language=base.language if base and questions else None)   # the starter questions' language

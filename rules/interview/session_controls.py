@@ -10,6 +10,7 @@ from models.interview.notes import NextQuestion
 from models.interview.workflow import InterviewState
 
 from . import decisions
+from .closing import ASSISTANT_UNAVAILABLE, engine_text
 from .entries import (
     EntryError,
     validate_action,
@@ -23,6 +24,12 @@ from .session_intake import SessionIntake
 
 
 class SessionControls(SessionIntake):
+
+    def language(self) -> str | None:
+        """The language the engine speaks to the interviewee in: the plan's, else the one the interview was started
+        in (InterviewInput.language); None: English."""
+        plan = self.state.plan
+        return (plan.language if plan is not None else None) or self.inp.language
 
     def check_control(self, control: SessionControl) -> str:
         """The normalised action, or EntryError (unknown action, or the interview has ended)."""
@@ -67,7 +74,8 @@ class SessionControls(SessionIntake):
             self._end_section("candidate_done", {"minimum_content_met": met})
             return
         rt.min_content_prompted = True
-        self._present(NextQuestion(text=decisions.MINIMUM_CONTENT_PROMPT, target_section_id=rt.id, source="system"),
+        prompt = engine_text(decisions.MINIMUM_CONTENT_PROMPT, self.language())
+        self._present(NextQuestion(text=prompt, target_section_id=rt.id, source="system"),
                       brief="The interviewee wants to move on: ask for a brief outline first.", method="engine",
                       event_type="PROMPT_PRESENTED", extra={"kind": "minimum_content"})
 
@@ -86,10 +94,10 @@ class SessionControls(SessionIntake):
         out, sec = self._begin(now), self.snapshot()
         self._event("candidate", "ASSISTANT_QUERY", {"query_id": query.query_id, "text": query.text})
         return AssistantInput(topic=self.inp.topic, section_title=sec.title if sec else "",
-                              section_goal=sec.goal if sec else "", query=query), out
+                              section_goal=sec.goal if sec else "", query=query, language=self.language()), out
 
     def assistant_unavailable(self, query: AssistantQuery, error: str) -> AssistantAnswer:
-        return AssistantAnswer(query_id=query.query_id, text="The assistant is unavailable right now.",
+        return AssistantAnswer(query_id=query.query_id, text=engine_text(ASSISTANT_UNAVAILABLE, self.language()),
                                flagged=False, flag_reason=error[:200])
 
     def assistant_answered(self, now: datetime, answer: AssistantAnswer) -> Outcome:

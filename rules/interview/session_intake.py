@@ -67,13 +67,15 @@ class SessionIntake(SessionSchedule):
             if chosen is not None:
                 return follow_up_plan(record.plan, topic, fu.summary, chosen.suggested_questions, record.workflow_id)
             return PlannerInput(topic=topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode,
-                                follow_up_topic=topic, previous_summary=fu.summary)
+                                follow_up_topic=topic, previous_summary=fu.summary,
+                                language=record.plan.language or inp.language)
         if inp.plan is not None:
             return inp.plan
         if inp.sections:
             return PlanSnapshot(topic=inp.topic, research_goal=inp.context or inp.topic, angle=inp.topic,
                                 sections=inp.sections)
-        return PlannerInput(topic=inp.topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode)
+        return PlannerInput(topic=inp.topic, context=inp.context, duration_seconds=inp.duration_seconds, mode=inp.mode,
+                            language=inp.language)
 
     def planner_fallback(self, request: PlannerInput) -> PlanSnapshot:
         """000: the Planner failed — a plan derived from the topic."""

@@ -137,7 +137,7 @@ class SessionViews(SessionLive):
             section_seconds_remaining=timing.seconds_between(now, rt.deadline) if rt and rt.deadline else None,
             dimensions=dict(rt.coverage_flags) if rt else {},
             fallback=self.fallback_decision(),
-            follow_up_context=s.plan.follow_up_context if s.plan.is_follow_up else "")
+            follow_up_context=s.plan.follow_up_context if s.plan.is_follow_up else "", language=self.language())
 
     def wants_essay(self) -> bool:
         """Analysis, essay and follow-up only when asked for, when the interviewee said something, and (unless

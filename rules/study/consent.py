@@ -1,7 +1,10 @@
 """Informed consent: the text a participant agrees to before their interview starts, per language, and its version
 (the SHA-256 of the text, so the ledger says exactly which words were agreed to).
 
-A study gives its own texts (`StudyInput.consent`, per language); without them the built-in texts below are used.
+A study gives its own texts (`StudyInput.consent`, per language); without them the built-in texts below are used:
+one for every language the pages have a catalog for (client/web/i18n.py PAGE_LANGUAGES; a test keeps them equal),
+each saying the same four things — taking part, a pseudonym and this study only, stopping at any time, reading
+back / correcting / withdrawing through the link until the study closes.
 A language without a text of its own gets the study's default language's text (else English)."""
 
 from __future__ import annotations
@@ -23,6 +26,29 @@ BUILT_IN: dict[str, str] = {
     "es": "Acepto participar en esta entrevista de investigación. Mis respuestas se guardan bajo un seudónimo y se "
           "analizan solo para este estudio. Puedo parar en cualquier momento y, hasta que el estudio se cierre, "
           "releer, corregir o retirar mis respuestas mediante este enlace.",
+    "pt": "Concordo em participar desta entrevista de pesquisa. Minhas respostas são armazenadas sob um pseudônimo e "
+          "analisadas somente para este estudo. Posso parar a qualquer momento e, até o encerramento do estudo, "
+          "reler, corrigir ou retirar minhas respostas por meio deste link.",
+    "it": "Accetto di partecipare a questa intervista di ricerca. Le mie risposte sono conservate sotto uno "
+          "pseudonimo e analizzate solo per questo studio. Posso interrompere in qualsiasi momento e, fino alla "
+          "chiusura dello studio, rileggere, correggere o ritirare le mie risposte tramite questo link.",
+    "nl": "Ik ga ermee akkoord deel te nemen aan dit onderzoeksinterview. Mijn antwoorden worden onder een "
+          "pseudoniem opgeslagen en alleen voor dit onderzoek geanalyseerd. Ik kan op elk moment stoppen en tot het "
+          "onderzoek wordt afgesloten mijn antwoorden via deze link teruglezen, corrigeren of intrekken.",
+    "ja": "私はこの研究インタビューに参加することに同意します。私の回答は仮名で保存され、この研究のためにのみ分析されます。"
+          "私はいつでも中止することができ、研究が終了するまでは、このリンクから自分の回答を読み返し、訂正し、"
+          "または撤回することができます。",
+    "zh": "我同意参加本次研究访谈。我的回答以化名保存，并且仅为本研究进行分析。我可以随时停止；在研究结束之前，"
+          "我可以通过此链接重新阅读、更正或撤回我的回答。",
+    "ar": "أوافق على المشاركة في هذه المقابلة البحثية. تُحفَظ إجاباتي باسم مستعار وتُحلَّل لأغراض هذه الدراسة فقط. "
+          "يمكنني التوقف في أي وقت، ويمكنني حتى إغلاق الدراسة أن أعيد قراءة إجاباتي أو أصحّحها أو أسحبها عبر هذا "
+          "الرابط.",
+    "hi": "मैं इस शोध साक्षात्कार में भाग लेने के लिए सहमत हूँ। मेरे उत्तर एक छद्म नाम से संग्रहीत किए जाते हैं और "
+          "केवल इसी अध्ययन के लिए उनका विश्लेषण किया जाता है। मुझे किसी भी समय रुकने का अधिकार है, और अध्ययन बंद "
+          "होने तक इस लिंक के माध्यम से अपने उत्तर दोबारा पढ़ने, सुधारने या वापस लेने का अधिकार है।",
+    "sw": "Ninakubali kushiriki katika mahojiano haya ya utafiti. Majibu yangu yanahifadhiwa kwa jina bandia na "
+          "kuchambuliwa kwa ajili ya utafiti huu pekee. Ninaweza kuacha wakati wowote, na hadi utafiti utakapofungwa "
+          "ninaweza kusoma tena, kusahihisha au kuondoa majibu yangu kupitia kiungo hiki.",
 }
 
 

@@ -219,7 +219,8 @@ class StudyWorkflow:
 
     async def _write_plan(self) -> PlanSnapshot:
         inp = self.inp
-        request = PlannerInput(topic=inp.topic, context=inp.research_goal, duration_seconds=inp.interview_seconds)
+        request = PlannerInput(topic=inp.topic, context=inp.research_goal, duration_seconds=inp.interview_seconds,
+                               language=inp.default_language)     # the plan is written in the study's language
         try:
             result = await call_agent(interview_planner, request, summary=f"Planner: {inp.topic[:60]}")
             self._used(result)
@@ -378,20 +379,32 @@ class StudyWorkflow:
     async def _plan_in(self, language: str) -> PlanSnapshot:
         st = self.st
         assert st.plan is not None
-        if language == self.inp.default_language:
+        english = language == self.inp.default_language and self._english_plan_for(language)
+        if language == self.inp.default_language and not english:
             return st.plan
         if language not in st.translations:
             if language not in self.translating:
-                self.translating[language] = asyncio.create_task(self._translate(language))
+                self.translating[language] = asyncio.create_task(self._translate(language, "en" if english else None))
             await self.translating[language]
         return st.translations[language]
 
-    async def _translate(self, language: str) -> None:
+    def _english_plan_for(self, language: str) -> bool:
+        """The Planner's plan says it is English (no language: the offline double wrote it, or the Planner failed and
+        the plan came from the topic) while `language`, the study's default, is not: its participants get it
+        translated like any other's. A plan the researcher gave or edited is theirs: shown as it is."""
+        st = self.st
+        assert st.plan is not None
+        written = self.inp.plan is None and st.plan_edits == 0
+        english = (st.plan.language or "en").split("-")[0].lower() == "en"
+        return written and english and language.split("-")[0].lower() != "en" and \
+            workflow.patched(study_patches.PLAN_LANGUAGE)
+
+    async def _translate(self, language: str, source: str | None = None) -> None:
         st = self.st
         assert st.plan is not None
         try:
             result = await call_agent(study_translate_plan, TranslatePlanInput(
-                plan=st.plan, language=language, source_language=self.inp.default_language),
+                plan=st.plan, language=language, source_language=source or self.inp.default_language),
                 summary=f"Translator: the plan into {language}")
             self._used(result)
             st.translations[language], st.translation_notes[language] = result.output.plan, result.output.note
@@ -407,7 +420,7 @@ class StudyWorkflow:
         return InterviewInput(topic=plan.topic, context=context, duration_seconds=inp.interview_seconds, plan=plan,
                               cycle_seconds=inp.cycle_seconds, interviewee_name=p.participant_id,
                               candidate_id=p.participant_id, write_essay=inp.write_essays,
-                              presence_timeout_seconds=inp.presence_timeout_seconds)
+                              presence_timeout_seconds=inp.presence_timeout_seconds, language=language)
 
     # ========================================================================================= look-ups
     async def _check(self) -> None:

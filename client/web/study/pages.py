@@ -27,12 +27,15 @@ from pydantic import ValidationError
 from temporalio.client import Client, WorkflowHandle, WorkflowQueryFailedError, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from client.web import errors
 from client.web.app import csrf_token, public
+from client.web.errors import participant_text, request_language
 from client.web.guard import as_model, form_route, json_object
 from client.web.i18n import (
     N_,
     PAGE_LANGUAGES,
     best_language,
+    catalog_language,
     language_name,
     local_date,
     local_number,
@@ -112,8 +115,14 @@ def refused(request: web.Request, link: LinkView, lang: str) -> web.Response:
     return message(request, lang, title, detail, status)
 
 
+def _said(lang: str, english: str, sentence: str) -> str:
+    """What a page says of a failure: the server's English words on an English page, else the sentence from the
+    participant's catalog (client/web/errors.py); never English on a translated page."""
+    return english if catalog_language(lang) == "en" else participant_text(sentence, catalog_language(lang))
+
+
 def unavailable(request: web.Request, lang: str, exc: Exception) -> web.Response:
-    error = error_message(exc) if isinstance(exc, RPCError) else str(exc)
+    error = _said(lang, error_message(exc) if isinstance(exc, RPCError) else str(exc), errors.AWAY)
     return message(request, lang, N_("Please try again in a moment"),
                    N_("The study service is not answering: %(error)s"),
                    503, banner_id="banner", error=error)
@@ -225,7 +234,8 @@ async def join_start(request: web.Request) -> web.Response:
             text else "unknown" if "no such" in text else None
         if kind:
             return refused(request, LinkView(status=kind), lang)  # type: ignore[arg-type]
-        return message(request, lang, N_("This link cannot be used"), text, 409, banner_id="banner")
+        return message(request, lang, N_("This link cannot be used"), _said(lang, text, errors.REFUSED), 409,
+                       banner_id="banner")
     except RPCError as exc:
         if exc.status == RPCStatusCode.NOT_FOUND:
             return refused(request, LinkView(status="unknown"), lang)
@@ -300,11 +310,21 @@ async def member_check(request: web.Request) -> web.Response:
             view = await h.query(QUERY_MEMBER_CHECK, req.token_sha256, result_type=MemberCheckView)
             own = {e.entry_id for e in _entries(view) if e.speaker == "interviewee"}
             if req.entry_id not in own:
-                return web.json_response({"error": "only your own answers can be corrected"}, status=400)
+                return _check_error(400, N_("Only your own answers can be corrected."), view.language)
         done = await h.execute_update(UPDATE_MEMBER_CHECK, req, result_type=MemberCheckView)
     except WorkflowUpdateFailedError as exc:
-        return web.json_response({"error": error_message(exc)}, status=409)
+        return _check_error(409, error_message(exc), request_language(request), errors.REFUSED)
     except (RPCError, ConnectionError, OSError) as exc:
-        return web.json_response({"error": error_message(exc) if isinstance(exc, RPCError) else str(exc)},
-                                 status=503)
+        return _check_error(503, error_message(exc) if isinstance(exc, RPCError) else str(exc),
+                            request_language(request), errors.AWAY)
     return web.json_response(done.model_dump(mode="json", include={"status", "checked_at", "withdrawn_at"}))
+
+
+def _check_error(status: int, english: str, language: str | None, sentence: str | None = None) -> web.Response:
+    """A member check's failure as the read-back page shows it (study_check.js): in the participant's language, the
+    server's English words kept in `detail` (`sentence`: what they read instead; None: `english` is a msgid)."""
+    lang = catalog_language(language)
+    if lang == "en":
+        return web.json_response({"error": english}, status=status)
+    said = participant_text(sentence or english, lang)
+    return web.json_response({"error": said, "detail": english} if sentence else {"error": said}, status=status)

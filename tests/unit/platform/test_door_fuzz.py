@@ -14,6 +14,7 @@ The default run is quick (tens of examples per door); `pytest -m deep` runs the 
 from __future__ import annotations
 
 import asyncio
+import html
 import http.client
 import json
 import socket
@@ -30,6 +31,8 @@ from temporalio.api.common.v1 import Payload
 from temporalio.client import WorkflowQueryFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from client.web.errors import AWAY
+from client.web.i18n import PAGE_LANGUAGES, page_translations
 from client.web.interview.sessions import room_key
 from client.web.serve import build_serve_app
 from core.codec import EncryptionCodec, Keyring
@@ -247,6 +250,9 @@ def http_requests(draw: st.DrawFn, table: list[tuple[str, str, dict[str, Any] | 
     return method, path, body, headers
 
 
+AWAY_SAID = [html.escape(page_translations(lang).gettext(AWAY)).encode() for lang in PAGE_LANGUAGES]
+
+
 def _http_property(port: int, examples: int) -> None:
     table = routes(port)
     seen: dict[int, int] = {}
@@ -261,8 +267,9 @@ def _http_property(port: int, examples: int) -> None:
         if status >= 400 and raw and raw.lstrip().startswith(b"{"):
             message = json.loads(raw).get("error")
             assert isinstance(message, str) and message.strip(), raw[:300]
-        if status == 503:
-            assert b"away" in raw or b"not answering" in raw, raw[:300]
+        if status == 503:       # the server is away: said so, in English or in the participant's language
+            assert b"away" in raw or b"not answering" in raw or any(
+                away in raw for away in AWAY_SAID), raw[:300]
 
     prop()
     assert request(port, "GET", "/healthz", None, {})[0] == 200       # the server is still up

@@ -28,7 +28,7 @@ def test_the_shipped_languages_pass_and_the_coverage_says_what_each_gets():
     lines = coverage_lines("en", ["en", "ja", "ko"], [])
     by_lang = {line.split()[0]: line for line in lines[1:]}
     assert "translated" in by_lang["ja"] and "English (--english-pages)" in by_lang["ko"]
-    assert "built-in text" in by_lang["en"] and "shown in en" in by_lang["ja"]
+    assert "built-in text" in by_lang["en"] and "built-in text" in by_lang["ja"] and "shown in en" in by_lang["ko"]
     assert "the plan's language" in by_lang["en"] and "plan translated by model" in by_lang["ja"]
     assert "offered (WER" in by_lang["en"] and "piper" in by_lang["en"]
     assert "typing only (CER" in by_lang["ja"] and "typing only (not measured)" in by_lang["ko"]

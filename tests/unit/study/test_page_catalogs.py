@@ -174,16 +174,16 @@ def _link(lang: str, **kw: Any) -> LinkView:
     return LinkView(**{**fields, **kw})
 
 
-async def _pages(lang: str, tmp_path: Path) -> dict[str, str]:
+async def _pages(lang: str, tmp_path: Path, **link: Any) -> dict[str, str]:
     """Every participant-facing page in `lang`: join, consent refused, each refusal, the service down, read-back
-    (open and closed), and the interview room."""
+    (open and closed), and the interview room. `link`: the join link's fields to change."""
     from activities.artifacts import store
 
     ref: ArtifactRef = store().put("s", "transcript.json", json.dumps([
         {"entry_id": "q1", "speaker": "interviewer", "text": "«q»"},
         {"entry_id": "a1", "speaker": "interviewee", "text": "«a»"}]), "application/json")
     pages: dict[str, str] = {}
-    http = await _client(FakeStudy(_link(lang)))
+    http = await _client(FakeStudy(_link(lang, **link)))
     try:
         pages["join"] = await (await http.get(f"/study/s/join/t?lang={lang}")).text()
         pages["no consent"] = await (await http.post("/study/s/join/t", data={"language": lang})).text()
@@ -218,7 +218,8 @@ async def _pages(lang: str, tmp_path: Path) -> dict[str, str]:
 
 async def test_a_consent_text_in_another_language_is_said_to_be_so(tmp_path, monkeypatch):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path))
-    ja, de = (await _pages("ja", tmp_path))["join"], (await _pages("de", tmp_path))["join"]
+    only = {"consent": {k: consent.BUILT_IN[k] for k in ("en", "de", "fr")}}   # a study's own texts, none in ja
+    ja, de = (await _pages("ja", tmp_path, **only))["join"], (await _pages("de", tmp_path, **only))["join"]
     assert 'id="consent-language"' in ja and "下の同意文は英語です" in ja and '<div id="consent-text" lang="en"' in ja
     assert 'id="consent-language"' not in de and '<div id="consent-text" lang="de"' in de
     assert "en français" in (await _pages("fr", tmp_path))["join"]        # a language's name within a sentence
@@ -233,6 +234,7 @@ async def test_every_page_in_every_shipped_language_has_no_english_left(lang, tm
         assert f'<html lang="{lang}" dir="{"rtl" if lang in RTL else "ltr"}"' in page, name
         assert english_left(page, lang) == [], f"{lang} {name}: English left"
         assert 'id="fallback"' not in page, name
+    assert f'<div id="consent-text" lang="{lang}"' in pages["join"]          # the built-in text in their language
     strings = json.loads(re.search(r'id="room-strings">(.*?)</script>', pages["room"], re.S).group(1))
     assert strings == script_strings(lang) and all(strings.values())
     assert sum(k != v for k, v in strings.items()) > len(strings) // 2      # the scripts' strings, translated

@@ -129,7 +129,7 @@ async def test_member_checking_page_and_door(tmp_path, monkeypatch):
         body = {"action": "correct", "entry_id": "a1", "text": "By accident."}
         assert (await http.post("/study/s/check/tok", json=body)).status == 403        # no CSRF header
         r = await http.post("/study/s/check/tok", json={**body, "entry_id": "q1"}, headers={"X-Colloquy-CSRF": "page"})
-        assert r.status == 400 and "own answers" in (await r.json())["error"]
+        assert r.status == 400 and (await r.json())["error"] == "Vous ne pouvez corriger que vos propres réponses."
         r = await http.post("/study/s/check/tok", json=body, headers={"X-Colloquy-CSRF": "page"})
         assert r.status == 200
         r = await http.post("/study/s/check/tok", json={"action": "correct"}, headers={"X-Colloquy-CSRF": "page"})
