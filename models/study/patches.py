@@ -7,6 +7,7 @@ from datetime import date
 from models.patches.registry import declare
 
 _SHIPPED = date(2026, 11, 27)
+_ERASURE_SHIPPED = date(2026, 11, 28)
 
 
 def _declare(id: str, pinned_by: tuple[str, ...], what: str) -> str:
@@ -23,3 +24,7 @@ CORRECTIONS = _declare("study-corrections", ("study_corrections",),
                        "a participant's correction replaces their answer for the analysis: a digest that read fewer "
                        "corrections than were saved is redone on the corrected transcript before the theme merge, "
                        "and quotes are checked against the corrected answers (marked corrected)")
+
+ERASURE = declare("study", "study-erasure", ("study_erasure",), _ERASURE_SHIPPED,
+                  "a withdrawal erases the participant's data: their interview's executions, artifacts, audio and "
+                  "(payload encryption on) their data key; the ledger keeps only that they withdrew")

@@ -248,6 +248,10 @@ class Participant(BaseModel):
     digested_corrections: int = Field(default=0, ge=0, le=MAX_CORRECTIONS, description="How many of the "
                                       "corrections its digest read (fewer than there are: the digest is redone on "
                                       "the corrected transcript before the analysis; patch study-corrections)")
+    erase_pending: bool = Field(default=False, description="Withdrawn: their data is to be erased (patch "
+                                "study-erasure; activities/study/erasure.py)")
+    erased_at: datetime | None = Field(default=None, description="When their data was erased: the ledger keeps "
+                                       "only that they took part and withdrew")
 
 
 class Correction(BaseModel):
@@ -314,6 +318,8 @@ class ParticipantView(BaseModel):
     consented_at: datetime | None = None
     corrections: int = 0
     checked: bool = False
+    withdrawn_at: datetime | None = None
+    erased_at: datetime | None = Field(default=None, description="When a withdrawn participant's data was erased")
 
 
 class ParticipantRecord(BaseModel):

@@ -184,6 +184,16 @@ class Ledger:
             p.status, p.withdrawn_at = "withdrawn", now
         return p
 
+    def to_erase(self) -> list[Participant]:
+        return [p for p in self.state.participants if p.erase_pending]
+
+    def erased(self, now: datetime, p: Participant) -> None:
+        """Their data was erased (activities/study/erasure.py): the ledger keeps only that they took part and
+        withdrew, and when — no transcript, digest, theme label or correction of theirs."""
+        p.erase_pending, p.erased_at = False, now
+        p.transcript = p.digest = None
+        p.themes, p.corrections, p.digest_error, p.exit_reason = [], [], None, None
+
     def start(self, now: datetime, p: Participant, language: str, given: ConsentGiven | None = None) -> str:
         """The interview's start is asked (its child workflow is being started): `started`, start pending until
         `start_confirmed` (a look-up in between finds no such interview: that is 'not yet started')."""
@@ -432,7 +442,7 @@ def view(p: Participant) -> ParticipantView:
                            interview_id=p.interview_id, started_at=p.started_at, ended_at=p.ended_at,
                            length_seconds=p.length_seconds, answers=p.answers, exit_reason=p.exit_reason,
                            consented_at=p.consent.at if p.consent else None, corrections=len(p.corrections),
-                           checked=p.checked_at is not None)
+                           checked=p.checked_at is not None, withdrawn_at=p.withdrawn_at, erased_at=p.erased_at)
 
 
 def add_coverage(cov: QuestionCoverage, row: QuestionDepth) -> None:

@@ -22,6 +22,8 @@
                 and replaces it for the analysis: a digest that read fewer corrections than were saved is redone
                 on the corrected transcript when the analysis starts, and the quotes are checked against the
                 corrected answers and marked corrected (rules/study/corrections.py; patch study-corrections)
+    erasure: a withdrawal erases the participant's interview (every run), artifacts, audio and, with encryption
+                on, their data key (activities/study/erasure.py; patch study-erasure)
 
 Queries: progress, findings_draft (the draft while open, the final findings after), participants, link,
 member_check_view, plan_review, export.
@@ -40,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.interview import interview_planner
     from activities.study import (
         study_digest,
+        study_erase_participant,
         study_lookup_interviews,
         study_publish,
         study_reduce,
@@ -59,6 +62,7 @@ with workflow.unsafe.imports_passed_through():
     from models.study import patches as study_patches
     from models.study.activities import (
         DigestInput,
+        EraseInput,
         InterviewLookup,
         LookupInput,
         PublishInput,
@@ -159,6 +163,8 @@ class StudyWorkflow:
         if inp.close_at is not None and not st.closed:
             self._close_timer()
         while True:
+            if self.ledger.to_erase():
+                await self._erase()
             reason = self.ledger.should_close(workflow.now())
             if reason:
                 self._closed(reason)
@@ -335,7 +341,9 @@ class StudyWorkflow:
         the analysis reads the correction: `_analyse`) or withdrew (their data leaves the findings) — until the
         study closes."""
         req = update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK)
-        _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
+        p = _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
+        if req.action == "withdraw" and workflow.patched(study_patches.ERASURE):
+            p.erase_pending = True          # erased by the main loop (`_erase`), the page answered at once
         self.wake = True
         return self.ledger.member_view(req.token_sha256)
 
@@ -449,6 +457,16 @@ class StudyWorkflow:
                 SIGNAL_SESSION_CONTROL, SessionControl(action="end", reason=reason))
         except Exception as err:       # it ended meanwhile: the next look-up sees how
             workflow.logger.warning("could not end %s: %s", p.interview_id, err)
+
+    async def _erase(self) -> None:
+        """Withdrawn participants: their interview's executions, artifacts, audio and (encryption on) data key
+        (activities/study/erasure.py); the ledger then keeps only that they withdrew (patch study-erasure)."""
+        for p in self.ledger.to_erase():
+            if p.interview_id:
+                await call_activity(study_erase_participant, EraseInput(
+                    study_id=self.wid, participant_id=p.participant_id, interview_id=p.interview_id),
+                    kind="storage", summary=f"erase {p.participant_id}'s data")
+            self.ledger.erased(workflow.now(), p)
 
     async def _digest(self, p: Participant, redone: bool = False) -> None:
         """The participant's digest, on their transcript as they corrected it (`redone`: again, after a
