@@ -224,6 +224,7 @@ class S3Backend:
 
         try:
             with _s3_errors(self, key, "delete"):
+                obstore.head(self._s3, self._path(key))      # S3 answers a DELETE of nothing with success
                 obstore.delete(self._s3, self._path(key))
         except FileNotFoundError:
             return False

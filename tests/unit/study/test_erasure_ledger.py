@@ -1,0 +1,33 @@
+"""The ledger after an erasure (rules/study/ledger.py `erased`): a withdrawn participant is kept only as having
+taken part and withdrawn — no transcript, digest, theme label or correction — whatever they did before."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from models.study.workflow import MemberCheck
+from tests.unit.study.test_ledger_and_report import NOW, _completed, ledger, sha
+
+ACTIONS = st.lists(st.sampled_from(["checked", "correct"]), max_size=5)
+
+
+@given(ACTIONS)
+def test_an_erased_participant_keeps_only_their_withdrawal(actions):
+    lg = ledger(quota=10)
+    _completed(lg, 2)
+    for action in actions:
+        lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action=action, entry_id="a1",
+                                         text="What I really said." if action == "correct" else None))
+    p = lg.member_check(NOW, MemberCheck(token_sha256=sha(1), action="withdraw"))
+    p.erase_pending = True
+    assert lg.to_erase() == [p]
+    lg.erased(NOW, p)
+    assert lg.to_erase() == [] and p.status == "withdrawn" and p.erased_at == NOW
+    assert (p.transcript, p.digest, p.themes, p.corrections, p.digest_error) == (None, None, [], [], None)
+    assert "What I really said" not in lg.state.model_dump_json()
+    view = {v.participant_id: v for v in lg.views()}["P002"]
+    assert view.status == "withdrawn" and view.erased_at == NOW and view.withdrawn_at == NOW
+    assert lg.draft(NOW).completed == 1 and all("P002" not in t.participants for t in lg.draft(NOW).themes)
+    exported = {r.participant_id: r for r in lg.export().participants}["P002"]
+    assert exported.transcript is None and exported.corrections == []
