@@ -6,6 +6,8 @@ their words.
 - With payload encryption on: their data key is destroyed (core/datakeys.py), so every copy of their payloads
   and sealed artifacts that is left anywhere — a backup of temporal.db, an old object version — is ciphertext
   nobody can open.
+- The study's own earlier runs, when the participant had saved corrections (`study_purge_runs`, called by the
+  study's next run: workflows/study/erasure.py).
 - The artifact store (local folder or S3-compatible object storage): the interview's scope (transcripts, session
   record, event log, notes, essay, the study digest), its `_results-…` scope, its audio (`audio-…`), and in the
   study's scope the digest of earlier versions (`digest-P002.json`) and the digest agent's kept result.
@@ -26,7 +28,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from activities.artifacts import RESULTS_SCOPE, store
 from activities.voice.store import audio_scope
 from core.codec import encryption_enabled, keys_file
-from models.study.activities import EraseInput, Erasure
+from models.study.activities import EraseInput, Erasure, PurgeRunsInput
 
 REHEARSAL_PREFIX = "rehearsal-"
 DELETE_WAIT_S = 20.0          # within the storage policy's 30 s attempt
@@ -58,25 +60,25 @@ async def _delete_executions(interview_id: str) -> int:
         except RPCError as err:
             if err.status != RPCStatusCode.NOT_FOUND:
                 raise
-    await _gone({wid for wid, _ in runs})
+    await _gone({(wid, "") for wid, _ in runs})
     return deleted
 
 
-async def _gone(workflow_ids: set[str]) -> None:
+async def _gone(executions: set[tuple[str, str]]) -> None:
     """The server deletes in the background (once its queues' ack levels pass the run's close tasks): wait until
-    no id is found any more; still there after DELETE_WAIT_S: a retryable error (the activity runs again, its
+    no execution (id, run id or "" for the latest) is found any more; still there after DELETE_WAIT_S: a retryable error (the activity runs again, its
     deletes are idempotent), so `erased` is recorded only once the histories are gone."""
     client = activity.client()
-    left = set(workflow_ids)
+    left = set(executions)
     deadline = asyncio.get_running_loop().time() + DELETE_WAIT_S
     while left:
-        for wid in sorted(left):
+        for wid, run_id in sorted(left):
             try:
-                await client.get_workflow_handle(wid).describe()
+                await client.get_workflow_handle(wid, run_id=run_id or None).describe()
             except RPCError as err:
                 if err.status != RPCStatusCode.NOT_FOUND:
                     raise
-                left.discard(wid)
+                left.discard((wid, run_id))
         if not left:
             return
         if asyncio.get_running_loop().time() > deadline:
@@ -116,3 +118,23 @@ async def study_erase_participant(inp: EraseInput) -> Erasure:
     activity.logger.info("erased participant %s of %s: %d executions, %d artifacts, data key destroyed: %s",
                          inp.participant_id, inp.study_id, executions, artifacts, destroyed)
     return Erasure(executions=executions, artifacts=artifacts, key_destroyed=destroyed)
+
+
+@activity.defn
+async def study_purge_runs(inp: PurgeRunsInput) -> int:
+    """Delete every run of the study but the current one (after an erasure: their `member_check` updates held the
+    withdrawn participant's corrections); the number of runs deleted."""
+    client = activity.client()
+    runs = [wf.run_id async for wf in client.list_workflows(f'WorkflowId = "{_quoted(inp.study_id)}"')
+            if wf.run_id != inp.keep_run_id]
+    for run_id in runs:
+        try:
+            await client.workflow_service.delete_workflow_execution(DeleteWorkflowExecutionRequest(
+                namespace=client.namespace,
+                workflow_execution=WorkflowExecution(workflow_id=inp.study_id, run_id=run_id)))
+        except RPCError as err:
+            if err.status != RPCStatusCode.NOT_FOUND:
+                raise
+    await _gone({(inp.study_id, run_id) for run_id in runs})
+    activity.logger.info("deleted %d earlier runs of %s", len(runs), inp.study_id)
+    return len(runs)

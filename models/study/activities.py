@@ -164,3 +164,10 @@ class Erasure(BaseModel):
     executions: int = Field(default=0, description="Workflow executions deleted (every run of the interview)")
     artifacts: int = Field(default=0, description="Artifacts and audio objects deleted")
     key_destroyed: bool = Field(default=False, description="Their data key was destroyed (payload encryption on)")
+
+
+class PurgeRunsInput(BaseModel):
+    """The study's earlier runs, deleted after an erasure (their updates held a withdrawn participant's words)."""
+
+    study_id: str = Field(max_length=200)
+    keep_run_id: str = Field(max_length=100)

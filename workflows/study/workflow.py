@@ -42,7 +42,6 @@ with workflow.unsafe.imports_passed_through():
     from activities.interview import interview_planner
     from activities.study import (
         study_digest,
-        study_erase_participant,
         study_lookup_interviews,
         study_publish,
         study_reduce,
@@ -62,7 +61,6 @@ with workflow.unsafe.imports_passed_through():
     from models.study import patches as study_patches
     from models.study.activities import (
         DigestInput,
-        EraseInput,
         InterviewLookup,
         LookupInput,
         PublishInput,
@@ -113,6 +111,7 @@ with workflow.unsafe.imports_passed_through():
     from rules.study.ledger import Ledger, StudyError, view
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import check_start_input, fail_start, invalid, update_input
+    from workflows.study.erasure import erase_withdrawn, purge_earlier_runs
 
 PIPELINE = "study"
 
@@ -160,11 +159,13 @@ class StudyWorkflow:
                 workflow.set_current_details("reviewing: the plan waits for the researcher's approval")
                 await workflow.wait_condition(lambda: st.plan_approved or st.closed)
             sa.upsert(phase="recruiting")
+        if st.purge_runs:
+            await purge_earlier_runs(self.wid, st)
         if inp.close_at is not None and not st.closed:
             self._close_timer()
         while True:
-            if self.ledger.to_erase():
-                await self._erase()
+            if self.ledger.to_erase() and await erase_withdrawn(self.wid, self.ledger):
+                await self._continue_as_new()      # their corrections were in this run's updates: purged next run
             reason = self.ledger.should_close(workflow.now())
             if reason:
                 self._closed(reason)
@@ -457,16 +458,6 @@ class StudyWorkflow:
                 SIGNAL_SESSION_CONTROL, SessionControl(action="end", reason=reason))
         except Exception as err:       # it ended meanwhile: the next look-up sees how
             workflow.logger.warning("could not end %s: %s", p.interview_id, err)
-
-    async def _erase(self) -> None:
-        """Withdrawn participants: their interview's executions, artifacts, audio and (encryption on) data key
-        (activities/study/erasure.py); the ledger then keeps only that they withdrew (patch study-erasure)."""
-        for p in self.ledger.to_erase():
-            if p.interview_id:
-                await call_activity(study_erase_participant, EraseInput(
-                    study_id=self.wid, participant_id=p.participant_id, interview_id=p.interview_id),
-                    kind="storage", summary=f"erase {p.participant_id}'s data")
-            self.ledger.erased(workflow.now(), p)
 
     async def _digest(self, p: Participant, redone: bool = False) -> None:
         """The participant's digest, on their transcript as they corrected it (`redone`: again, after a

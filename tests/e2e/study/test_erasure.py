@@ -7,8 +7,10 @@ researcher closes the study. Afterwards P002's sentence is found in 0 places —
 decrypted where it can be), the researcher console, every export (csv, xlsx, transcripts, qdpx), every run of
 every workflow's history (payloads decoded with the codec where a key opens them, as `temporal workflow show`
 with the codec endpoint does) and, with encryption on, the database file — while P001's sentence is found where it
-belongs (the checks can see). The study's recorded history pins patch study-erasure
-(tests/histories/study_erasure.json)."""
+belongs (the checks can see). P002 also corrected an answer before withdrawing: the correction's words were in the study's own updates, so
+the study continued in a fresh run and deleted the earlier ones. The study's recorded history pins patch
+study-erasure
+(tests/histories/study_erasure.json: the run that erased; study_erasure_purge.json: the run that deleted it)."""
 
 from __future__ import annotations
 
@@ -61,6 +63,7 @@ TOKEN = "researcher-token-for-tests"
 SECRET = b"study-room-secret-for-tests"
 KEPT = "Our pager rotation swapped weekends through a shared spreadsheet called the yellow ledger."
 GONE = "I once silenced the billing alerts from a lighthouse in Cornwall during my honeymoon."
+CORRECTED = "Actually it was a ferry to the Scilly Isles, and only the staging alerts."
 ANSWERS = {"P001": [KEPT, "We wrote runbooks after every incident."],
            "P002": [GONE, "Nobody ever asked me about on-call before."]}
 
@@ -94,8 +97,15 @@ def _payloads(msg: Message) -> Iterator[Payload]:
 async def _histories(client: Client, codec: EncryptionCodec | None) -> dict[str, bytes]:
     """workflow id/run id -> every event's bytes plus every payload decoded where a key opens it."""
     shown: dict[str, bytes] = {}
+    from temporalio.service import RPCError, RPCStatusCode
+
     async for wf in client.list_workflows(""):
-        events = (await client.get_workflow_handle(wf.id, run_id=wf.run_id).fetch_history()).events
+        try:
+            events = (await client.get_workflow_handle(wf.id, run_id=wf.run_id).fetch_history()).events
+        except RPCError as err:        # listed by visibility, deleted meanwhile
+            if err.status == RPCStatusCode.NOT_FOUND:
+                continue
+            raise
         blob = b"".join(e.SerializeToString() for e in events)
         if codec is not None:
             decoded = await codec.decode_readable([p for e in events for p in _payloads(e)])
@@ -169,6 +179,18 @@ async def _status(study, pid: str, want) -> ParticipantView:  # noqa: ANN001
     raise AssertionError(f"{pid}: {p}")
 
 
+async def _record_first_run(client: Client, sid: str, run_id: str) -> None:
+    from tests.conftest import HISTORIES
+
+    for _ in range(400):
+        history = await client.get_workflow_handle(sid, run_id=run_id).fetch_history()
+        if history.events[-1].HasField("workflow_execution_continued_as_new_event_attributes"):
+            (HISTORIES / "study_erasure.json").write_text(history.to_json())
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the study did not continue as new after the erasure")
+
+
 async def _deleted(client: Client, workflow_id: str) -> None:
     """DeleteWorkflowExecution is carried out by the server in the background: wait until it is done."""
     from temporalio.service import RPCError, RPCStatusCode
@@ -214,8 +236,13 @@ async def test_a_withdrawal_leaves_the_sentence_nowhere(encrypted, tmp_path, mon
                 return opened.interview_id
 
             kept_iid, gone_iid = await asyncio.gather(take_part("P001"), take_part("P002"))
-            await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(
-                token_sha256=hashlib.sha256(people["P002"].encode()).hexdigest(), action="withdraw"))
+            p002 = hashlib.sha256(people["P002"].encode()).hexdigest()
+            await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(        # their words in the study's history
+                token_sha256=p002, action="correct", entry_id="rehearsal-t001-a", text=CORRECTED))
+            first_run = (await study.describe()).run_id
+            await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(token_sha256=p002, action="withdraw"))
+            if RECORD and not encrypted:   # the run with the erasure, caught before the next run deletes it
+                await _record_first_run(client, sid, first_run)
             erased = await _status(study, "P002", lambda p: p.erased_at is not None)
             if os.environ.get("DEBUG_ERASURE"):
                 for e in (await study.fetch_history()).events:
@@ -237,24 +264,25 @@ async def test_a_withdrawal_leaves_the_sentence_nowhere(encrypted, tmp_path, mon
                 await Replayer(workflows=registry.workflows(), data_converter=client.data_converter
                                ).replay_workflow(await study.fetch_history())
             else:
-                await replay(study, record_as="study_erasure" if RECORD else None)
+                await replay(study, record_as="study_erasure_purge" if RECORD else None)
     finally:
         await asyncio.to_thread(server.stop)
 
     assert erased.status == "withdrawn" and result.completed == 1, (erased, result)
-    gone, kept = GONE.encode(), KEPT.encode()
+    gone, kept, corrected = GONE.encode(), KEPT.encode(), CORRECTED.encode()
     objects = _objects()
-    assert [k for k, v in objects.items() if gone in v] == []
+    assert [k for k, v in objects.items() if gone in v or corrected in v] == []
     assert [k for k, v in objects.items() if kept in v], "P001's transcript is readable: the check can see"
     assert not [k for k in objects if gone_iid in k], "nothing is left in P002's scopes"
     assert GONE not in console_gone and console_gone.startswith("404"), console_gone
     assert KEPT in console_kept, console_kept[:300]
-    assert gone not in exports and kept in exports
-    assert [k for k, v in histories.items() if gone in v] == []
+    assert gone not in exports and corrected not in exports and kept in exports
+    assert [k for k, v in histories.items() if gone in v or corrected in v] == []
+    assert len([k for k in histories if k.startswith(f"{sid}/")]) == 1, "the study's earlier runs are deleted"
     assert [k for k, v in histories.items() if kept in v], "P001's history is readable: the check can see"
     assert not [k for k in histories if k.startswith(gone_iid)], "P002's interview executions are deleted"
     if encrypted:
         db = b"".join(p.read_bytes() for p in sorted(data.glob("temporal.db*")))
-        assert sid.encode() in db and gone not in db and kept not in db
+        assert sid.encode() in db and gone not in db and corrected not in db and kept not in db
         folder = Path(str(os.environ[KEYS_FILE_ENV]) + ".data-keys")
         assert len(list(folder.glob("dk-*.json"))) == 1 and len(list(folder.glob("dk-*.erased"))) == 1

@@ -16,7 +16,9 @@ NAME = "study_erasure"
 STUDY_ID = "study-erasure-plain"   # the children's ids derive from it: the history replays under it
 
 
-@pytest.mark.skipif(not (HISTORIES / f"{NAME}.json").exists(), reason="no recorded history yet")
-async def test_the_recorded_erasure_replays():
-    history = WorkflowHistory.from_json(STUDY_ID, (HISTORIES / f"{NAME}.json").read_text())
+@pytest.mark.parametrize("name", [NAME, "study_erasure_purge"])
+async def test_the_recorded_erasure_replays(name):
+    """study_erasure: the run in which P002 corrected an answer, withdrew and was erased, then continued as new;
+    study_erasure_purge: the next run, which deleted that one."""
+    history = WorkflowHistory.from_json(STUDY_ID, (HISTORIES / f"{name}.json").read_text())
     await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
