@@ -317,10 +317,17 @@ class Sealer:
         from core.datakeys import subject_of
 
         subject = subject_of(scope) if self.data_keys is not None else None
+        key_id = ""
         if subject is not None:
-            key_id, secret = self.data_keys.for_subject(subject)
-            cipher = AESGCM(secret)
-        else:
+            try:
+                key_id, secret = self.data_keys.for_subject(subject)
+                cipher = AESGCM(secret)
+            except OSError as exc:      # no writable data-key folder here: the keyring key (core/codec.py warns)
+                from core.codec import warn_no_data_keys
+
+                warn_no_data_keys(self.data_keys.folder, exc)
+                key_id = ""
+        if not key_id:
             key_id, cipher = self.keyring.newest.id, self._ciphers[self.keyring.newest.id]
         raw_id = key_id.encode()
         nonce = secrets.token_bytes(NONCE_BYTES)

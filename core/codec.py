@@ -245,11 +245,15 @@ class EncryptionCodec(PayloadCodec, WithSerializationContext):
 
             try:
                 key_id, secret = self.data_keys.for_subject(self.subject)
+                cipher = AESGCM(secret)
             except KeyErased:
                 # an erased participant: a workflow that replays (the study re-issuing the commands it once sent
                 # them) still encodes; sealed under a throwaway key, no one can ever read it
-                key_id, secret = key_id_of(self.subject), os.urandom(KEY_BYTES)
-            cipher = AESGCM(secret)
+                key_id, cipher = key_id_of(self.subject), AESGCM(os.urandom(KEY_BYTES))
+            except OSError as exc:      # the data-key folder cannot be written here: the keyring key, as before
+                warn_no_data_keys(self.data_keys.folder, exc)
+                key_id = self.keyring.newest.id
+                cipher = self._ciphers[key_id]
         else:
             key_id = self.keyring.newest.id
             cipher = self._ciphers[key_id]
@@ -293,6 +297,22 @@ class EncryptionCodec(PayloadCodec, WithSerializationContext):
         except FileNotFoundError:
             raise UnknownKeyError(f"payload was encrypted with data key {key_id!r}, which is not in the data-key "
                                   f"folder {self.data_keys.folder}") from None
+
+
+_WARNED: set[str] = set()
+
+
+def warn_no_data_keys(folder: Path, exc: OSError) -> None:
+    """Once per folder and process: participants' payloads fall back to the keyring key (still deleted by an
+    erasure, but not crypto-shredded)."""
+    if str(folder) not in _WARNED:
+        _WARNED.add(str(folder))
+        import structlog
+
+        structlog.get_logger("colloquy.codec").warning(
+            "codec.data_keys_unwritable", folder=str(folder), error=exc.strerror or type(exc).__name__,
+            effect="participants' payloads are encrypted with the keyring key: set COLLOQUY_CODEC_DATA_KEYS_DIR "
+                   "to a writable folder shared by every process")
 
 
 def keys_file() -> Path | None:

@@ -45,7 +45,8 @@ TUNED_DYNAMIC_CONFIG = [
     "frontend.rps=20000",
     "frontend.namespaceRPS=20000",
 ]
-SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal"]
+# secure_delete: a deleted row's bytes are overwritten, not left in free pages (an erasure: activities/study/erasure.py)
+SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal", "secure_delete=on"]
 
 
 def temporal_binary() -> str:

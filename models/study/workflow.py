@@ -31,6 +31,7 @@ QUERY_PARTICIPANTS = "participants"               # -> list[ParticipantView]
 QUERY_LINK = "link"                               # (token_sha256: str) -> LinkView
 UPDATE_REVIEW_PLAN = "review_plan"                # ReviewPlan -> PlanReview (edit or approve the plan)
 UPDATE_MEMBER_CHECK = "member_check"              # MemberCheck -> MemberCheckView (a participant's read-back)
+UPDATE_ERASE_PARTICIPANT = "erase_participant"    # EraseParticipant -> ParticipantView (the researcher's delete)
 QUERY_PLAN_REVIEW = "plan_review"                 # -> PlanReview
 QUERY_MEMBER_CHECK = "member_check_view"          # (token_sha256: str) -> MemberCheckView
 QUERY_EXPORT = "export"                           # -> StudyExport (the ledger as the exports need it)
@@ -156,6 +157,13 @@ class AddParticipants(BaseModel):
 class RevokeParticipant(BaseModel):
     participant_id: str = Field(min_length=1, max_length=40)
     reason: str = Field(default="revoked by the researcher", max_length=500)
+
+
+class EraseParticipant(BaseModel):
+    """The researcher deletes a participant's data (they asked for it some other way than their page): as their
+    own withdrawal, until the study closes (docs/study.md, "Erasure")."""
+
+    participant_id: str = Field(min_length=1, max_length=40)
 
 
 class CloseStudy(BaseModel):

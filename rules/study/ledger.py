@@ -18,6 +18,7 @@ from models.study.workflow import (
     ConsentRecord,
     ConsentVersion,
     Correction,
+    EraseParticipant,
     Findings,
     LinkView,
     MemberCheck,
@@ -182,6 +183,28 @@ class Ledger:
             p.checked_at = p.checked_at or now
         else:
             p.status, p.withdrawn_at = "withdrawn", now
+        return p
+
+    def check_erase(self, req: EraseParticipant) -> Participant:
+        p = self.by_id.get(req.participant_id)
+        if p is None:
+            raise StudyError(f"no participant {req.participant_id!r} in study {self.study_id}")
+        if p.erased_at is not None or p.erase_pending:
+            raise StudyError(f"participant {p.participant_id}'s data is already erased")
+        if p.status == "started":
+            raise StudyError(f"participant {p.participant_id}'s interview is still running: revoke it first, then "
+                             "erase it once it has ended")
+        if p.status not in ("completed", "abandoned", "withdrawn", "revoked") or not p.interview_id:
+            raise StudyError(f"participant {p.participant_id} has no interview to erase ({p.status})")
+        if self.state.closed:
+            raise StudyError("the study has closed: its findings include the participants it analysed")
+        return p
+
+    def erase(self, now: datetime, req: EraseParticipant) -> Participant:
+        """The researcher's delete: the participant is withdrawn (if not already) and their data erased."""
+        p = self.check_erase(req)
+        p.status, p.withdrawn_at = "withdrawn", p.withdrawn_at or now
+        p.erase_pending = True
         return p
 
     def to_erase(self) -> list[Participant]:

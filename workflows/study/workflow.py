@@ -79,6 +79,7 @@ with workflow.unsafe.imports_passed_through():
         QUERY_PROGRESS,
         UPDATE_ADD_PARTICIPANTS,
         UPDATE_CLOSE,
+        UPDATE_ERASE_PARTICIPANT,
         UPDATE_MEMBER_CHECK,
         UPDATE_OPEN_LINK,
         UPDATE_REVIEW_PLAN,
@@ -86,6 +87,7 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
         AddParticipants,
         CloseStudy,
+        EraseParticipant,
         Findings,
         LinkView,
         MemberCheck,
@@ -262,6 +264,19 @@ class StudyWorkflow:
     @revoke_participant.validator
     def _validate_revoke(self, raw: Any) -> None:
         _checked(self.ledger.check_revoke, update_input(RevokeParticipant, raw, UPDATE_REVOKE_PARTICIPANT))
+
+    @workflow.update(name=UPDATE_ERASE_PARTICIPANT)
+    def erase_participant(self, raw: Any) -> ParticipantView:
+        """The researcher's delete: erased as a withdrawal is (patch study-erasure; workflows/study/erasure.py)."""
+        req = update_input(EraseParticipant, raw, UPDATE_ERASE_PARTICIPANT)
+        workflow.patched(study_patches.ERASURE)
+        p = _checked(lambda r: self.ledger.erase(workflow.now(), r), req)
+        self.wake = True
+        return view(p)
+
+    @erase_participant.validator
+    def _validate_erase(self, raw: Any) -> None:
+        _checked(self.ledger.check_erase, update_input(EraseParticipant, raw, UPDATE_ERASE_PARTICIPANT))
 
     @workflow.update(name=UPDATE_CLOSE)
     async def close_study(self, raw: Any) -> StudyProgress:

@@ -2,15 +2,16 @@
 
 A study of two participants on a real dev server with a SQLite file (temp data dir), once with payload encryption
 off and the local artifact folder, once with encryption on and the S3-compatible server (SeaweedFS). Both answer
-two questions; P002 says a distinctive sentence, then withdraws on the read-back door (the study's update); the
-researcher closes the study. Afterwards P002's sentence is found in 0 places — the artifact store (every object,
-decrypted where it can be), the researcher console, every export (csv, xlsx, transcripts, qdpx), every run of
-every workflow's history (payloads decoded with the codec where a key opens them, as `temporal workflow show`
-with the codec endpoint does) and, with encryption on, the database file — while P001's sentence is found where it
-belongs (the checks can see). P002 also corrected an answer before withdrawing: the correction's words were in the study's own updates, so
-the study continued in a fresh run and deleted the earlier ones. The study's recorded history pins patch
-study-erasure
-(tests/histories/study_erasure.json: the run that erased; study_erasure_purge.json: the run that deleted it)."""
+two questions; P002 says a distinctive sentence, corrects it on the read-back door (the study's update), then
+withdraws there (encrypted run: the researcher erases them, `colloquy study erase`); the researcher closes the
+study. Afterwards neither P002's sentence nor their correction is found
+anywhere — the artifact store (every object, decrypted where it can be), the researcher console, every export
+(csv, xlsx, transcripts, qdpx), every run of every workflow's history (payloads decoded with the codec where a
+key opens them, as `temporal workflow show` with the codec endpoint does) and the database file (SQLite's
+secure_delete; with encryption on nothing there is plain) — while P001's sentence is found where it belongs (the
+checks can see). The correction was in the study's own updates: the study continued in a fresh run and deleted
+the earlier ones. Recorded histories pin patch study-erasure (tests/histories/study_erasure.json: the run that
+erased; study_erasure_purge.json: the run that deleted it)."""
 
 from __future__ import annotations
 
@@ -240,7 +241,11 @@ async def test_a_withdrawal_leaves_the_sentence_nowhere(encrypted, tmp_path, mon
             await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(        # their words in the study's history
                 token_sha256=p002, action="correct", entry_id="rehearsal-t001-a", text=CORRECTED))
             first_run = (await study.describe()).run_id
-            await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(token_sha256=p002, action="withdraw"))
+            if encrypted:         # the researcher's delete (`colloquy study erase`), as the participant asked
+                code, said = await cli("erase", sid, "P002", "--address", server.address)
+                assert code == 0 and "P002: withdrawn" in said, said
+            else:                 # the participant withdraws on their read-back page
+                await study.execute_update(UPDATE_MEMBER_CHECK, MemberCheck(token_sha256=p002, action="withdraw"))
             if RECORD and not encrypted:   # the run with the erasure, caught before the next run deletes it
                 await _record_first_run(client, sid, first_run)
             erased = await _status(study, "P002", lambda p: p.erased_at is not None)
@@ -281,8 +286,9 @@ async def test_a_withdrawal_leaves_the_sentence_nowhere(encrypted, tmp_path, mon
     assert len([k for k in histories if k.startswith(f"{sid}/")]) == 1, "the study's earlier runs are deleted"
     assert [k for k, v in histories.items() if kept in v], "P001's history is readable: the check can see"
     assert not [k for k in histories if k.startswith(gone_iid)], "P002's interview executions are deleted"
+    # the database file (and its WAL): deleted rows overwritten (secure_delete); encrypted, nothing is plain
+    db = b"".join(p.read_bytes() for p in sorted(data.glob("temporal.db*")))
+    assert sid.encode() in db and gone not in db and corrected not in db and (kept in db) != encrypted
     if encrypted:
-        db = b"".join(p.read_bytes() for p in sorted(data.glob("temporal.db*")))
-        assert sid.encode() in db and gone not in db and corrected not in db and kept not in db
         folder = Path(str(os.environ[KEYS_FILE_ENV]) + ".data-keys")
         assert len(list(folder.glob("dk-*.json"))) == 1 and len(list(folder.glob("dk-*.erased"))) == 1

@@ -115,3 +115,19 @@ def test_artifacts_are_sealed_per_participant_and_erased_with_their_scope(kind, 
     assert s.delete_scope(P002) == 2 and s.names(P002) == [] and s.delete_scope(P002) == 0
     assert not s.delete(P002, "transcript.md")
     assert s.get(kept) == "the study's own"
+
+
+async def test_without_a_writable_data_key_folder_the_keyring_key_is_used(tmp_path, monkeypatch):
+    """A read-only key mount (a Kubernetes Secret) and no COLLOQUY_CODEC_DATA_KEYS_DIR: payloads and artifacts of
+    participants are sealed with the keyring key as before (still deleted by an erasure), never a failed task."""
+    keys = Keyring.generate().save(tmp_path / "keys.json")
+    monkeypatch.setenv("COLLOQUY_CODEC_KEYS_FILE", str(keys))
+    (tmp_path / "not-a-folder").write_text("x")
+    monkeypatch.setenv("COLLOQUY_CODEC_DATA_KEYS_DIR", str(tmp_path / "not-a-folder" / "dk"))
+    codec = load_codec(keys)
+    assert codec is not None
+    [sealed] = await codec.for_workflow(P002).encode([_payload()])
+    assert sealed.metadata[KEY_ID_META] == codec.keyring.newest.id.encode()
+    assert (await codec.decode([sealed]))[0] == _payload()
+    s = ArtifactStore(backend=LocalBackend(tmp_path / "artifacts"), encrypt=True)
+    assert s.get(s.put(P002, "transcript.md", SENTENCE)) == SENTENCE
