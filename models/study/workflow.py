@@ -509,8 +509,8 @@ class StudyState(BaseModel):
     continued: int = 0
     offline: bool = Field(default=False, description="An agent answered from the offline test double")
     usage: UsageTotals = Field(default_factory=UsageTotals)
-    purge_runs: bool = Field(default=False, description="An erased participant's corrections or digest labels were "
-                             "in the runs before this one: the new run deletes them (patch study-erasure)")
+    purge_runs: bool = Field(default=False, description="A withdrawn participant's corrections were in the runs "
+                             "before this one: the new run deletes them (patch study-erasure)")
 
 
 

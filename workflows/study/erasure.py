@@ -2,8 +2,7 @@
 
 - `erase_withdrawn`: each withdrawn participant's interview (every run), artifacts, audio and, with payload
   encryption on, data key (activities/study/erasure.py); the ledger then keeps only that they withdrew. True when
-  one of them had saved corrections or been digested: their words are in this run's `member_check` updates, the
-  digest agent's theme labels about them in its results, so the study goes on in
+  one of them had saved corrections: their words are in this run's `member_check` updates, so the study goes on in
   a fresh run (continue-as-new, the ledger carried without them) ... An erasure that fails (the store refused,
   after the storage policy's retries) stays pending and is tried again at the study's next wake; the participant
   is withdrawn meanwhile, in no finding.
@@ -37,7 +36,7 @@ async def erase_withdrawn(study_id: str, ledger: Ledger) -> bool:
             except ActivityError as err:    # e.g. the store refused: still pending, tried again at the next wake
                 workflow.logger.warning("erasing %s failed: %s", p.participant_id, error_message(err))
                 continue
-        had_words = had_words or bool(p.corrections or p.themes)     # their corrections, the digest's labels
+        had_words = had_words or bool(p.corrections)
         ledger.erased(workflow.now(), p)
     if had_words:
         ledger.state.purge_runs = True
