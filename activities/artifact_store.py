@@ -69,6 +69,8 @@ class Backend(Protocol):
     def write(self, key: str, data: bytes, content_type: str) -> None: ...
     def read(self, key: str) -> bytes: ...
     def read_range(self, key: str, offset: int, length: int) -> tuple[bytes, int]: ...
+    def keys(self, folder: str) -> list[str]: ...  # every key under `folder/`
+    def delete(self, key: str) -> bool: ...  # False: there was none
 
 
 # ------------------------------------------------------------------------------------------------ local folder
@@ -120,6 +122,23 @@ class LocalBackend:
             raise
         except OSError as exc:
             raise _os_error(f"cannot read artifact {self.path(key)}", exc) from exc
+
+    def keys(self, folder: str) -> list[str]:
+        base = self.path(folder)
+        return sorted(p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file()) \
+            if base.is_dir() else []
+
+    def delete(self, key: str) -> bool:
+        path = self.path(key)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as exc:
+            raise _os_error(f"cannot delete artifact {path}", exc) from exc
+        with contextlib.suppress(OSError):       # its folder, once empty
+            path.parent.rmdir()
+        return True
 
 
 def _path_of(uri: str) -> Path:
@@ -189,6 +208,27 @@ class S3Backend:
                 return b"", size
             data = obstore.get_range(self._s3, self._path(key), start=offset, end=min(size, offset + length))
             return bytes(data), size
+
+    def keys(self, folder: str) -> list[str]:
+        import obstore
+
+        head = f"{self.prefix}/" if self.prefix else ""
+        with _s3_errors(self, folder, "list"):
+            found = [str(o["path"]) for batch in obstore.list(self._s3, prefix=self._path(folder) + "/")
+                     for o in batch]
+        return sorted(k[len(head):] for k in found if k.startswith(head))
+
+    def delete(self, key: str) -> bool:
+        """Deletes the current object (a versioned bucket keeps older versions: docs/study.md, erasure)."""
+        import obstore
+
+        try:
+            with _s3_errors(self, key, "delete"):
+                obstore.head(self._s3, self._path(key))      # S3 answers a DELETE of nothing with success
+                obstore.delete(self._s3, self._path(key))
+        except FileNotFoundError:
+            return False
+        return True
 
 
 @contextlib.contextmanager
@@ -261,19 +301,53 @@ def _os_error(where: str, exc: OSError) -> ApplicationError:
 
 # ------------------------------------------------------------------------------------------------ sealing
 class Sealer:
-    """AES-256-GCM with the payload keyring: SEALED + key id length + key id + nonce + ciphertext."""
+    """AES-256-GCM with the payload keyring: SEALED + key id length + key id + nonce + ciphertext. A study
+    participant's artifacts (scope `<study>--P002`, `_results-<study>--P002`) are sealed under their data key
+    (core/datakeys.py), so erasing them also makes every copy of them unreadable (old object versions, backups)."""
 
-    def __init__(self, keyring: Any) -> None:
+    def __init__(self, keyring: Any, data_keys: Any = None) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        self.keyring = keyring
+        self.keyring, self.data_keys = keyring, data_keys
         self._ciphers = {k.id: AESGCM(k.secret) for k in keyring.keys}
 
-    def seal(self, data: bytes) -> bytes:
-        key_id = self.keyring.newest.id.encode()
+    def seal(self, data: bytes, scope: str | None = None) -> bytes:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        from core.datakeys import subject_of
+
+        subject = subject_of(scope) if self.data_keys is not None else None
+        key_id = ""
+        if subject is not None:
+            try:
+                key_id, secret = self.data_keys.for_subject(subject)
+                cipher = AESGCM(secret)
+            except OSError as exc:      # no writable data-key folder here: the keyring key (core/codec.py warns)
+                from core.codec import warn_no_data_keys
+
+                warn_no_data_keys(self.data_keys.folder, exc)
+                key_id = ""
+        if not key_id:
+            key_id, cipher = self.keyring.newest.id, self._ciphers[self.keyring.newest.id]
+        raw_id = key_id.encode()
         nonce = secrets.token_bytes(NONCE_BYTES)
-        head = SEALED + bytes([len(key_id)]) + key_id
-        return head + nonce + self._ciphers[self.keyring.newest.id].encrypt(nonce, data, head)
+        head = SEALED + bytes([len(raw_id)]) + raw_id
+        return head + nonce + cipher.encrypt(nonce, data, head)
+
+    def _data_cipher(self, key_id: str, what: str) -> Any:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        from core.datakeys import KeyErased, is_data_key
+
+        if not is_data_key(key_id) or self.data_keys is None:
+            return None
+        try:
+            return AESGCM(self.data_keys.secret(key_id))
+        except KeyErased:
+            raise ApplicationError(f"artifact {what} was erased (its participant's data key was destroyed)",
+                                   type="ArtifactNotFound", non_retryable=True) from None
+        except FileNotFoundError:
+            return None
 
     def open(self, blob: bytes, what: str) -> bytes:
         from cryptography.exceptions import InvalidTag
@@ -283,7 +357,7 @@ class Sealer:
         head = blob[:n + 1 + key_len]
         key_id = head[n + 1:].decode("utf-8", "replace")
         nonce, body = blob[len(head):len(head) + NONCE_BYTES], blob[len(head) + NONCE_BYTES:]
-        cipher = self._ciphers.get(key_id)
+        cipher = self._ciphers.get(key_id) or self._data_cipher(key_id, what)
         if cipher is None:
             raise ApplicationError(f"artifact {what} is sealed with key {key_id!r}, which is not in the keyring "
                                    f"(COLLOQUY_CODEC_KEYS_FILE holds {', '.join(self.keyring.ids)})",
@@ -298,8 +372,10 @@ class Sealer:
 @functools.lru_cache(maxsize=8)
 def _sealer_for(path: str, mtime_ns: int) -> Sealer:
     from core.codec import Keyring
+    from core.datakeys import DataKeys, data_keys_dir
 
-    return Sealer(Keyring.load(path))
+    keyring = Keyring.load(path)
+    return Sealer(keyring, DataKeys(data_keys_dir(Path(path)), keyring))
 
 
 def _sealer() -> Sealer | None:
@@ -349,7 +425,7 @@ class ArtifactStore:
         if self.encrypt and sealer is None:
             raise ApplicationError("artifact encryption is on but COLLOQUY_CODEC_KEYS_FILE is not set",
                                    type="ArtifactError", non_retryable=True)
-        self.backend.write(key, sealer.seal(data) if sealer else data, content_type)
+        self.backend.write(key, sealer.seal(data, scope) if sealer else data, content_type)
         return ArtifactRef(uri=self.backend.uri(key), name=name, sha256=hashlib.sha256(data).hexdigest(),
                            size_bytes=len(data), content_type=content_type, created_at=datetime.now(UTC))
 
@@ -391,6 +467,19 @@ class ArtifactStore:
             raise ApplicationError(f"artifact {ref.name} changed since it was written ({size} bytes, not "
                                    f"{ref.size_bytes})", type="ArtifactError", non_retryable=True)
         return data, size
+
+    def names(self, scope: str) -> list[str]:
+        """The names in a scope (this store's backend only)."""
+        folder = _safe(scope)
+        return [k[len(folder) + 1:] for k in self.backend.keys(folder)]
+
+    def delete(self, scope: str, name: str) -> bool:
+        return self.backend.delete(key_for(scope, name))
+
+    def delete_scope(self, scope: str) -> int:
+        """Delete everything in a scope (an erasure); the number of objects deleted."""
+        folder = _safe(scope)
+        return sum(1 for key in self.backend.keys(folder) if self.backend.delete(key))
 
     def holds(self, ref: ArtifactRef | str) -> bool:
         """Whether this store can read the ref (its own backend, or this host's artifact folder)."""

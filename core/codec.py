@@ -16,12 +16,19 @@ The newest key encrypts; any key in the file decrypts (rotation: add a key, keep
 payload names its key in the metadata `encryption-key-id` (the id is also authenticated as associated data);
 the key material itself is never logged, printed or put in a payload. Payloads that are not encrypted pass
 through `decode` unchanged, so turning encryption on keeps earlier runs readable.
+
+A study participant's payloads are encrypted under their own data key instead (core/datakeys.py): the codec takes
+the serialization context (`WithSerializationContext`: the workflow id of the payload's workflow, or of the
+activity's workflow) and, for an interview `<study id>--P002`, seals with that participant's data key (its id
+`dk-…` in `encryption-key-id`). Erasing the participant destroys that key: `decode` then raises `ErasedError`
+(`decode_readable` leaves such a payload as the ciphertext it is).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import copy
 import dataclasses
 import json
 import os
@@ -32,28 +39,36 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from temporalio.api.common.v1 import Payload
-from temporalio.converter import DataConverter, PayloadCodec
+from temporalio.converter import DataConverter, PayloadCodec, SerializationContext, WithSerializationContext
+
+from core.datakeys import DataKeys, KeyErased, data_keys_dir, is_data_key, key_id_of, subject_of
 
 KEYS_FILE_ENV = "COLLOQUY_CODEC_KEYS_FILE"
 SERVE_PORT_ENV = "COLLOQUY_SERVE_PORT"
 SERVE_PORT = 8234  # `colloquy serve` (codec server); the embedded server's Web UI is on 8233
 ENCODING = b"binary/encrypted"
 KEY_ID_META = "encryption-key-id"
+ERASED_META = "colloquy-erased"
 NONCE_BYTES = 12
 KEY_BYTES = 32  # AES-256
 FILE_VERSION = 1
 
 __all__ = [
-    "ENCODING", "KEYS_FILE_ENV", "KEY_ID_META", "CodecError", "EncryptionCodec", "Key", "Keyring", "KeyringError",
-    "UnknownKeyError", "data_converter", "default_keys_file", "encryption_enabled", "keys_file", "serve_port",
+    "ENCODING", "KEYS_FILE_ENV", "KEY_ID_META", "CodecError", "ErasedError", "EncryptionCodec", "Key", "Keyring",
+    "KeyringError", "UnknownKeyError", "data_converter", "default_keys_file", "encryption_enabled", "keys_file", "serve_port",
     "ui_codec_endpoint",
 ]
 
 
 class CodecError(ValueError):
     """A payload cannot be decrypted (unknown key id, tampered or truncated ciphertext)."""
+
+
+class ErasedError(CodecError):
+    """The payload's data key was destroyed: its participant's data was erased (core/datakeys.py)."""
 
 
 class UnknownKeyError(CodecError):
@@ -177,29 +192,73 @@ def file_is_private(path: Path) -> bool:
     return not stat.S_IMODE(path.stat().st_mode) & 0o077
 
 
-class EncryptionCodec(PayloadCodec):
+class EncryptionCodec(PayloadCodec, WithSerializationContext):
     """AES-256-GCM per payload: the whole original Payload (metadata + data) serialised, then sealed with a
-    random 12-byte nonce under the newest key; the key id is authenticated as associated data."""
+    random 12-byte nonce under the newest key — or, in a participant's context, under their data key; the key
+    id is authenticated as associated data."""
 
-    def __init__(self, keyring: Keyring) -> None:
+    def __init__(self, keyring: Keyring, data_keys: DataKeys | None = None, subject: str | None = None) -> None:
         from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-        self.keyring = keyring
+        self.keyring, self.data_keys, self.subject = keyring, data_keys, subject
         self._ciphers = {k.id: AESGCM(k.secret) for k in keyring.keys}
 
     def __repr__(self) -> str:  # never the key material
-        return f"EncryptionCodec(key_ids={self.keyring.ids})"
+        return f"EncryptionCodec(key_ids={self.keyring.ids}, subject={self.subject!r})"
+
+    def with_context(self, context: SerializationContext) -> EncryptionCodec:
+        subject = subject_of(getattr(context, "workflow_id", None)) if self.data_keys is not None else None
+        if subject == self.subject:
+            return self
+        codec = copy.copy(self)
+        codec.subject = subject
+        return codec
+
+    def for_workflow(self, workflow_id: str | None) -> EncryptionCodec:
+        """This codec as it encrypts for a workflow id or an artifact scope derived from one (audio)."""
+        from temporalio.converter import WorkflowSerializationContext
+
+        return self.with_context(WorkflowSerializationContext(namespace="", workflow_id=workflow_id or ""))
 
     async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
         return [self.encrypt(p) for p in payloads]
 
     async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
-        return [self.decrypt(p) for p in payloads]
+        """Decrypted payloads; one whose participant was erased becomes JSON `null` marked `colloquy-erased`, so
+        a workflow that replays over it (the study, whose history holds its children's results) still runs."""
+        return [self._decrypt_or_erased(p, erased_as_null=True) for p in payloads]
+
+    async def decode_readable(self, payloads: Sequence[Payload]) -> list[Payload]:
+        """`decode`, but a payload whose participant was erased stays the ciphertext it is (the codec server)."""
+        return [self._decrypt_or_erased(p, erased_as_null=False) for p in payloads]
+
+    def _decrypt_or_erased(self, payload: Payload, erased_as_null: bool) -> Payload:
+        try:
+            return self.decrypt(payload)
+        except ErasedError:
+            return Payload(metadata={"encoding": b"json/plain", ERASED_META: b"true"}, data=b"null") \
+                if erased_as_null else payload
 
     def encrypt(self, payload: Payload) -> Payload:
-        key_id = self.keyring.newest.id
+        if self.subject is not None and self.data_keys is not None:
+            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+            try:
+                key_id, secret = self.data_keys.for_subject(self.subject)
+                cipher = AESGCM(secret)
+            except KeyErased:
+                # an erased participant: a workflow that replays (the study re-issuing the commands it once sent
+                # them) still encodes; sealed under a throwaway key, no one can ever read it
+                key_id, cipher = key_id_of(self.subject), AESGCM(os.urandom(KEY_BYTES))
+            except OSError as exc:      # the data-key folder cannot be written here: the keyring key, as before
+                warn_no_data_keys(self.data_keys.folder, exc)
+                key_id = self.keyring.newest.id
+                cipher = self._ciphers[key_id]
+        else:
+            key_id = self.keyring.newest.id
+            cipher = self._ciphers[key_id]
         nonce = os.urandom(NONCE_BYTES)
-        sealed = self._ciphers[key_id].encrypt(nonce, payload.SerializeToString(), key_id.encode())
+        sealed = cipher.encrypt(nonce, payload.SerializeToString(), key_id.encode())
         return Payload(metadata={"encoding": ENCODING, KEY_ID_META: key_id.encode()}, data=nonce + sealed)
 
     def decrypt(self, payload: Payload) -> Payload:
@@ -211,16 +270,49 @@ class EncryptionCodec(PayloadCodec):
         if not raw_id:
             raise CodecError(f"encrypted payload has no {KEY_ID_META!r} metadata")
         key_id = raw_id.decode("utf-8", errors="replace")
-        self.keyring.get(key_id)  # UnknownKeyError naming the id
+        cipher = self._data_cipher(key_id) if is_data_key(key_id) else None
+        if cipher is None:
+            self.keyring.get(key_id)  # UnknownKeyError naming the id
+            cipher = self._ciphers[key_id]
         data = payload.data
         if len(data) < NONCE_BYTES + 16:
             raise CodecError(f"encrypted payload (key id {key_id!r}) is truncated: {len(data)} bytes")
         try:
-            plain = self._ciphers[key_id].decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], key_id.encode())
+            plain = cipher.decrypt(data[:NONCE_BYTES], data[NONCE_BYTES:], key_id.encode())
         except InvalidTag:
             raise CodecError(f"encrypted payload (key id {key_id!r}) failed authentication: it was altered, "
                              "or the key with this id is not the one it was encrypted with") from None
         return Payload.FromString(plain)
+
+    def _data_cipher(self, key_id: str) -> Any:
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+        if self.data_keys is None:
+            raise UnknownKeyError(f"payload was encrypted with data key {key_id!r}, but this codec has no data-key "
+                                  "folder")
+        try:
+            return AESGCM(self.data_keys.secret(key_id))
+        except KeyErased as err:
+            raise ErasedError(str(err)) from None
+        except FileNotFoundError:
+            raise UnknownKeyError(f"payload was encrypted with data key {key_id!r}, which is not in the data-key "
+                                  f"folder {self.data_keys.folder}") from None
+
+
+_WARNED: set[str] = set()
+
+
+def warn_no_data_keys(folder: Path, exc: OSError) -> None:
+    """Once per folder and process: participants' payloads fall back to the keyring key (still deleted by an
+    erasure, but not crypto-shredded)."""
+    if str(folder) not in _WARNED:
+        _WARNED.add(str(folder))
+        import structlog
+
+        structlog.get_logger("colloquy.codec").warning(
+            "codec.data_keys_unwritable", folder=str(folder), error=exc.strerror or type(exc).__name__,
+            effect="participants' payloads are encrypted with the keyring key: set COLLOQUY_CODEC_DATA_KEYS_DIR "
+                   "to a writable folder shared by every process")
 
 
 def keys_file() -> Path | None:
@@ -242,7 +334,10 @@ def default_keys_file() -> Path:
 def load_codec(path: Path | None = None) -> EncryptionCodec | None:
     """The codec for the key file (default: the setting), or None when encryption is off."""
     path = path or keys_file()
-    return None if path is None else EncryptionCodec(Keyring.load(path))
+    if path is None:
+        return None
+    keyring = Keyring.load(path)
+    return EncryptionCodec(keyring, DataKeys(data_keys_dir(Path(path).expanduser()), keyring))
 
 
 def data_converter(base: DataConverter | None = None, path: Path | None = None) -> DataConverter:

@@ -30,6 +30,10 @@ from core.settings import SEARCH_ATTRIBUTES, UI_PORT, data_dir
 TUNED_DYNAMIC_CONFIG = [
     # the transfer queue polls at 20/s by default, which adds ~75 ms to every activity hop
     "history.transferProcessorMaxPollRPS=10000",
+    # a deleted execution (an erasure: activities/study/erasure.py) is removed once the queues' ack levels pass its
+    # close tasks; they are saved every 30 s by default, so a deletion took ~30 s: every second instead
+    'history.transferProcessorUpdateAckInterval="1s"',
+    'history.visibilityProcessorUpdateAckInterval="1s"',
     # one host, one matching partition per task queue: no task forwarded between partitions, no poll parked on
     # an empty partition while another holds the task (the server's default is 4 partitions, for a cluster)
     "matching.numTaskqueueReadPartitions=1",
@@ -41,7 +45,8 @@ TUNED_DYNAMIC_CONFIG = [
     "frontend.rps=20000",
     "frontend.namespaceRPS=20000",
 ]
-SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal"]
+# secure_delete: a deleted row's bytes are overwritten, not left in free pages (an erasure: activities/study/erasure.py)
+SQLITE_PRAGMAS = ["journal_mode=wal", "synchronous=normal", "secure_delete=on"]
 
 
 def temporal_binary() -> str:

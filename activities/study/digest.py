@@ -6,7 +6,8 @@ answer's words are the correction's, and a quote from one is marked `corrected`.
 
 Every quote is checked verbatim against the participant's own answers (rules/grounding.py): a quote that is not
 their exact words is moved to `flagged_quotes` with the reason, never kept as a quote. Saved as the artifact
-`<study id>/digest-<participant>.json`; the workflow keeps the ref and the theme labels.
+`<study id>--<participant>/study-digest.json` (the participant's interview scope: a withdrawal erases it with the
+rest; earlier studies kept `<study id>/digest-<participant>.json`); the workflow keeps the ref and the theme labels.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from rules.study.corrections import corrected_entries
 DIGEST = AgentSpec("study_digest", "study/digest.md", DigestDraft, tier="medium", policy="agent",
                    description="Study: one interview's structured digest (themes, stances, verbatim quotes)")
 OFFLINE_NOTE = "not translated: offline test double"
+DIGEST_NAME = "study-digest.json"
 
 
 @DIGEST.activity
@@ -73,8 +75,8 @@ async def study_digest(inp: DigestInput) -> AgentResult[DigestSummary]:
                              answers=len(answers), themes=draft.themes, not_in_plan=draft.not_in_plan,
                              coverage=question_coverage(inp.plan, entries), translation_note=note,
                              flagged_quotes=flagged)
-    ref = store().put(inp.study_id, f"digest-{inp.participant_id}.json", digest.model_dump_json(indent=1),
-                      "application/json")
+    # in the participant's own scope (sealed under their data key when encryption is on): erased with them
+    ref = store().put(inp.interview_id, DIGEST_NAME, digest.model_dump_json(indent=1), "application/json")
     return AgentResult[DigestSummary](output=DigestSummary(
         participant_id=inp.participant_id, digest=ref, themes=[t.title for t in digest.themes],
         coverage=digest.coverage), usage=usage)

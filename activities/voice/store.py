@@ -78,7 +78,7 @@ class AudioStore:
         codec = load_codec()
         stored = data
         if codec is not None:
-            stored = MAGIC + codec.encrypt(Payload(metadata={"encoding": b"binary/plain"}, data=data)).SerializeToString()
+            stored = MAGIC + codec.for_workflow(scope).encrypt(Payload(metadata={"encoding": b"binary/plain"}, data=data)).SerializeToString()
         self.backend.write(key, stored, content_type)  # atomic; errors classified by the backend
         return ArtifactRef(uri=self.backend.uri(key), name=name, sha256=hashlib.sha256(data).hexdigest(),
                            size_bytes=len(data), content_type=content_type, created_at=datetime.now(UTC))

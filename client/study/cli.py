@@ -3,6 +3,7 @@
     colloquy study create "How teams run on-call" --goal "..." --quota 200 --close-in 7d --minutes 10
     colloquy study invite STUDY_ID --count 20 --language de      # prints one link per participant (shown once)
     colloquy study revoke STUDY_ID P007
+    colloquy study erase STUDY_ID P007                          # delete a participant's data (their request)
     colloquy study status STUDY_ID
     colloquy study close STUDY_ID
     colloquy study report STUDY_ID --format html --out report.html
@@ -40,10 +41,12 @@ from models.study.workflow import (
     TASK_QUEUE,
     UPDATE_ADD_PARTICIPANTS,
     UPDATE_CLOSE,
+    UPDATE_ERASE_PARTICIPANT,
     UPDATE_REVOKE_PARTICIPANT,
     WORKFLOW_TYPE,
     AddParticipants,
     CloseStudy,
+    EraseParticipant,
     Invitation,
     ParticipantView,
     RevokeParticipant,
@@ -252,6 +255,25 @@ def revoke_cmd(
                                RevokeParticipant(participant_id=participant, reason=reason), ParticipantView,
                                "nothing to revoke")
         console.print(f"{p.participant_id}: {p.status}")
+
+    run(_run())
+
+
+@app.command("erase")
+@connects
+def erase_cmd(
+    study_id: str = typer.Argument(..., help="The study's workflow id."),
+    participant: str = typer.Argument(..., help="The participant id (P001, ...)."),
+    conn: Connection = NO_FLAGS,
+) -> None:
+    """Erase a participant's data, as their own withdrawal does (until the study closes): their interview's
+    histories, artifacts, audio and, with payload encryption on, their data key (docs/study.md, "Erasure")."""
+    async def _run() -> None:
+        client = await conn.connect()
+        p = await study_update(_handle(client, study_id), UPDATE_ERASE_PARTICIPANT,
+                               EraseParticipant(participant_id=participant), ParticipantView, "nothing to erase")
+        console.print(f"{p.participant_id}: {p.status}; their data is being erased (`colloquy study status` "
+                      "shows when)")
 
     run(_run())
 

@@ -148,3 +148,26 @@ class PublishInput(BaseModel):
     findings: Findings
     corrections: dict[str, list[Correction]] = Field(default_factory=dict, description="participant id -> their "
                                                      "corrections (the report's transcripts show them)")
+
+
+class EraseInput(BaseModel):
+    """A withdrawn (or deleted) participant: everything Colloquy keeps of their words is erased."""
+
+    study_id: str = Field(max_length=200)
+    participant_id: str = Field(max_length=20)
+    interview_id: str = Field(max_length=240)
+
+
+class Erasure(BaseModel):
+    """What an erasure did (counts only: nothing of the participant's words)."""
+
+    executions: int = Field(default=0, description="Workflow executions deleted (every run of the interview)")
+    artifacts: int = Field(default=0, description="Artifacts and audio objects deleted")
+    key_destroyed: bool = Field(default=False, description="Their data key was destroyed (payload encryption on)")
+
+
+class PurgeRunsInput(BaseModel):
+    """The study's earlier runs, deleted after an erasure (their updates held a withdrawn participant's words)."""
+
+    study_id: str = Field(max_length=200)
+    keep_run_id: str = Field(max_length=100)

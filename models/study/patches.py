@@ -7,6 +7,7 @@ from datetime import date
 from models.patches.registry import declare
 
 _SHIPPED = date(2026, 11, 27)
+_ERASURE_SHIPPED = date(2026, 11, 28)
 
 
 def _declare(id: str, pinned_by: tuple[str, ...], what: str) -> str:
@@ -24,7 +25,11 @@ CORRECTIONS = _declare("study-corrections", ("study_corrections",),
                        "corrections than were saved is redone on the corrected transcript before the theme merge, "
                        "and quotes are checked against the corrected answers (marked corrected)")
 
-PLAN_LANGUAGE = _declare("study-plan-language", ("study_default_language",),
-                         "a plan that is English (no language: the offline double's, the Planner's fallback) in a study "
-                         "whose default language is not English is translated for that language's participants like "
-                         "for any other (before: shown to them in English)")
+PLAN_LANGUAGE = declare("study", "study-plan-language", ("study_default_language",), _ERASURE_SHIPPED,
+                        "a plan that is English (no language: the offline double's, the Planner's fallback) in a study "
+                        "whose default language is not English is translated for that language's participants like "
+                        "for any other (before: shown to them in English)")
+
+ERASURE = declare("study", "study-erasure", ("study_erasure",), _ERASURE_SHIPPED,
+                  "a withdrawal erases the participant's data: their interview's executions, artifacts, audio and "
+                  "(payload encryption on) their data key; the ledger keeps only that they withdrew")

@@ -31,6 +31,7 @@ QUERY_PARTICIPANTS = "participants"               # -> list[ParticipantView]
 QUERY_LINK = "link"                               # (token_sha256: str) -> LinkView
 UPDATE_REVIEW_PLAN = "review_plan"                # ReviewPlan -> PlanReview (edit or approve the plan)
 UPDATE_MEMBER_CHECK = "member_check"              # MemberCheck -> MemberCheckView (a participant's read-back)
+UPDATE_ERASE_PARTICIPANT = "erase_participant"    # EraseParticipant -> ParticipantView (the researcher's delete)
 QUERY_PLAN_REVIEW = "plan_review"                 # -> PlanReview
 QUERY_MEMBER_CHECK = "member_check_view"          # (token_sha256: str) -> MemberCheckView
 QUERY_EXPORT = "export"                           # -> StudyExport (the ledger as the exports need it)
@@ -158,6 +159,13 @@ class RevokeParticipant(BaseModel):
     reason: str = Field(default="revoked by the researcher", max_length=500)
 
 
+class EraseParticipant(BaseModel):
+    """The researcher deletes a participant's data (they asked for it some other way than their page): as their
+    own withdrawal, until the study closes (docs/study.md, "Erasure")."""
+
+    participant_id: str = Field(min_length=1, max_length=40)
+
+
 class CloseStudy(BaseModel):
     reason: str = Field(default="closed by the researcher", max_length=500)
     end_running: bool = Field(default=False, description="Also end the interviews still running (else they finish)")
@@ -248,6 +256,10 @@ class Participant(BaseModel):
     digested_corrections: int = Field(default=0, ge=0, le=MAX_CORRECTIONS, description="How many of the "
                                       "corrections its digest read (fewer than there are: the digest is redone on "
                                       "the corrected transcript before the analysis; patch study-corrections)")
+    erase_pending: bool = Field(default=False, description="Withdrawn: their data is to be erased (patch "
+                                "study-erasure; activities/study/erasure.py)")
+    erased_at: datetime | None = Field(default=None, description="When their data was erased: the ledger keeps "
+                                       "only that they took part and withdrew")
 
 
 class Correction(BaseModel):
@@ -314,6 +326,8 @@ class ParticipantView(BaseModel):
     consented_at: datetime | None = None
     corrections: int = 0
     checked: bool = False
+    withdrawn_at: datetime | None = None
+    erased_at: datetime | None = Field(default=None, description="When a withdrawn participant's data was erased")
 
 
 class ParticipantRecord(BaseModel):
@@ -495,6 +509,8 @@ class StudyState(BaseModel):
     continued: int = 0
     offline: bool = Field(default=False, description="An agent answered from the offline test double")
     usage: UsageTotals = Field(default_factory=UsageTotals)
+    purge_runs: bool = Field(default=False, description="A withdrawn participant's corrections were in the runs "
+                             "before this one: the new run deletes them (patch study-erasure)")
 
 
 

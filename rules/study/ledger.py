@@ -18,6 +18,7 @@ from models.study.workflow import (
     ConsentRecord,
     ConsentVersion,
     Correction,
+    EraseParticipant,
     Findings,
     LinkView,
     MemberCheck,
@@ -183,6 +184,38 @@ class Ledger:
         else:
             p.status, p.withdrawn_at = "withdrawn", now
         return p
+
+    def check_erase(self, req: EraseParticipant) -> Participant:
+        p = self.by_id.get(req.participant_id)
+        if p is None:
+            raise StudyError(f"no participant {req.participant_id!r} in study {self.study_id}")
+        if p.erased_at is not None or p.erase_pending:
+            raise StudyError(f"participant {p.participant_id}'s data is already erased")
+        if p.status == "started":
+            raise StudyError(f"participant {p.participant_id}'s interview is still running: revoke it first, then "
+                             "erase it once it has ended")
+        if p.status not in ("completed", "abandoned", "withdrawn", "revoked") or not p.interview_id:
+            raise StudyError(f"participant {p.participant_id} has no interview to erase ({p.status})")
+        if self.state.closed:
+            raise StudyError("the study has closed: its findings include the participants it analysed")
+        return p
+
+    def erase(self, now: datetime, req: EraseParticipant) -> Participant:
+        """The researcher's delete: the participant is withdrawn (if not already) and their data erased."""
+        p = self.check_erase(req)
+        p.status, p.withdrawn_at = "withdrawn", p.withdrawn_at or now
+        p.erase_pending = True
+        return p
+
+    def to_erase(self) -> list[Participant]:
+        return [p for p in self.state.participants if p.erase_pending]
+
+    def erased(self, now: datetime, p: Participant) -> None:
+        """Their data was erased (activities/study/erasure.py): the ledger keeps only that they took part and
+        withdrew, and when — no transcript, digest, theme label or correction of theirs."""
+        p.erase_pending, p.erased_at = False, now
+        p.transcript = p.digest = None
+        p.themes, p.corrections, p.digest_error, p.exit_reason = [], [], None, None
 
     def start(self, now: datetime, p: Participant, language: str, given: ConsentGiven | None = None) -> str:
         """The interview's start is asked (its child workflow is being started): `started`, start pending until
@@ -432,7 +465,7 @@ def view(p: Participant) -> ParticipantView:
                            interview_id=p.interview_id, started_at=p.started_at, ended_at=p.ended_at,
                            length_seconds=p.length_seconds, answers=p.answers, exit_reason=p.exit_reason,
                            consented_at=p.consent.at if p.consent else None, corrections=len(p.corrections),
-                           checked=p.checked_at is not None)
+                           checked=p.checked_at is not None, withdrawn_at=p.withdrawn_at, erased_at=p.erased_at)
 
 
 def add_coverage(cov: QuestionCoverage, row: QuestionDepth) -> None:

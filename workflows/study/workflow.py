@@ -22,6 +22,8 @@
                 and replaces it for the analysis: a digest that read fewer corrections than were saved is redone
                 on the corrected transcript when the analysis starts, and the quotes are checked against the
                 corrected answers and marked corrected (rules/study/corrections.py; patch study-corrections)
+    erasure: a withdrawal erases the participant's interview (every run), artifacts, audio and, with encryption
+                on, their data key (activities/study/erasure.py; patch study-erasure)
 
 Queries: progress, findings_draft (the draft while open, the final findings after), participants, link,
 member_check_view, plan_review, export.
@@ -45,7 +47,6 @@ with workflow.unsafe.imports_passed_through():
         study_reduce,
         study_synthesis,
         study_theme_merge,
-        study_translate_plan,
     )
     from core import search_attributes as sa
     from models.common import AgentResult
@@ -65,7 +66,6 @@ with workflow.unsafe.imports_passed_through():
         ReduceInput,
         SynthesisInput,
         ThemeMergeInput,
-        TranslatePlanInput,
     )
     from models.study.workflow import (
         QUERY_EXPORT,
@@ -77,6 +77,7 @@ with workflow.unsafe.imports_passed_through():
         QUERY_PROGRESS,
         UPDATE_ADD_PARTICIPANTS,
         UPDATE_CLOSE,
+        UPDATE_ERASE_PARTICIPANT,
         UPDATE_MEMBER_CHECK,
         UPDATE_OPEN_LINK,
         UPDATE_REVIEW_PLAN,
@@ -84,6 +85,7 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
         AddParticipants,
         CloseStudy,
+        EraseParticipant,
         Findings,
         LinkView,
         MemberCheck,
@@ -109,6 +111,8 @@ with workflow.unsafe.imports_passed_through():
     from rules.study.ledger import Ledger, StudyError, view
     from workflows.calls import call_activity, call_agent
     from workflows.inputs import check_start_input, fail_start, invalid, update_input
+    from workflows.study.erasure import erase_withdrawn, purge_earlier_runs
+    from workflows.study.languages import PlanLanguages
 
 PIPELINE = "study"
 
@@ -121,7 +125,7 @@ def _checked(check: Callable[[Any], Any], arg: Any) -> Any:
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
-class StudyWorkflow:
+class StudyWorkflow(PlanLanguages):
     @workflow.init
     def __init__(self, raw: Any = None, *extra: Any) -> None:  # *extra: workflows/one_input.py
         parsed, self.input_error = check_start_input(StudyInput, raw, WORKFLOW_TYPE)
@@ -156,9 +160,13 @@ class StudyWorkflow:
                 workflow.set_current_details("reviewing: the plan waits for the researcher's approval")
                 await workflow.wait_condition(lambda: st.plan_approved or st.closed)
             sa.upsert(phase="recruiting")
+        if st.purge_runs:
+            await purge_earlier_runs(self.wid, st)
         if inp.close_at is not None and not st.closed:
             self._close_timer()
         while True:
+            if self.ledger.to_erase() and await erase_withdrawn(self.wid, self.ledger):
+                await self._continue_as_new()      # their corrections were in this run's updates: purged next run
             reason = self.ledger.should_close(workflow.now())
             if reason:
                 self._closed(reason)
@@ -257,6 +265,19 @@ class StudyWorkflow:
     def _validate_revoke(self, raw: Any) -> None:
         _checked(self.ledger.check_revoke, update_input(RevokeParticipant, raw, UPDATE_REVOKE_PARTICIPANT))
 
+    @workflow.update(name=UPDATE_ERASE_PARTICIPANT)
+    def erase_participant(self, raw: Any) -> ParticipantView:
+        """The researcher's delete: erased as a withdrawal is (patch study-erasure; workflows/study/erasure.py)."""
+        req = update_input(EraseParticipant, raw, UPDATE_ERASE_PARTICIPANT)
+        workflow.patched(study_patches.ERASURE)
+        p = _checked(lambda r: self.ledger.erase(workflow.now(), r), req)
+        self.wake = True
+        return view(p)
+
+    @erase_participant.validator
+    def _validate_erase(self, raw: Any) -> None:
+        _checked(self.ledger.check_erase, update_input(EraseParticipant, raw, UPDATE_ERASE_PARTICIPANT))
+
     @workflow.update(name=UPDATE_CLOSE)
     async def close_study(self, raw: Any) -> StudyProgress:
         req = update_input(CloseStudy, raw, UPDATE_CLOSE)
@@ -336,7 +357,9 @@ class StudyWorkflow:
         the analysis reads the correction: `_analyse`) or withdrew (their data leaves the findings) — until the
         study closes."""
         req = update_input(MemberCheck, raw, UPDATE_MEMBER_CHECK)
-        _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
+        p = _checked(lambda r: self.ledger.member_check(workflow.now(), r), req)
+        if req.action == "withdraw" and workflow.patched(study_patches.ERASURE):
+            p.erase_pending = True          # erased by the main loop (`_erase`), the page answered at once
         self.wake = True
         return self.ledger.member_view(req.token_sha256)
 
@@ -374,44 +397,6 @@ class StudyWorkflow:
     @workflow.query(name=QUERY_EXPORT)
     def export(self) -> StudyExport:
         return self.ledger.export()
-
-    # ========================================================================================= languages
-    async def _plan_in(self, language: str) -> PlanSnapshot:
-        st = self.st
-        assert st.plan is not None
-        english = language == self.inp.default_language and self._english_plan_for(language)
-        if language == self.inp.default_language and not english:
-            return st.plan
-        if language not in st.translations:
-            if language not in self.translating:
-                self.translating[language] = asyncio.create_task(self._translate(language, "en" if english else None))
-            await self.translating[language]
-        return st.translations[language]
-
-    def _english_plan_for(self, language: str) -> bool:
-        """The Planner's plan says it is English (no language: the offline double wrote it, or the Planner failed and
-        the plan came from the topic) while `language`, the study's default, is not: its participants get it
-        translated like any other's. A plan the researcher gave or edited is theirs: shown as it is."""
-        st = self.st
-        assert st.plan is not None
-        written = self.inp.plan is None and st.plan_edits == 0
-        english = (st.plan.language or "en").split("-")[0].lower() == "en"
-        return written and english and language.split("-")[0].lower() != "en" and \
-            workflow.patched(study_patches.PLAN_LANGUAGE)
-
-    async def _translate(self, language: str, source: str | None = None) -> None:
-        st = self.st
-        assert st.plan is not None
-        try:
-            result = await call_agent(study_translate_plan, TranslatePlanInput(
-                plan=st.plan, language=language, source_language=source or self.inp.default_language),
-                summary=f"Translator: the plan into {language}")
-            self._used(result)
-            st.translations[language], st.translation_notes[language] = result.output.plan, result.output.note
-        except ActivityError as err:
-            workflow.logger.warning("translation into %s failed: %s", language, error_message(err))
-            st.translations[language] = st.plan
-            st.translation_notes[language] = f"not translated: the translator failed ({error_message(err)[:120]})"
 
     def _interview_input(self, p: Participant, plan: PlanSnapshot, language: str) -> InterviewInput:
         inp = self.inp
