@@ -40,8 +40,9 @@ $(VENV)/.installed-voice: $(VENV)/.installed Makefile
 
 # The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package; the browser tests drive
 # Debian's `chromium` through Playwright (never `playwright install`); the voice room speaks other languages than
-# English with Debian's `espeak-ng`; the accessibility checks run axe-core from npm (package.json). All installed
-# when missing and we may use apt (e.g. as root in CI).
+# English with Debian's `espeak-ng`; the accessibility checks run axe-core from npm (package.json); the fault drill
+# makes its hosts with iproute2's `ip netns` (Debian's `iproute2`). All installed when missing and we may use apt
+# (e.g. as root in CI).
 system-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
