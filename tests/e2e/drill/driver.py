@@ -54,14 +54,19 @@ NOTES_PER_IMPORT = 6
 PROBE_GIVE_UP_S = 240    # a fault not recovered from by then is reported as such (and the drill goes on)
 
 
+#: The driver's waits for a result that the connection to the server dropped (and that it asked again), by error.
+RESULT_WAITS_RETRIED: collections.Counter[str] = collections.Counter()
+
+
 async def wait_result(handle: WorkflowHandle, timeout: float = 600) -> Any:
     """The run's result, waited for as long as it takes: the driver's own wait on the server is asked again when
-    the server restarts (a restart drops the long poll: that says nothing about the run)."""
+    the server restarts (a restart drops the long poll: that says nothing about the run); counted in the report."""
     deadline = time.monotonic() + timeout
     while True:
         try:
             return await asyncio.wait_for(handle.result(), max(1.0, deadline - time.monotonic()))
-        except RPCError:
+        except RPCError as exc:
+            RESULT_WAITS_RETRIED[str(exc)[:120]] += 1
             if time.monotonic() > deadline:
                 raise
             await asyncio.sleep(1.0)
@@ -403,7 +408,8 @@ class Drill:
                 "answers_lost": sum(a in getattr(t, "lost", []) or a in t.refused for t, a in sent),
                 "answers_duplicated": sum(getattr(t, "counts", {}).get(f"room-a-{a}", 1) - 1 for t, a in sent)})
         return {"phases": rows, "runs": [asdict(r) for r in self.runs],
-                "setup_s": round(ready - started, 1), "wall_s": round(time.monotonic() - started, 1)}
+                "setup_s": round(ready - started, 1), "wall_s": round(time.monotonic() - started, 1),
+                "result_waits_retried": dict(RESULT_WAITS_RETRIED)}
 
 
 async def main(lab_file: str, tmp: str, report_file: str, profile: str) -> None:
