@@ -7,7 +7,7 @@ COLLOQUY := $(VENV)/bin/colloquy
 # llama.cpp must be built portable here: the native build crashes on some CPUs.
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-local install-voice system-deps demo test test-slow test-fast test-crash lint up down clean-data image image-push
+.PHONY: install install-local install-voice system-deps demo test test-slow test-fast test-crash test-faults lint up down clean-data image image-push
 
 install: $(VENV)/.installed
 
@@ -40,8 +40,9 @@ $(VENV)/.installed-voice: $(VENV)/.installed Makefile
 
 # The history tests run a throwaway PostgreSQL server: Debian's `postgresql` package; the browser tests drive
 # Debian's `chromium` through Playwright (never `playwright install`); the voice room speaks other languages than
-# English with Debian's `espeak-ng`; the accessibility checks run axe-core from npm (package.json). All installed
-# when missing and we may use apt (e.g. as root in CI).
+# English with Debian's `espeak-ng`; the accessibility checks run axe-core from npm (package.json); the fault drill
+# makes its hosts with iproute2's `ip netns` (Debian's `iproute2`). All installed when missing and we may use apt
+# (e.g. as root in CI).
 system-deps:
 	@if ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -59,6 +60,11 @@ system-deps:
 	@if [ -f node_modules/axe-core/axe.min.js ]; then :; \
 	elif command -v npm >/dev/null; then npm ci --no-audit --no-fund --silent; \
 	else echo "warning: npm not found; the axe-core accessibility checks will be skipped"; fi
+	@if command -v ip >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing iproute2 (Debian package iproute2) for the fault drill's hosts (ip netns)"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null; \
+	else echo "warning: ip (iproute2) not found; the fault drill (make test-faults) will be skipped"; fi
 	@if command -v espeak-ng >/dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  echo "installing espeak-ng (Debian package espeak-ng) for the voice room's other languages and its tests"; \
@@ -82,6 +88,12 @@ test-fast: install
 # Crash drills and floods (docs/platform.md "Timeouts, heartbeats and the recovery bound"); part of `make test` too.
 test-crash: install
 	$(VENV)/bin/pytest -q -s tests/e2e/crash tests/e2e/flood tests/e2e/interview/test_entry_order.py
+
+# The fault drill on separate hosts (network namespaces; needs root and iproute2, else it skips and says why): each
+# link cut and each process killed during live runs, ~3 min; prints the table of docs/operations.md "Fault drill".
+# Part of `make test` too; the longer drill (30 s outages) runs with `make test-slow`.
+test-faults: install system-deps
+	$(VENV)/bin/pytest -q -s -m "not slow" tests/e2e/drill
 
 # ruff and mypy (settings in pyproject.toml); `make test` runs it before the tests.
 lint: install

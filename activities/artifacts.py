@@ -11,26 +11,66 @@ storage. Agent code inside an async activity should do the same around `store().
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import json
+import time
 import typing
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any, TypeVar
 
 import structlog
 from pydantic import TypeAdapter
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.artifact_store import MAX_ARTIFACT_BYTES, ArtifactStore, store
 from models.common import ArtifactRef, PutArtifactInput
 from models.platform.workflow import ArtifactChunk, ArtifactChunkRequest
 
 __all__ = ["ACTIVITIES", "MAX_ARTIFACT_BYTES", "RESULTS_SCOPE", "ArtifactStore", "completed_once", "get_artifact",
-           "put_artifact", "read_artifact_chunk", "store"]
+           "patiently", "put_artifact", "put_patiently", "read_artifact_chunk", "store"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 log = structlog.get_logger("colloquy.artifacts")
+
+
+# ----------------------------------------------------------------------------------- an outage of the store
+#: How long an agent activity rides out an outage of the artifact store (a restart of the object store) in place,
+#: heartbeating, before its attempt fails: about the artifact policy's own retry window (rules/policies.py), so an
+#: agent's few attempts (meant for the model) are not spent in seconds on a store that is restarting.
+STORE_PATIENCE = timedelta(seconds=60)
+PATIENCE_FIRST_WAIT_S = 0.5
+PATIENCE_MAX_WAIT_S = 5.0
+
+
+async def patiently(attempt: Callable[[], Awaitable[T]], what: str) -> T:
+    """`attempt()`, tried again while it fails only because the artifact store is unavailable (ArtifactUnavailable:
+    an outage, throttling), for up to STORE_PATIENCE, heartbeating meanwhile; any other failure, or the same one
+    after that, is raised as it is (Temporal's retry policy takes over)."""
+    deadline = time.monotonic() + STORE_PATIENCE.total_seconds()
+    wait = PATIENCE_FIRST_WAIT_S
+    while True:
+        try:
+            return await attempt()
+        except ApplicationError as exc:
+            if exc.type != "ArtifactUnavailable" or time.monotonic() + wait > deadline:
+                raise
+            log.warning("artifact_store.unavailable_waiting", what=what, wait_s=wait, error=str(exc)[:300])
+        with contextlib.suppress(RuntimeError):   # outside an activity (unit tests) there is nothing to beat
+            activity.heartbeat()
+        await asyncio.sleep(wait)
+        wait = min(wait * 2, PATIENCE_MAX_WAIT_S)
+
+
+async def put_patiently(scope: str, name: str, content: str, content_type: str = "text/plain") -> ArtifactRef:
+    """`store().put` off the event loop, riding out an outage of the store (`patiently`): an agent's output is
+    kept, not thrown away with its model call."""
+    return await patiently(lambda: asyncio.to_thread(store().put, scope, name, content, content_type),
+                           f"write {scope}/{name}")
 
 
 # ----------------------------------------------------------------------------------- completed once
@@ -60,7 +100,7 @@ def completed_once(fn: F) -> F:
         digest = hashlib.sha256(f"{info.workflow_run_id}\n{info.activity_type}\n{payload}".encode()).hexdigest()[:40]
         scope, name = f"{RESULTS_SCOPE}-{info.workflow_id}", f"{info.activity_type}-{digest}.json"
         artifacts = store()
-        kept = await asyncio.to_thread(artifacts.read_optional, scope, name)
+        kept = await patiently(lambda: asyncio.to_thread(artifacts.read_optional, scope, name), f"read {name}")
         if kept is not None:
             try:
                 result = result_type.validate_json(kept)
@@ -70,8 +110,9 @@ def completed_once(fn: F) -> F:
                 log.info("activity.result_reused", activity=info.activity_type, attempt=info.attempt,
                          file=artifacts.location(scope, name))
                 return result
-        result = await fn(inp)
-        await asyncio.to_thread(store().put, scope, name, result_type.dump_json(result).decode(), "application/json")
+        # an attempt that failed only on the store (reading its inputs, writing its output) is tried again in place
+        result = await patiently(lambda: fn(inp), info.activity_type)
+        await put_patiently(scope, name, result_type.dump_json(result).decode(), "application/json")
         return result
 
     return typing.cast(F, wrapper)

@@ -6,6 +6,8 @@ and removed by the fixture that started it. A missing binary FAILS the tests, ne
         env = s3.env(prefix="run-1")   # COLLOQUY_ARTIFACT_STORE=s3 + endpoint/bucket + AWS_* credentials
         s3.stop(); s3.start()          # an outage and the way back (own instance: the `seaweed` fixture is shared)
 
+    with seaweedfs(ip="10.77.0.3", wrap=lab.wrap("s3")) as s3:   # on a host of the fault drill (tests/netns.py)
+
 SeaweedFS grows several volumes per bucket (collection) at once: tests share one bucket ("colloquy") and keep
 apart by prefix, so a session never runs out of volumes.
 """
@@ -65,7 +67,7 @@ def weed_binary() -> str:
     return found
 
 
-def _free_ports(n: int) -> list[int]:
+def _free_ports(n: int) -> list[int]:  # (on 127.0.0.1 here: a host of its own has every port free anyway)
     socks = []
     try:
         for _ in range(n):
@@ -96,7 +98,7 @@ class _Weed:
                 pytest.fail(f"weed server exited ({self.proc.returncode}): "
                             f"{(self.root / 'weed.log').read_text()[-2000:]}", pytrace=False)
             try:
-                urllib.request.urlopen(self.endpoint + "/", timeout=1)  # noqa: S310 — our own 127.0.0.1 server
+                urllib.request.urlopen(self.endpoint + "/", timeout=1)  # noqa: S310 — our own server
                 break
             except urllib.error.HTTPError:  # 403 without credentials: it is up
                 break
@@ -115,7 +117,7 @@ class _Weed:
 
 
 @contextlib.contextmanager
-def seaweedfs() -> Iterator[SeaweedS3]:
+def seaweedfs(ip: str = "127.0.0.1", wrap: list[str] | None = None) -> Iterator[SeaweedS3]:
     root = Path(tempfile.mkdtemp(prefix="colloquy-seaweedfs-"))
     access, secret = f"colloquy-{secrets.token_hex(4)}", secrets.token_urlsafe(24)
     identities = {"identities": [{"name": "colloquy", "credentials": [{"accessKey": access, "secretKey": secret}],
@@ -126,14 +128,14 @@ def seaweedfs() -> Iterator[SeaweedS3]:
     (root / "master.toml").write_text("[master.volume_growth]\ncopy_1 = 1\ncopy_2 = 1\ncopy_3 = 1\ncopy_other = 1\n")
     ports = _free_ports(8)
     master, master_grpc, volume, volume_grpc, filer, filer_grpc, s3, s3_grpc = ports
-    cmd = [weed_binary(), "server", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", f"-dir={root / 'data'}",
+    cmd = [*(wrap or []), weed_binary(), "server", f"-ip={ip}", f"-ip.bind={ip}", f"-dir={root / 'data'}",
            f"-master.port={master}", f"-master.port.grpc={master_grpc}", f"-volume.port={volume}",
            f"-volume.port.grpc={volume_grpc}", f"-filer.port={filer}", f"-filer.port.grpc={filer_grpc}",
            "-s3", f"-s3.port={s3}", f"-s3.port.grpc={s3_grpc}", "-s3.port.iceberg=0", "-s3.port.lance=0",
            f"-s3.config={root / 's3.json'}", "-s3.autoCreateBucket", f"-filer.localSocket={root / 'filer.sock'}",
            f"-s3.localSocket={root / 's3.sock'}", "-master.volumeSizeLimitMB=64",
            "-volume.max=64"]
-    weed = _Weed(cmd, root, f"http://127.0.0.1:{s3}")
+    weed = _Weed(cmd, root, f"http://{ip}:{s3}")
     try:
         weed.start()
         yield SeaweedS3(endpoint=weed.endpoint, access_key=access, secret_key=secret, server=weed)

@@ -49,7 +49,7 @@ async def writing_audit(inp: WritingTaskInput) -> TaskResult:
     if not audit.reviews:
         raise ApplicationError(f"{inp.model}: the audit named none of the drafts ({', '.join(targets)})",
                                type="InvalidLLMOutput")
-    return save_output(inp, render_cross_audit(inp.model or "auditor", audit), "audit", usage, cross_audit=audit)
+    return await save_output(inp, render_cross_audit(inp.model or "auditor", audit), "audit", usage, cross_audit=audit)
 
 
 def offline_score(seed: str, base: int = 6) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 from temporalio.exceptions import ApplicationError
 
 from activities.agents.base import LAST_PROMPT
-from activities.artifacts import store
+from activities.artifacts import put_patiently, store
 from activities.llm import offline
 from activities.writing.configs import PERSONA_DIR
 from activities.writing.prompts import guidance_block, preview, prompt_sections, word_count
@@ -76,19 +76,20 @@ def labelled(text: str, content_type: str, usage: LLMUsage) -> str:
     return offline.label_text(text)
 
 
-def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage, content_type: str = "text/markdown",
-                **structured: Any) -> TaskResult:
+async def save_output(inp: WritingTaskInput, text: str, kind: str, usage: LLMUsage,
+                      content_type: str = "text/markdown", **structured: Any) -> TaskResult:
     """Each agent writes its own artifact (unique name per model/state/visit; atomic in the store), labelled when
-    the offline test double wrote it (`labelled`). The word count is the text's own."""
+    the offline test double wrote it (`labelled`), riding out an outage of the store (`put_patiently`): the model's
+    answer is kept, not asked for again. The word count is the text's own."""
     words = word_count(text)
     text = labelled(text, content_type, usage)
-    ref: ArtifactRef = store().put(inp.run_id, inp.output_name, text, content_type)
+    ref: ArtifactRef = await put_patiently(inp.run_id, inp.output_name, text, content_type)
     # the prompt this activity's agent call rendered (AgentSpec.complete), saved beside the output (agent logs)
     messages = LAST_PROMPT.get()
     prompt_ref = None
     if messages:
         prompt = "\n\n".join(f"## {m.get('role', 'user')}\n\n{m.get('content', '')}" for m in messages)
-        prompt_ref = store().put(inp.run_id, f"{inp.output_name.rsplit('.', 1)[0]}.prompt.md", prompt + "\n")
+        prompt_ref = await put_patiently(inp.run_id, f"{inp.output_name.rsplit('.', 1)[0]}.prompt.md", prompt + "\n")
     return TaskResult(output_ref=ref, kind=kind, word_count=words, preview=preview(text), usage=usage,
                       prompt_ref=prompt_ref, **structured)
 

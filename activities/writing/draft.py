@@ -32,7 +32,7 @@ async def writing_draft(inp: WritingTaskInput) -> TaskResult:
                                                         "guidance": inp.guidance, "visit": inp.visit})
     if not str(text).strip():
         raise ApplicationError(f"{inp.model} returned an empty draft", type="InvalidLLMOutput")
-    return save_output(inp, str(text), "draft", usage)
+    return await save_output(inp, str(text), "draft", usage)
 
 
 @DRAFT.offline

@@ -32,7 +32,7 @@ async def writing_final_analysis(inp: WritingTaskInput) -> TaskResult:
         raise ApplicationError(f"{inp.state}: no final audits to analyse", type="ValidationError", non_retryable=True)
     result = await FINAL_ANALYSIS.run(variables, model=inp.model,
                                       offline_context={"audits": len(audits), "auditors": variables["auditor_list"]})
-    return save_output(inp, render_analysis(result.output), "analysis", result.usage, analysis=result.output)
+    return await save_output(inp, render_analysis(result.output), "analysis", result.usage, analysis=result.output)
 
 
 @FINAL_ANALYSIS.offline

@@ -34,7 +34,7 @@ async def writing_final_audit(inp: WritingTaskInput) -> TaskResult:
     post = next(t for _, k, t in docs if k == "post")
     result = await FINAL_AUDIT.run(variables, model=inp.model,
                                    offline_context={"model": inp.model, "words": len(post.split())})
-    return save_output(inp, render_final_audit(inp.model or "auditor", result.output), "final_audit", result.usage,
+    return await save_output(inp, render_final_audit(inp.model or "auditor", result.output), "final_audit", result.usage,
                        final_audit=result.output)
 
 

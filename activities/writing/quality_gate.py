@@ -21,7 +21,7 @@ async def writing_quality_gate(inp: WritingTaskInput) -> TaskResult:
     result = await QUALITY_GATE.run(variables, model=inp.model,
                                     offline_context={"state": inp.state, "inputs": len(docs)})
     review = result.output
-    return save_output(inp, review.model_dump_json(indent=2), "review", result.usage,
+    return await save_output(inp, review.model_dump_json(indent=2), "review", result.usage,
                        content_type="application/json", gate=review)
 
 

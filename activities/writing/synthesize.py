@@ -37,7 +37,7 @@ async def writing_synthesize(inp: WritingTaskInput) -> TaskResult:
                                      "guidance": inp.guidance, "visit": inp.visit})
     if not str(text).strip():
         raise ApplicationError("the synthesizer returned an empty post", type="InvalidLLMOutput")
-    return save_output(inp, str(text), "post", usage)
+    return await save_output(inp, str(text), "post", usage)
 
 
 @SYNTHESIZE.offline

@@ -41,21 +41,25 @@ def free_port() -> int:
 
 
 class Server:
-    """`temporal server start-dev` on a SQLite file (state survives SIGKILL), in its own process group."""
+    """`temporal server start-dev` on a SQLite file (state survives SIGKILL), in its own process group; `ip` and
+    `wrap` put it on a host of the fault drill (tests/netns.py), where it binds every address of that host
+    (`--ip 0.0.0.0`): with the host's address only, its own services still dial each other on 127.0.0.1."""
 
-    def __init__(self, data: Path, port: int) -> None:
-        self.data, self.port = data, port
+    def __init__(self, data: Path, port: int, ip: str = "127.0.0.1", wrap: list[str] | None = None) -> None:
+        self.data, self.port, self.ip, self.wrap = data, port, ip, list(wrap or [])
+        self.bind = "0.0.0.0" if self.wrap else ip  # noqa: S104 — a host of the lab: its lo and its lab link
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         self.proc = await asyncio.create_subprocess_exec(
-            temporal_binary(), "server", "start-dev", *dev_server_args(self.data / "temporal.db", self.port, ui=False),
+            *self.wrap, temporal_binary(), "server", "start-dev",
+            *dev_server_args(self.data / "temporal.db", self.port, ip=self.bind, ui=False),
             stdout=asyncio.subprocess.DEVNULL, stderr=open(self.data / "server.log", "ab"),  # noqa: SIM115
             start_new_session=True)
 
         async def up() -> bool:
             try:
-                await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.port), 1)
+                await asyncio.wait_for(asyncio.open_connection(self.ip, self.port), 1)
                 return True
             except OSError:
                 return False

@@ -46,16 +46,19 @@ def worker_env(artifacts: Path, script: dict | None = None, tmp: Path | None = N
 
 
 class WorkerProcess:
-    """`colloquy worker` in its own process group: started, SIGKILLed (a crash) or stopped (SIGTERM)."""
+    """`colloquy worker` in its own process group: started, SIGKILLed (a crash) or stopped (SIGTERM). `wrap`: a
+    command prefix that runs it elsewhere (a network namespace of the fault drill: tests/netns.py)."""
 
-    def __init__(self, address: str, task_queue: str, env: dict[str, str], log: Path) -> None:
+    def __init__(self, address: str, task_queue: str, env: dict[str, str], log: Path,
+                 wrap: list[str] | None = None) -> None:
         self.address, self.task_queue, self.env, self.log = address, task_queue, env, log
+        self.wrap = list(wrap or [])
         self.proc: asyncio.subprocess.Process | None = None
 
     async def start(self) -> None:
         out = open(self.log, "ab")  # noqa: SIM115  (kept open for the child's lifetime)
         self.proc = await asyncio.create_subprocess_exec(
-            str(COLLOQUY), "worker", "--address", self.address, "--task-queue", self.task_queue,
+            *self.wrap, str(COLLOQUY), "worker", "--address", self.address, "--task-queue", self.task_queue,
             cwd=str(ROOT), env=self.env, stdout=out, stderr=out, start_new_session=True)
         out.close()
 
