@@ -58,6 +58,7 @@ class Row:
     lost: int                      # joined, but neither completed nor abandoned in the ledger (or never joined)
     finished_abandoned: int        # interviews that finished (room said ended, >= min answers) counted abandoned
     read_back: int                 # participants whose link then showed the read-back page
+    try_again: int                 # 503 pages the participants met (and reloaded) on their link after the end
     quota_exact: bool
     findings: int                  # themes in findings.json, read over HTTP
     runs: int
@@ -257,7 +258,7 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
     completed = sum(1 for p in ledger if p.status == "completed")
     return Row(n, wall, result.analysis_seconds, to_findings, completed, statuses.count("abandoned"),
                sum(1 for s in statuses if s not in ("completed", "abandoned")), finished_abandoned,
-               sum(v.read_back for v in visits), completed == n == result.completed and not closed_by_bench,
+               sum(v.read_back for v in visits), sum(v.try_again for v in visits), completed == n == result.completed and not closed_by_bench,
                len(findings.get("themes", [])), runs, max_events, max_bytes, total,
                len(offline.calls("study_theme_merge")), carried, closed_by_bench or result.closed_reason,
                dict(Counter(str(v.exit_reason) for v in visits)), errors)
@@ -288,7 +289,8 @@ async def main() -> None:
     for row in rows:
         print(row.line())
     for row in rows:
-        print(f"\n{row.participants}: read-back page shown to {row.read_back}; closed: {row.closed_reason}; "
+        print(f"\n{row.participants}: read-back page shown to {row.read_back} ({row.try_again} 'try again' pages "
+              f"on the way); closed: {row.closed_reason}; "
               f"the rooms' exit reasons: {row.exits}")
         for line in row.errors[:20]:
             print(f"  {line}")

@@ -23,6 +23,7 @@ from typing import Any
 import aiohttp
 
 HIDDEN = re.compile(r'<input type="hidden" name="([a-z0-9_]+)" value="([^"]*)">')
+TITLE = re.compile(r'<p class="banner"[^>]*>(.*?)</p>', re.S)   # a message page's line
 READ_BACK = 'id="check-status"'     # the read-back page (templates/study_check.html)
 
 
@@ -38,6 +39,7 @@ class Visit:
     exit_reason: str | None = None
     read_back: bool = False        # the link then showed the read-back page (the study counted it completed)
     link_status: int = 0           # the link page's last HTTP status after the end
+    try_again: int = 0             # 503 "Please try again in a moment" pages met on the way (then reloaded)
     errors: list[str] = field(default_factory=list)
     started_s: float = 0.0         # monotonic: consent posted
     ended_at: float = 0.0          # wall clock (time.time()): the room said ended
@@ -167,7 +169,8 @@ async def _get_json(browser: Browser, path: str) -> tuple[int, Any]:
 
 
 async def read_back(browser: Browser, sid: str, token: str, visit: Visit, limit_s: float, every: float) -> None:
-    """The link after the interview: the read-back page once the study has counted it (polled every `every` s)."""
+    """The link after the interview: the read-back page once the study has counted it (polled every `every` s;
+    a 503 "try again in a moment" is tried again, as a person would reload)."""
     deadline = time.monotonic() + limit_s
     while True:
         status, page, _ = await browser.get(f"/study/{sid}/join/{token}")
@@ -175,7 +178,11 @@ async def read_back(browser: Browser, sid: str, token: str, visit: Visit, limit_
         if status == 200 and READ_BACK in page:
             visit.read_back = True
             return
-        if status not in (200, 303) or time.monotonic() >= deadline:
+        visit.try_again += status == 503
+        if status not in (200, 303, 503) or time.monotonic() >= deadline:
+            title = TITLE.search(page)
+            visit.errors.append(f"no read-back page: the link answers {status} "
+                                f"{title.group(1).strip() if title else page[:200]!r}")
             return          # refused (e.g. 410 "This interview has ended": counted abandoned), or no answer yet
         await asyncio.sleep(every)
 
