@@ -61,28 +61,25 @@ class Row:
     try_again: int                 # 503 pages the participants met (and reloaded) on their link after the end
     quota_exact: bool
     findings: int                  # themes in findings.json, read over HTTP
-    runs: int
-    max_events: int
-    max_bytes: int
-    total_events: int
+    history: History
     merge_calls: int
-    carried_bytes: int
     closed_reason: str = ""
     exits: dict[str, int] = field(default_factory=dict)     # the rooms' exit reasons
     errors: list[str] = field(default_factory=list)
 
     def line(self) -> str:
+        h = self.history
         return (f"| {self.participants} | {self.completed} | {self.abandoned} | {self.lost} | "
                 f"{self.finished_abandoned} | {'yes' if self.quota_exact else 'NO'} | {self.findings} | "
                 f"{self.wall_s:.0f} | {self.to_findings_s:.1f} | {self.analysis_s:.2f} | {self.merge_calls} | "
-                f"{self.runs - 1} | {self.max_events} | {self.max_bytes / 1024:.0f} | {self.total_events} | "
-                f"{self.carried_bytes / 1024:.0f} |")
+                f"{h.runs - 1} | {h.max_events} | {h.max_bytes / 1024:.0f} | {h.events} | {h.carried / 1024:.0f} | "
+                f"{h.missing} |")
 
 
 HEADER = ("| participants | completed | abandoned | lost | finished but counted abandoned | quota exact | themes "
           "| wall (s) | last end → findings (s) | analysis (s) | theme-merge calls | continue-as-new | max events/run "
-          "| max KiB/run | events, all runs | last run's input KiB |\n"
-          "|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| max KiB/run | events, all runs | last run's input KiB | look-ups answered missing |\n"
+          "|---:|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def short_plan():  # noqa: ANN201
@@ -113,22 +110,34 @@ def _merge_back(req):  # noqa: ANN001, ANN202
     return {"mapping": {t: t.split(": as participant")[0] for t in req.context["titles"]}}
 
 
-async def _history(client, study_id: str, first_run_id: str) -> tuple[int, int, int, int, int]:  # noqa: ANN001
-    """(runs, most events in one run, most bytes in one run, events in all runs, bytes of the last run's input:
-    the carried ledger)."""
-    runs, max_events, max_bytes, total, carried = 0, 0, 0, 0, 0
+@dataclass
+class History:
+    runs: int = 0
+    max_events: int = 0            # most events in one run
+    max_bytes: int = 0             # most bytes in one run
+    events: int = 0                # events in all runs
+    carried: int = 0               # bytes of the last run's input: the carried ledger
+    missing: int = 0               # look-up answers "no such interview" (the window the ledger's race fix covers)
+
+
+async def _history(client, study_id: str, first_run_id: str) -> History:  # noqa: ANN001
+    """The study's history over all its runs (following continue-as-new)."""
+    out = History()
     run_id: str | None = first_run_id
     while run_id:
         history = await client.get_workflow_handle(study_id, run_id=run_id).fetch_history()
-        runs += 1
-        max_events = max(max_events, len(history.events))
-        max_bytes = max(max_bytes, sum(e.ByteSize() for e in history.events))
-        total += len(history.events)
-        carried = history.events[0].workflow_execution_started_event_attributes.input.ByteSize()
+        out.runs += 1
+        out.max_events = max(out.max_events, len(history.events))
+        out.max_bytes = max(out.max_bytes, sum(e.ByteSize() for e in history.events))
+        out.events += len(history.events)
+        out.carried = history.events[0].workflow_execution_started_event_attributes.input.ByteSize()
+        out.missing += sum(p.data.count(b'"state":"missing"') for e in history.events
+                           if e.HasField("activity_task_completed_event_attributes")
+                           for p in e.activity_task_completed_event_attributes.result.payloads)
         last = history.events[-1]
         run_id = (last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
                   if last.HasField("workflow_execution_continued_as_new_event_attributes") else None)
-    return runs, max_events, max_bytes, total, carried
+    return out
 
 
 def _free_port() -> int:
@@ -247,8 +256,7 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
             async with http.get(f"{base}/api/studies/{handle.id}/findings.json",
                                 headers={"Authorization": f"Bearer {SERVE_TOKEN}"}) as r:
                 findings = json.loads(await r.text()) if r.status == 200 else {}
-        runs, max_events, max_bytes, total, carried = await _history(client, handle.id,
-                                                                     handle.first_execution_run_id or "")
+        hist = await _history(client, handle.id, handle.first_execution_run_id or "")
     by_interview = {p.interview_id: p for p in ledger if p.interview_id}
     statuses = [by_interview[v.interview_id].status if v.interview_id in by_interview else "lost" for v in visits]
     finished_abandoned = sum(1 for v, s in zip(visits, statuses, strict=True)
@@ -259,8 +267,7 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
     return Row(n, wall, result.analysis_seconds, to_findings, completed, statuses.count("abandoned"),
                sum(1 for s in statuses if s not in ("completed", "abandoned")), finished_abandoned,
                sum(v.read_back for v in visits), sum(v.try_again for v in visits), completed == n == result.completed and not closed_by_bench,
-               len(findings.get("themes", [])), runs, max_events, max_bytes, total,
-               len(offline.calls("study_theme_merge")), carried, closed_by_bench or result.closed_reason,
+               len(findings.get("themes", [])), hist, len(offline.calls("study_theme_merge")), closed_by_bench or result.closed_reason,
                dict(Counter(str(v.exit_reason) for v in visits)), errors)
 
 
