@@ -37,6 +37,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 from bench.interview_common import artifacts_in_tmp, dev_server, quiet, workers
+from bench.study_http import RELOAD_S
 
 PERSONA_LINES = [
     ("We were told on-call was temporary and it never was.", "Paging people for noise is a management failure."),
@@ -58,7 +59,7 @@ class Row:
     lost: int                      # joined, but neither completed nor abandoned in the ledger (or never joined)
     finished_abandoned: int        # interviews that finished (room said ended, >= min answers) counted abandoned
     read_back: int                 # participants whose link then showed the read-back page
-    try_again: int                 # 503 pages the participants met (and reloaded) on their link after the end
+    try_again: int                 # "try again" answers met (503 pages, a refused answer), each tried again
     quota_exact: bool
     findings: int                  # themes in findings.json, read over HTTP
     history: History
@@ -200,15 +201,18 @@ def _answers(n: int) -> list[str]:
 
 async def one(n: int, latency: float, concurrency: int, check_seconds: float, wait_s: float) -> Row:
     import aiohttp
+    from temporalio.client import WorkflowExecutionStatus
 
     from activities.llm import offline
     from bench.study_http import Browser, Visit, participant
     from models.study.workflow import (
         QUERY_PARTICIPANTS,
+        QUERY_PROGRESS,
         UPDATE_CLOSE,
         CloseStudy,
         ParticipantView,
         StudyInput,
+        StudyProgress,
         StudyResult,
     )
 
@@ -242,12 +246,16 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
             browser = Browser(http, base)
             visits = await asyncio.gather(*(browse(i) for i in range(n)))
             closed_by_bench = ""
-            try:
-                result = await asyncio.wait_for(handle.result(), wait_s)
-            except TimeoutError:       # the quota was not met (a participant lost or miscounted): close it to see
+            deadline = time.monotonic() + wait_s
+            while (await handle.describe()).status == WorkflowExecutionStatus.RUNNING and time.monotonic() < deadline:
+                await asyncio.sleep(1.0)
+            if (await handle.describe()).status == WorkflowExecutionStatus.RUNNING:
+                # the quota was not met (a participant lost or miscounted): the researcher closes it, to see the rest
                 closed_by_bench = f"quota not met {wait_s:.0f}s after the last participant: closed by the bench"
-                await handle.execute_update(UPDATE_CLOSE, CloseStudy(reason=closed_by_bench))
-                result = await handle.result()
+                progress = await handle.query(QUERY_PROGRESS, result_type=StudyProgress)
+                print(f"  {closed_by_bench}; the study's progress then: {progress.model_dump_json()}", flush=True)
+                await asyncio.wait_for(handle.execute_update(UPDATE_CLOSE, CloseStudy(reason=closed_by_bench)), 300)
+            result = await asyncio.wait_for(handle.result(), 1800)
             closed_at = (await handle.describe()).close_time
             last_end = max((v.ended_at for v in visits if v.ended), default=time.time())
             to_findings = closed_at.timestamp() - last_end if closed_at else float("nan")
@@ -266,7 +274,8 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
     completed = sum(1 for p in ledger if p.status == "completed")
     return Row(n, wall, result.analysis_seconds, to_findings, completed, statuses.count("abandoned"),
                sum(1 for s in statuses if s not in ("completed", "abandoned")), finished_abandoned,
-               sum(v.read_back for v in visits), sum(v.try_again for v in visits), completed == n == result.completed and not closed_by_bench,
+               sum(v.read_back for v in visits), sum(v.try_again for v in visits),
+               completed == n == result.completed and not closed_by_bench,
                len(findings.get("themes", [])), hist, len(offline.calls("study_theme_merge")), closed_by_bench or result.closed_reason,
                dict(Counter(str(v.exit_reason) for v in visits)), errors)
 
@@ -296,8 +305,8 @@ async def main() -> None:
     for row in rows:
         print(row.line())
     for row in rows:
-        print(f"\n{row.participants}: read-back page shown to {row.read_back} ({row.try_again} 'try again' pages "
-              f"on the way); closed: {row.closed_reason}; "
+        print(f"\n{row.participants}: read-back page shown to {row.read_back} ({row.try_again} 'try again' answers "
+              f"met on the way, each retried after {RELOAD_S:.0f}s); closed: {row.closed_reason}; "
               f"the rooms' exit reasons: {row.exits}")
         for line in row.errors[:20]:
             print(f"  {line}")

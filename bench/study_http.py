@@ -24,6 +24,7 @@ import aiohttp
 
 HIDDEN = re.compile(r'<input type="hidden" name="([a-z0-9_]+)" value="([^"]*)">')
 TITLE = re.compile(r'<p class="banner"[^>]*>(.*?)</p>', re.S)   # a message page's line
+RELOAD_S = 2.0                   # a person's pause before reloading a "try again" page
 READ_BACK = 'id="check-status"'     # the read-back page (templates/study_check.html)
 
 
@@ -39,7 +40,7 @@ class Visit:
     exit_reason: str | None = None
     read_back: bool = False        # the link then showed the read-back page (the study counted it completed)
     link_status: int = 0           # the link page's last HTTP status after the end
-    try_again: int = 0             # 503 "Please try again in a moment" pages met on the way (then reloaded)
+    try_again: int = 0             # "try again" answers met (503 pages, a refused answer), then tried again
     errors: list[str] = field(default_factory=list)
     started_s: float = 0.0         # monotonic: consent posted
     ended_at: float = 0.0          # wall clock (time.time()): the room said ended
@@ -66,26 +67,44 @@ class Browser:
                 return r.status, text
 
 
-async def join(browser: Browser, sid: str, token: str, visit: Visit) -> str | None:
-    """The consent page, ticked and posted: the room's path, or None (the reason in visit.errors)."""
+async def join(browser: Browser, sid: str, token: str, visit: Visit, patience: int = 30) -> str | None:
+    """The consent page, ticked and posted: the room's path, or None (the reason in visit.errors). A 503 "Please
+    try again in a moment" page is reloaded (or the form posted again: opening a link twice starts one interview)
+    after a pause, `patience` times at most, as a person would."""
     link = f"/study/{sid}/join/{token}"
-    status, page, _ = await browser.get(f"{link}?lang={visit.language}")
+    for _ in range(patience):
+        status, page, _ = await browser.get(f"{link}?lang={visit.language}")
+        if status != 503:
+            break
+        visit.try_again += 1
+        await asyncio.sleep(RELOAD_S)
     if status != 200:
-        visit.errors.append(f"join page {status}")
+        visit.errors.append(f"join page {status}: {_said(page)}")
         return None
     form = dict(HIDDEN.findall(page))
     if "consent_sha256" not in form:
-        visit.errors.append(f"join page without its consent form: {page[page.find('<form'):][:700]}")
+        visit.errors.append(f"join page without its consent form: {_said(page)}")
         return None
-    async with browser.http.post(browser.base + link, data={**form, "consent": "yes"}, headers=browser.origin,
-                                 allow_redirects=False) as r:
-        if r.status != 303 or "/room/" not in r.headers.get("Location", ""):
-            visit.errors.append(f"join post {r.status}: {(await r.text())[:200]}")
-            return None
-        room = r.headers["Location"]
+    for _ in range(patience):
+        async with browser.http.post(browser.base + link, data={**form, "consent": "yes"}, headers=browser.origin,
+                                     allow_redirects=False) as r:
+            status, room, text = r.status, r.headers.get("Location", ""), await r.text()
+        if status != 503:
+            break
+        visit.try_again += 1
+        await asyncio.sleep(RELOAD_S)
+    if status != 303 or "/room/" not in room:
+        visit.errors.append(f"join post {status}: {_said(text)}")
+        return None
     visit.started_s = time.monotonic()
     visit.interview_id = room.split("/")[2]
     return room
+
+
+def _said(page: str) -> str:
+    """A page's message line (a refusal, "try again"), else its start."""
+    line = TITLE.search(page)
+    return line.group(1).strip() if line else page[:200]
 
 
 async def _stream(browser: Browser, room: str, views: asyncio.Queue[dict[str, Any]]) -> None:
@@ -154,6 +173,11 @@ async def interview(browser: Browser, room: str, answers: list[str], visit: Visi
                                                                      "text": text, "reply_to_section_id": section})
             if status == 200:
                 visit.answers += 1
+            elif status in (429, 502, 503, 504):      # the page's outbox sends it again (room.js)
+                visit.try_again += 1
+                answered.discard(qid)
+                await asyncio.sleep(RELOAD_S)
+                views.put_nowait(view)
             elif status != 409:          # 409: the interview ended meanwhile (the stream says so next)
                 visit.errors.append(f"entry {status}: {str(body)[:200]}")
         visit.errors.append(f"the interview had not ended after {limit_s:.0f}s")
@@ -180,9 +204,7 @@ async def read_back(browser: Browser, sid: str, token: str, visit: Visit, limit_
             return
         visit.try_again += status == 503
         if status not in (200, 303, 503) or time.monotonic() >= deadline:
-            title = TITLE.search(page)
-            visit.errors.append(f"no read-back page: the link answers {status} "
-                                f"{title.group(1).strip() if title else page[:200]!r}")
+            visit.errors.append(f"no read-back page: the link answers {status} {_said(page)!r}")
             return          # refused (e.g. 410 "This interview has ended": counted abandoned), or no answer yet
         await asyncio.sleep(every)
 
