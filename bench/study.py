@@ -33,8 +33,12 @@ import sys
 import time
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+from temporalio.client import WorkflowQueryFailedError
+from temporalio.service import RPCError
 
 from bench.interview_common import artifacts_in_tmp, dev_server, quiet, workers
 from bench.study_http import RELOAD_S
@@ -45,6 +49,7 @@ PERSONA_LINES = [
     ("Nobody volunteered so I took the pager to protect my team.", "We only fixed alerts after someone quit."),
 ]
 LANGUAGES = ["en", "de", "fr", "es"]
+T = TypeVar("T")
 SERVE_TOKEN = "bench-" + secrets.token_urlsafe(24)
 
 
@@ -139,6 +144,20 @@ async def _history(client, study_id: str, first_run_id: str) -> History:  # noqa
         run_id = (last.workflow_execution_continued_as_new_event_attributes.new_execution_run_id
                   if last.HasField("workflow_execution_continued_as_new_event_attributes") else None)
     return out
+
+
+async def _patiently(ask: Callable[[], Awaitable[T]], tries: int = 10) -> T:
+    """A query of the finished study, asked again on failure (a loaded worker may fail a replay): the last error
+    is raised."""
+    for attempt in range(tries):
+        try:
+            return await ask()
+        except (WorkflowQueryFailedError, RPCError) as exc:
+            if attempt == tries - 1:
+                raise
+            print(f"  (the study's query failed, asked again: {str(exc)[:120]})", flush=True)
+            await asyncio.sleep(2.0)
+    raise AssertionError("unreachable")
 
 
 def _free_port() -> int:
@@ -260,7 +279,7 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
             last_end = max((v.ended_at for v in visits if v.ended), default=time.time())
             to_findings = closed_at.timestamp() - last_end if closed_at else float("nan")
             wall = time.monotonic() - started
-            ledger = await handle.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView])
+            ledger = await _patiently(lambda: handle.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView]))
             async with http.get(f"{base}/api/studies/{handle.id}/findings.json",
                                 headers={"Authorization": f"Bearer {SERVE_TOKEN}"}) as r:
                 findings = json.loads(await r.text()) if r.status == 200 else {}
