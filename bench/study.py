@@ -58,7 +58,8 @@ class Row:
     participants: int
     wall_s: float
     analysis_s: float
-    to_findings_s: float           # the last interview's end (as its room said) -> the study's result
+    to_findings_s: float           # the last interview's workflow closed -> the study's workflow closed
+    room_lag_s: float              # most seconds a room said "ended" after its interview's workflow closed
     completed: int                 # the study's ledger
     abandoned: int
     lost: int                      # joined, but neither completed nor abandoned in the ledger (or never joined)
@@ -158,6 +159,15 @@ async def _patiently(ask: Callable[[], Awaitable[T]], tries: int = 10) -> T:
             print(f"  (the study's query failed, asked again: {str(exc)[:120]})", flush=True)
             await asyncio.sleep(2.0)
     raise AssertionError("unreachable")
+
+
+async def _interview_ends(client, ids: set[str]) -> dict[str, float]:  # noqa: ANN001
+    """When each interview's workflow closed (epoch seconds), from the server's visibility."""
+    ends: dict[str, float] = {}
+    async for w in client.list_workflows("WorkflowType = 'InterviewWorkflow'"):
+        if w.id in ids and w.close_time is not None:
+            ends[w.id] = w.close_time.timestamp()
+    return ends
 
 
 def _free_port() -> int:
@@ -276,8 +286,10 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
                 await asyncio.wait_for(handle.execute_update(UPDATE_CLOSE, CloseStudy(reason=closed_by_bench)), 300)
             result = await asyncio.wait_for(handle.result(), 1800)
             closed_at = (await handle.describe()).close_time
-            last_end = max((v.ended_at for v in visits if v.ended), default=time.time())
-            to_findings = closed_at.timestamp() - last_end if closed_at else float("nan")
+            ends = await _interview_ends(client, {v.interview_id for v in visits if v.interview_id})
+            to_findings = closed_at.timestamp() - max(ends.values()) if closed_at and ends else float("nan")
+            room_lag = max((v.ended_at - ends[v.interview_id] for v in visits if v.ended and v.interview_id in ends),
+                           default=0.0)
             wall = time.monotonic() - started
             ledger = await _patiently(lambda: handle.query(QUERY_PARTICIPANTS, result_type=list[ParticipantView]))
             async with http.get(f"{base}/api/studies/{handle.id}/findings.json",
@@ -291,7 +303,7 @@ async def one(n: int, latency: float, concurrency: int, check_seconds: float, wa
     errors = [f"participant {v.number} ({s}): {'; '.join(v.errors)}" for v, s in zip(visits, statuses, strict=True)
               if v.errors]
     completed = sum(1 for p in ledger if p.status == "completed")
-    return Row(n, wall, result.analysis_seconds, to_findings, completed, statuses.count("abandoned"),
+    return Row(n, wall, result.analysis_seconds, to_findings, room_lag, completed, statuses.count("abandoned"),
                sum(1 for s in statuses if s not in ("completed", "abandoned")), finished_abandoned,
                sum(v.read_back for v in visits), sum(v.try_again for v in visits),
                completed == n == result.completed and not closed_by_bench,
@@ -324,7 +336,8 @@ async def main() -> None:
     for row in rows:
         print(row.line())
     for row in rows:
-        print(f"\n{row.participants}: read-back page shown to {row.read_back} ({row.try_again} 'try again' answers "
+        print(f"\n{row.participants}: the rooms said 'ended' at most {row.room_lag_s:.1f}s after the interview "
+              f"closed; read-back page shown to {row.read_back} ({row.try_again} 'try again' answers "
               f"met on the way, each retried after {RELOAD_S:.0f}s); closed: {row.closed_reason}; "
               f"the rooms' exit reasons: {row.exits}")
         for line in row.errors[:20]:
