@@ -14,7 +14,7 @@ from person to person) and the theme-merge agent maps them back to the plan's se
 ceil(N / theme_batch) merge calls, as it would with a model. `colloquy serve` runs as its own process (as
 deployed); the dev server, the workers and the participants' browsers share this one.
 
-    python -m bench.study [--participants 100,200] [--latency 0.2] [--concurrency 20] [--check-seconds 1]
+    python -m bench.study [--participants 100,200] [--latency 0.2] [--concurrency 20] [--check-seconds 1] [--wait 300]
 """
 
 from __future__ import annotations
