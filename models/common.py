@@ -29,6 +29,17 @@ DocStr = Annotated[str, Field(max_length=MAX_DOC_CHARS)]
 
 
 @dataclass(frozen=True)
+class Carried:
+    """`Annotated[...]` marker of the state a workflow carries into its next run (continue-as-new): written by the
+    workflow's own model, so its input check (rules/inputs.py) does not walk it for unknown fields (a person's
+    typo cannot be in it; a field an older version wrote is ignored) — at a study's scale that walk took seconds
+    in the workflow sandbox. Its types are still validated."""
+
+
+CARRIED = Carried()
+
+
+@dataclass(frozen=True)
 class Undecodable:
     """What the data converter (core/converter.py) hands a workflow for a payload it could not decode, instead of
     failing the workflow task: `reason` says why, in one line. rules/inputs.py refuses it like any bad input."""

@@ -8,7 +8,8 @@ act on, instead of failing the workflow task over and over ("Failed decoding arg
     # InvalidInput: invalid InterviewWorkflow input: duration_seconds: expected an integer, got 'abc';
     #               unknown field 'duration_second' (did you mean 'duration_seconds'? known: topic, context, …)
 
-Unknown fields are refused recursively (nested models, lists and dicts of models). Values are validated exactly as
+Unknown fields are refused recursively (nested models, lists and dicts of models), except inside a field marked
+`CARRIED` (models/common.py: the state a run carries into the next, written by its own model). Values are validated exactly as
 the pydantic data converter would (from JSON), so valid input gives the same model as before.
 
 Before any of that the raw value is measured (`raw_problems`): its encoded size (at most the model's `MAX_BYTES`,
@@ -28,7 +29,7 @@ from typing import Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 
-from models.common import Undecodable
+from models.common import CARRIED, Undecodable
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -179,7 +180,7 @@ def unknown_fields(model: type[BaseModel], raw: dict[str, Any], path: str = "") 
             out.append(f"{where}unknown field {key!r} ({hint}known: {', '.join(known)})")
     for name, f in fields.items():
         key = f.alias or name
-        if key in raw:
+        if key in raw and CARRIED not in f.metadata:     # a run's carried state: its own model wrote it
             out += _nested_unknown(f.annotation, raw[key], f"{path}.{key}" if path else key)
     return out
 

@@ -15,7 +15,7 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import AwareDatetime, BaseModel, Field, field_validator, model_validator
 
-from models.common import MAX_ITEMS, ArtifactRef, IdStr, UsageTotals
+from models.common import CARRIED, MAX_ITEMS, ArtifactRef, IdStr, UsageTotals
 from models.interview.plan import PlanSnapshot
 
 # ------------------------------------------------------------------------------------------- public names
@@ -93,7 +93,8 @@ class StudyInput(BaseModel):
     review: bool = Field(default=False, description="The researcher reviews (edits, approves) the plan before "
                          "any link opens")
     continue_as_new_after_events: int = Field(default=2000, ge=100, le=50_000)
-    carried: StudyState | None = Field(default=None, description="Internal: state carried by continue-as-new")
+    carried: Annotated[StudyState | None, CARRIED] = Field(default=None, description="Internal: state carried by "
+                                                         "continue-as-new")
 
     MAX_BYTES: ClassVar[int] = 1_536 * 1024   # the carried state rides in the input (rules/inputs.py)
 
