@@ -1,7 +1,8 @@
 """The four pipelines complete through a real OpenAI-compatible model server with the defaults a new user gets:
 llama-cpp-python's server (the `local` extra's `server` part) serving SmolLM2 on a free 127.0.0.1 port, one
 server for this module, and COLLOQUY_PROFILE=config COLLOQUY_PROVIDER=openai_compatible COLLOQUY_API_BASE=<it>
-(nothing else configured). No invalid output and no fallback anywhere, read from each run's own records
+(nothing else configured). No invalid output anywhere (a slow call's fallback is reported), read from each run's
+own records
 (tests/e2e/platform/real_pipelines.py). The interview runs in `make test`; notes, writing and discussion (the same
 provider path, longer) under `slow` (`make test-slow`)."""
 

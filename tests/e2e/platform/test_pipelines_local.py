@@ -1,11 +1,13 @@
 """The four pipelines complete on the `local` profile (SmolLM2-135M in-process through llama.cpp) with no invalid
-output, no fallback and no timed-out attempt anywhere, read from each run's own records
+output anywhere (a timed-out call and the fallback that answers it are reported, not failed: issue 41), read from
+each run's own records
 (tests/e2e/platform/real_pipelines.py): two rehearsed interviews at once (their agents share the one model: the
 LLM worker takes one call at a time and the rest wait in the task queue, issue 29), and — under `slow`, with
 `make test-slow` — a notes import then a question (answered with the real model throughout, then again with a
 clarification the user answers), a writing run with three model ids, a standard discussion.
 
-A weak answer passes; an invalid one (or a fallback plan, an agent skipped, an unscored idea) fails the test."""
+A weak answer passes, and so does a slow one; an invalid one (or an agent skipped, an unscored idea, a question
+that is not a question, an essay quote the interviewee never said) fails the test."""
 
 from __future__ import annotations
 
