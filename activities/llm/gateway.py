@@ -81,6 +81,9 @@ NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW, 
 #: Bounds of schemas for small models (`providers.<name>.small_model`, on for `local`): a 135M model rambles.
 SMALL_MODEL_MAX_STRING = 160
 SMALL_MODEL_MAX_ITEMS = 4
+#: Free text (an essay, a draft) from a small model stops here (~450 words): what such a model writes past it is
+#: not kept by the essay's checks, and it bounds the finishing work's time (issue 41, `bench.local_models`).
+SMALL_MODEL_TEXT_BUDGET = 640
 
 litellm.suppress_debug_info = True
 _registered = False
@@ -295,13 +298,15 @@ def _with_schema(messages: list[dict[str, Any]], instruction: str) -> list[dict[
 def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, declared: int | None,
                 call_schema: dict[str, Any] | None = None) -> int:
     """Every call is bounded: the config's override, else the agent's declared budget, else one sized to the
-    output schema (bounded as the model will see it), else TEXT_BUDGET for free text."""
+    output schema (bounded as the model will see it), else TEXT_BUDGET for free text; a small model's free text at
+    most SMALL_MODEL_TEXT_BUDGET."""
     if res.max_tokens:
         return res.max_tokens
+    if output_model is None:
+        text_budget = declared or TEXT_BUDGET
+        return min(text_budget, SMALL_MODEL_TEXT_BUDGET) if res.small_model else text_budget
     if declared:
         return declared
-    if output_model is None:
-        return TEXT_BUDGET
     schema = call_schema or json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
