@@ -35,6 +35,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -243,10 +244,10 @@ async def run_candidate(report: Report, quick: bool) -> None:  # noqa: C901 - on
             lines = [ln for ln in str(text).splitlines() if ln.lstrip().startswith(("#", "- ", "* "))]
             return 120 <= words <= 600 and not debris and not lines, f"{words} words"
 
-        async def draft() -> str:
-            text, _ = await DRAFT.run_text({"persona": "You write clear, warm blog posts.", "story": cases.STORY,
-                                            "model": "local", "guidance": ""}, require_text=True)
-            return text
+        async def draft() -> SimpleNamespace:
+            text, usage = await DRAFT.run_text({"persona": "You write clear, warm blog posts.", "story": cases.STORY,
+                                                "model": "local", "guidance": ""}, require_text=True)
+            return SimpleNamespace(output=text, usage=usage)
 
         await _timed("writing draft", "lighthouse", draft(), _budget("long_agent"), report, draft_ok)
     report.rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
