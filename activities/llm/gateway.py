@@ -322,6 +322,15 @@ def _answer_text(response: Any, mode: str) -> str:
     return str(message.content or "")
 
 
+def call_budget(res: ModelResolution, deadline: float | None, cfg: LLMConfig) -> float:
+    """Seconds a call may take: the attempt's time left, at most the config's request timeout — except the
+    in-process `local` model inside an attempt: it has no connection that could hang, and on a busy machine its
+    essay needs the Writer's whole attempt (270 s), not the 120 s request timeout (issue 41)."""
+    if res.provider == "local" and deadline is not None:
+        return time_left(deadline, float("inf"))
+    return time_left(deadline, cfg.request_timeout_s)
+
+
 async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fields: dict[str, Any],
                        cfg: LLMConfig, extra: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {
@@ -343,7 +352,7 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fie
     for name in ("temperature", "max_tokens"):
         if extra.get(name) is not None:
             kwargs[name] = extra[name]
-    budget = time_left(extra.get("deadline"), cfg.request_timeout_s)
+    budget = call_budget(res, extra.get("deadline"), cfg)
     if budget <= 0:
         raise TimeoutError("no time left in this attempt for another call")
     # litellm keeps the constant request timeout (it keys cached HTTP clients on it: a per-call value would

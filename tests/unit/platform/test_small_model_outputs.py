@@ -132,6 +132,19 @@ def test_a_small_models_free_text_is_bounded_so_the_essay_is_written_in_bounded_
     assert gateway._max_tokens(res.model_copy(update={"max_tokens": 3000}), None, 2048) == 3000
 
 
+def test_the_in_process_model_may_use_its_whole_attempt_other_providers_the_request_timeout():
+    import time
+
+    deadline = time.monotonic() + 270
+    for provider, capped in (("local", False), ("openai_compatible", True), ("openai", True)):
+        cfg = load_config(env={"COLLOQUY_PROVIDER": provider})
+        res = resolve_model("interview_writer", cfg)
+        assert res is not None
+        budget = gateway.call_budget(res, deadline, cfg)
+        assert (budget == cfg.request_timeout_s) if capped else 260 < budget <= 270, (provider, budget)
+        assert gateway.call_budget(res, None, cfg) == cfg.request_timeout_s  # outside an attempt: the timeout
+
+
 def test_optional_free_form_objects_are_left_out_for_small_models_typed_maps_kept():
     from models.query.agents import PlannerOutput
     from models.study.activities import ThemeMergeOutput
