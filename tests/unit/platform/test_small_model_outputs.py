@@ -120,6 +120,31 @@ def test_a_call_schema_is_what_the_model_is_asked_for(provider):
     assert gateway._max_tokens(res, ScoringOutput, None, schema) != gateway._max_tokens(res, ScoringOutput, None)
 
 
+@pytest.mark.parametrize(("provider", "capped"), [("local", True), ("openai", False)])
+def test_a_small_models_free_text_is_bounded_so_the_essay_is_written_in_bounded_time(provider, capped):
+    # issue 41: SmolLM2's 2048-token essay ran past the Writer's attempt on a busy machine; what it wrote past
+    # ~450 words was not kept by the essay's checks. An explicit config budget still wins.
+    res = resolve_model("interview_writer", load_config(env={"COLLOQUY_PROVIDER": provider}))
+    assert res is not None
+    budget = gateway._max_tokens(res, None, 2048)
+    assert budget == (gateway.SMALL_MODEL_TEXT_BUDGET if capped else 2048)
+    assert gateway._max_tokens(res, None, None) <= gateway.TEXT_BUDGET
+    assert gateway._max_tokens(res.model_copy(update={"max_tokens": 3000}), None, 2048) == 3000
+
+
+def test_the_in_process_model_may_use_its_whole_attempt_other_providers_the_request_timeout():
+    import time
+
+    deadline = time.monotonic() + 270
+    for provider, capped in (("local", False), ("openai_compatible", True), ("openai", True)):
+        cfg = load_config(env={"COLLOQUY_PROVIDER": provider})
+        res = resolve_model("interview_writer", cfg)
+        assert res is not None
+        budget = gateway.call_budget(res, deadline, cfg)
+        assert (budget == cfg.request_timeout_s) if capped else 260 < budget <= 270, (provider, budget)
+        assert gateway.call_budget(res, None, cfg) == cfg.request_timeout_s  # outside an attempt: the timeout
+
+
 def test_optional_free_form_objects_are_left_out_for_small_models_typed_maps_kept():
     from models.query.agents import PlannerOutput
     from models.study.activities import ThemeMergeOutput
