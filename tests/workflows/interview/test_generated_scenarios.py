@@ -114,7 +114,8 @@ async def submit_parts(run: Run, h: WorkflowHandle, text: str, numbered: bool) -
     parts = split_answer(text, MAX_ENTRY_CHARS)
     for i, part in enumerate(parts, start=1):
         entry = TranscriptEntry(entry_id=f"e{run.n}" + (f"-{i}" if i > 1 else ""), speaker="interviewee", text=part,
-                                **({"answer_id": f"e{run.n}", "part": i, "parts": len(parts)} if numbered else {}))
+                                answer_id=f"e{run.n}" if numbered else None, part=i if numbered else None,
+                                parts=len(parts) if numbered else None)
         try:
             result = await delivered(h, lambda e=entry: h.execute_update(UPDATE_SUBMIT_ENTRY, e,
                                                                          result_type=SubmitEntryResult))
