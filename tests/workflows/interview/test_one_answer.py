@@ -200,3 +200,30 @@ async def test_no_decision_within_the_bound_puts_the_fallback_in_force(ts_env, w
     assert later.question_event_id == now.question_event_id
     assert len(slow) == 1 and slow[0].payload["count"] == before + 1
     assert json.loads(store().get(result.evaluation_bundle))["slow_decisions"] == before + 1
+
+
+async def test_rehearse_sends_a_long_answer_as_one_answer_stamped_with_its_question(ts_env, worker, offline):
+    """`rehearse`: a long answer goes in numbered parts stamped with the question it answers; the engine puts one
+    question in force after it, not one per part."""
+    from client.interview.cli import RehearsalOptions, TranscriptAnswers, rehearse
+    from models.interview.entries import TranscriptView
+    from models.interview.names import QUERY_TRANSCRIPT
+
+    offline.script("interview_orchestrator", *FOLLOW_UPS)
+    answers = ["Short first answer about the pager.", LONG, "A short last answer."]
+    async with worker(ts_env.client) as queue:
+        h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False, max_entry_chars=LIMIT,
+                        duration_seconds=3600)
+        report = await rehearse(ts_env.client, h.id, TranscriptAnswers(answers),
+                                RehearsalOptions(fresh_question_timeout=10, poll_seconds=0.05, close_when_done=False))
+        view = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+        await control(h, "end")
+        await h.result()
+    entries = view.entries
+    long_parts = [e for e in entries if e.speaker == "interviewee" and e.parts]
+    assert len(long_parts) == len(split_answer(LONG, LIMIT)) and [e.continues for e in long_parts][1:] == \
+        [True] * (len(long_parts) - 1)
+    asked_before = [e for e in entries if e.speaker == "interviewer" and e.seq < long_parts[0].seq][-1]
+    assert {e.reply_to_question_id for e in long_parts} == {asked_before.entry_id}
+    between = [e for e in entries if long_parts[0].seq < e.seq < long_parts[-1].seq and e.speaker == "interviewer"]
+    assert not between and report.turns == 3 and not report.rejected
