@@ -10,8 +10,8 @@ from models.interview import patches
 from models.interview.entries import TranscriptEntry
 from rules.interview.session import Session
 from tests.unit.interview.test_session import at
-from tests.unit.interview.test_session_regressions import decide
 from tests.unit.interview.test_session import started as _started
+from tests.unit.interview.test_session_regressions import decide
 
 OLD, NEW = True, False
 
