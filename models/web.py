@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from models.common import MAX_ITEMS, IdStr, TextStr
+from models.interview.entries import MAX_ANSWER_PARTS
 from models.interview.names import CONTROL_ACTIONS
 from models.query.workflow import MAX_INPUT_CHARS
 from models.study.workflow import ReviewPlan
@@ -27,6 +28,12 @@ class RoomEntryBody(PageBody):
     entry_id: str = Field(min_length=1, max_length=100, description="The page's id for it (idempotency)")
     text: TextStr
     reply_to_section_id: IdStr | None = None
+    reply_to_question_id: IdStr | None = Field(default=None, description="The question on screen when the person "
+                                               "began the answer (`question_entry_id`)")
+    answer_id: str | None = Field(default=None, max_length=100, description="One answer in parts: the page's id "
+                                  "for the whole answer (its first part's `entry_id`)")
+    part: int | None = Field(default=None, ge=1, le=MAX_ANSWER_PARTS, description="Which part (1-based)")
+    parts: int | None = Field(default=None, ge=1, le=MAX_ANSWER_PARTS, description="How many parts")
     audio_clips: list[IdStr] | None = Field(default=None, max_length=60, description="A spoken answer: the clip "
                                             "names POST /room/ID/KEY/audio returned (the entry keeps them)")
 

@@ -36,6 +36,15 @@ INVARIANTS: dict[str, str] = {
                                 "model wrote: what is not gives way to the plan's; a person's own plan is theirs",
     "no-reask-across-sessions": "a follow-up never puts in force a question answered in an earlier session of the "
                                 "same interview",
+    "one-answer-one-decision": "the parts of one answer (numbered, or `X`, `X-2`, … as open rooms send them) are one "
+                               "answer: while more parts are due the engine asks for no decision, and a later part is "
+                               "filed with its answer and never answers, nor changes, the question in force",
+    "attributed-to-the-question-seen": "an answer stamped with the question on screen when the person began it is "
+                                       "filed with that question (late to the previous section within the grace), and "
+                                       "an answer to an earlier question never displaces the question in force",
+    "decision-within-bound": "when no decision came within decision_deadline_seconds of an answer, the fallback's "
+                             "question is in force (nobody waits on the model), each such fallback is counted in the "
+                             "event log and the state, and the late decision never replaces an unanswered question",
     "clock-never-past-twice": "after the clock looked at `now`, nothing is due at or before `now` (no timer for a "
                               "moment already past)",
     "ends-in-time": "every interview has ended once its duration plus the late grace has passed on the clock",
@@ -90,6 +99,9 @@ def check_event_log(events: Sequence[InterviewEvent], *, mode: str, given: Colle
     entry_ids = [e.payload.get("entry_id") for e in entries]
     require(len(set(entry_ids)) == len(entry_ids), "entries-once-in-order", "an entry id was recorded twice")
     check_presentations(events, mode=mode, given=given, answered_before=answered_before)
+    slow = [int(e.payload.get("count") or 0) for e in events if e.type == "DECISION_SLOW"]
+    require(not slow or slow == list(range(slow[0], slow[0] + len(slow))), "decision-within-bound",
+            f"the slow decisions are not counted one by one: {slow[:20]}")
     check_coverage_events(events)
     ends = [e for e in events if e.type in ("INTERVIEW_COMPLETED", "INTERVIEW_TERMINATED")]
     require(len(ends) <= 1, "ended-is-final", f"{len(ends)} end events")
@@ -111,6 +123,8 @@ def check_presentations(events: Iterable[InterviewEvent], *, mode: str, given: C
         if e.type == "INTERVIEWER_MESSAGE":
             asked_open.append(normalized(str(e.payload.get("text", ""))))
         elif e.type in ("CANDIDATE_MESSAGE", "CANDIDATE_CODE_SUBMISSION"):
+            if e.payload.get("continues"):
+                continue            # a later part of an answer, or a late answer: it answers nothing asked since
             answered_since = True
             answered.update(asked_open)
             asked_open = []

@@ -115,6 +115,7 @@ def _interview_export_bundles(inp: ExportInput) -> ExportRefs:
         "exit_reason": inp.exit_reason, "plan": inp.plan.model_dump(mode="json"), "sections": sections,
         "transcript": [e.model_dump(mode="json") for e in entries if e.session_id in (None, wid)],
         "notes": inp.notes.model_dump(mode="json"), "title": inp.title,
+        "slow_decisions": inp.slow_decisions,     # the Orchestrator's decision missed its bound: the fallback's
     }
     eval_ref = s.put(wid, "evaluation-bundle.json", json.dumps(evaluation, indent=1), "application/json")
     replay = {

@@ -140,6 +140,8 @@ class LiveJoin:
         self.synced_at = time.monotonic()
         self.shown_question: str | None = None
         self.question_section: str | None = None    # the section whose question is on screen
+        self.question_entry_id: str | None = None   # ... and the question's entry (`question-N`)
+        self.began: tuple[str | None, str | None] | None = None   # (question, section) at the first keystroke
         self.counter = 0
         self.ended = asyncio.Event()
         self.presence: bool | None = None
@@ -205,6 +207,7 @@ class LiveJoin:
             if state.status == "IN_PROGRESS" and question and question != self.shown_question:
                 self.shown_question = question
                 self.question_section = state.current_section.id if state.current_section else None
+                self.question_entry_id = state.question_entry_id
                 self.counter += 1
                 if not state.question_entry_id:     # a run from before the engine recorded its questions itself
                     try:
@@ -310,6 +313,7 @@ class LiveJoin:
         self.shown_question = None if state.question_entry_id else await self._last_recorded_question(state)
         if self.shown_question:
             self.question_section = state.current_section.id if state.current_section else None
+            self.question_entry_id = state.question_entry_id
             self.say(f"[cyan]Interviewer[/cyan] (asked already): {escape(self.shown_question)}")
         await self.refresh(state)
         if self.ended.is_set():
@@ -345,6 +349,14 @@ class LiveJoin:
 
         session: PromptSession[str] = PromptSession()
 
+        def typing(buffer: Any) -> None:      # the first keystroke of an answer: the question it answers
+            if buffer.text.strip() and self.began is None:
+                self.began = (self.question_entry_id, self.question_section)
+            elif not buffer.text.strip():
+                self.began = None
+
+        session.default_buffer.on_text_changed += typing
+
         async def read(prompt: str) -> str | None:
             default, self.draft = (self.draft, "") if prompt == "you> " else ("", self.draft)
             try:
@@ -377,6 +389,7 @@ class LiveJoin:
         while True:
             line = await self._read("you> ")
             text = (line or "").strip()
+            seen, self.began = self.began or (self.question_entry_id, self.question_section), None
             if line is None or text == "/quit" or (not text and self.ended.is_set()):
                 if self.ended.is_set():
                     self.say(f"left {self.handle.id}")
@@ -422,7 +435,7 @@ class LiveJoin:
                     self.say(f"[yellow]unknown command {escape(text.split()[0])}[/yellow]\n{escape(JOIN_HELP)}")
                 else:
                     last_question = self.shown_question
-                    await self._send(self._answer(text))
+                    await self._send(self._answer(text, seen))
                     if not self.interactive and not self.ended.is_set():
                         # piped input: give the engine a moment to push its next question before the next line
                         await wait_for_state(self.handle, _moved_on(last_question), self.wait_question)
@@ -431,22 +444,27 @@ class LiveJoin:
                 # A rejected entry changes nothing in the session: say why and carry on.
                 self.say(f"[red]{escape(str(exc))}[/red]")
 
-    def _entry(self, text: str, tag: str, kind: str = "message") -> TranscriptEntry:
+    def _entry(self, text: str, tag: str, kind: str = "message",
+               seen: tuple[str | None, str | None] | None = None) -> TranscriptEntry:
+        """`seen`: the question and section on screen when the person began typing it (else: now)."""
         self.counter += 1
+        question, section = seen or (self.question_entry_id, self.question_section)
         return TranscriptEntry(entry_id=f"{self.prefix}-{self.counter}-{tag}", speaker="interviewee", text=text,
                                kind=kind, client_timestamp=datetime.now(UTC),
-                               reply_to_section_id=self.question_section)
+                               reply_to_section_id=section, reply_to_question_id=question)
 
     def _limit(self) -> int:
         return self.state.max_entry_chars if self.state is not None else MAX_ENTRY_CHARS
 
-    def _answer(self, text: str) -> list[TranscriptEntry]:
-        """An answer as entries: one, or several cut between sentences when it is over the engine's limit."""
-        first = self._entry(text, "a")
+    def _answer(self, text: str, seen: tuple[str | None, str | None] | None = None) -> list[TranscriptEntry]:
+        """An answer as entries: one, or several cut between sentences when it is over the engine's limit — then
+        numbered (`answer_id`, `part`, `parts`): the engine takes them as one answer and decides after the last."""
+        first = self._entry(text, "a", seen=seen)
         parts = split_answer(text, self._limit()) or [text]
         if len(parts) == 1:
             return [first]
-        return [first.model_copy(update={"text": part, "entry_id": first.entry_id + (f"-{n}" if n > 1 else "")})
+        return [first.model_copy(update={"text": part, "entry_id": first.entry_id + (f"-{n}" if n > 1 else ""),
+                                         "answer_id": first.entry_id, "part": n, "parts": len(parts)})
                 for n, part in enumerate(parts, start=1)]
 
     async def _send(self, entries: list[TranscriptEntry]) -> None:

@@ -371,11 +371,16 @@ async def rehearse(client: Client, workflow_id: str, source: AnswerSource, opts:
         cursor = current.last_event_id
         parts = split_answer(answer, current.max_entry_chars)
         answer_id, answered = "", None
+        # stamped with the question the interviewee was answering (`state`: the one that showed it), not with what
+        # is on screen once the answer is ready; several parts are numbered: one answer, one decision
+        seen_section = state.current_section.id if state.current_section else None
+        several = len(parts) > 1
         for n, part in enumerate(parts, start=1):
             answer_id = _entry_id(turn, "a") + (f"-{n}" if n > 1 else "")
-            answered = await _submit(handle, TranscriptEntry(entry_id=answer_id, speaker="interviewee", text=part,
-                                                             reply_to_section_id=current.current_section.id
-                                                             if current.current_section else None), report)
+            answered = await _submit(handle, TranscriptEntry(
+                entry_id=answer_id, speaker="interviewee", text=part, reply_to_section_id=seen_section,
+                reply_to_question_id=state.question_entry_id, answer_id=_entry_id(turn, "a") if several else None,
+                part=n if several else None, parts=len(parts) if several else None), report)
             if answered is None:
                 break
             recent.append(answered.entry)

@@ -57,6 +57,9 @@
     const parts = [s.status.toLowerCase().replace("_", " "), "phase " + s.phase.replace("_", " ")];
     if (sec) parts.push("section " + sec.title + " (" + sec.asked + "/" + sec.total_questions + " asked)");
     if (s.status === "PAUSED") parts.push(s.paused_reason === "disconnect" ? "interviewee disconnected" : "paused");
+    if (s.model_slow) parts.push("model slow: no decision in time, the plan's next question is in force");
+    if (s.slow_decisions) parts.push(s.slow_decisions + " slow decision" + (s.slow_decisions > 1 ? "s" : ""));
+    if (s.answer_in_parts) parts.push("an answer is coming in parts");
     if (s.exit_reason) parts.push("ended: " + s.exit_reason.replace(/_/g, " "));
     $("status").textContent = parts.join(" · ");
     $("question").textContent = s.next_question || (over() ? "The interview is over." : "—");

@@ -26,7 +26,7 @@
   const clientId = "page-" + randomId().slice(0, 8);
 
   let tabKey = null;       // this tab's outbox record (null until the store is open)
-  let outbox = [];         // [{id, text, state: pending|sent|failed, error, section, answer, part, of}]
+  let outbox = [];         // [{id, text, state: pending|sent|failed, error, section, question, answer, part, of}]
   let boxAnswer = null;    // the answer (group id) whose text is in the box until all its parts are delivered
 
   // ------------------------------------------------------------------------------------- the outbox store
@@ -316,7 +316,9 @@
           try {
             const r = await fetch(base + "/entry", { method: "POST", headers: { "Content-Type": "application/json" },
               body: JSON.stringify({ entry_id: item.id, text: item.text, reply_to_section_id: item.section || null,
-                                     audio_clips: item.audio || null }) });
+                                     reply_to_question_id: item.question || null, audio_clips: item.audio || null,
+                                     answer_id: item.of > 1 ? item.answer : null, part: item.of > 1 ? item.part : null,
+                                     parts: item.of > 1 ? item.of : null }) });
             if (r.ok) { item.state = "sent"; break; }
             if (r.status === 400 || r.status === 404 || r.status === 409 || r.status === 413 || r.status === 422) {
               const body = await r.json().catch(() => ({}));
@@ -336,6 +338,11 @@
     settle();
   }
 
+  let began = null;             // {question, section} on screen at the first keystroke / first speech of this answer
+  function onScreen() {
+    return { question: (view && view.question_entry_id) || null, section: view && view.section ? view.section.id : null };
+  }
+
   function submit() {
     if (ended || boxAnswer || !tabKey) return;
     const limit = (view && view.max_entry_chars) || 8000;
@@ -343,9 +350,13 @@
     if (!parts.length) return;
     const spoken = window.ColloquyVoice ? window.ColloquyVoice.claim() : null;   // voice.js: a spoken answer
     const group = spoken ? spoken.id : randomId();
-    const section = view && view.section ? view.section.id : null;   // the question on screen: late grace
+    // the question on screen when the person began this answer (first keystroke, first words spoken), not now:
+    // the engine files the answer with it, the late grace included
+    const seen = began || onScreen();
+    began = null;
     parts.forEach((text, n) => outbox.push({ id: n ? group + "-" + (n + 1) : group, text: text, state: "pending",
-      section: section, answer: group, part: n + 1, of: parts.length, audio: n || !spoken ? null : spoken.clips }));
+      section: seen.section, question: seen.question, answer: group, part: n + 1, of: parts.length,
+      audio: n || !spoken ? null : spoken.clips }));
     boxAnswer = group;
     answer.readOnly = true;          // the box keeps the answer until it is delivered
     say(parts.length > 1 ? _("Sending your answer in %(count)s parts…", { count: number(parts.length) }) : _("Sending your answer…"));
@@ -359,7 +370,11 @@
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); submit(); }
   });
   let typing = null;            // the draft is saved 300 ms after the last key (and when the page is hidden)
-  answer.addEventListener("input", () => { clearTimeout(typing); typing = setTimeout(persist, 300); });
+  answer.addEventListener("input", () => {
+    if (!began && answer.value.trim()) began = onScreen();     // (voice.js fills the box and says "input" too)
+    if (!answer.value.trim()) began = null;
+    clearTimeout(typing); typing = setTimeout(persist, 300);
+  });
   addEventListener("pagehide", persist);
   document.addEventListener("visibilitychange", persist);
 

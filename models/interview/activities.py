@@ -177,6 +177,7 @@ class ExportInput(BaseModel):
     usage: UsageTotals = Field(default_factory=UsageTotals)
     follow_up: FollowUpAnalysis | None = None
     title: str = ""
+    slow_decisions: int = Field(default=0, description="Fallbacks put in force because no decision came in time")
 
 
 class ExportRefs(BaseModel):

@@ -16,6 +16,9 @@ from models.common import (
     TextStr,
 )
 
+#: The most parts one answer may be sent in (a 400,000-character answer at the default 8,000 per entry).
+MAX_ANSWER_PARTS = 50
+
 
 # ------------------------------------------------------------------------------------- live entries
 class TranscriptEntry(BaseModel):
@@ -37,6 +40,20 @@ class TranscriptEntry(BaseModel):
         default=None, description="Client: the section whose question was on screen when this was typed (decides "
                                   "the late grace: a late answer counts for the previous section only if it "
                                   "answers that section's question)")
+    reply_to_question_id: IdStr | None = Field(
+        default=None, description="Client: the question (its entry id, `question-N`: SessionState.question_entry_id) "
+                                  "on screen when the person began this answer (first keystroke, first speech). The "
+                                  "engine files the answer with that question, the late grace included: an answer "
+                                  "to an earlier question never displaces the question in force")
+    answer_id: IdStr | None = Field(default=None, description="Client: one answer sent in parts (longer than "
+                                    "max_entry_chars, rules/interview/answer_parts.py): the id shared by its parts "
+                                    "(the first part's entry id)")
+    part: int | None = Field(default=None, ge=1, le=MAX_ANSWER_PARTS, description="Client: which part of the "
+                             "answer this is (1-based, with `answer_id` and `parts`)")
+    parts: int | None = Field(default=None, ge=1, le=MAX_ANSWER_PARTS, description="Client: how many parts the "
+                              "answer has: the engine decides once, after the last")
+    continues: bool = Field(default=False, description="Engine: a later part of an answer, or a late answer to an "
+                            "earlier question — it neither answers nor displaces the question in force")
     client_id: str | None = Field(default=None, max_length=200,
                                   description="The sending client (with client_seq: entries land in the client's order)")
     client_seq: int | None = Field(default=None, ge=1, description="The client's own increasing number for its "

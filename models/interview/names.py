@@ -25,6 +25,9 @@ QUERY_PLAN = "plan"                               # -> PlanSnapshot | None
 DEFAULT_DURATION_SECONDS = 840                    # 000: a 14-minute interview
 DEFAULT_FOLLOW_UP_SECONDS = 360                   # 000: a 6-minute follow-up session
 DEFAULT_PRESENCE_TIMEOUT_SECONDS = 20.0           # no interviewee heartbeat this long -> PAUSED (disconnect)
+DEFAULT_DECISION_DEADLINE_SECONDS = 8.0          # no decision this long after an answer: the fallback's question
+DEFAULT_ANSWER_SETTLE_SECONDS = 2.0              # an answer that may go on in unnumbered parts: wait this long
+DEFAULT_ANSWER_PARTS_WAIT_SECONDS = 30.0         # numbered parts: the longest wait for the rest of an answer
 MAX_ENTRY_CHARS = 8000                            # longer entries are rejected (split them)
 MIN_EVENTS_PER_RUN = 50                           # continue_as_new_after_events: fewer deadlocks a run
 MAX_EVENTS_PER_RUN = 50_000                       # Temporal's own limit is 51,200 events
@@ -56,5 +59,5 @@ EVENT_TYPES: tuple[str, ...] = (
     "PLAN_READY", "INTERVIEWER_MESSAGE", "PHASE_CHANGED", "AI_REQUEST", "AI_RESPONSE", "AI_FAILED",
     "SESSION_PAUSED", "SESSION_RESUMED", "CANDIDATE_DONE_REQUESTED", "ENTRY_REJECTED", "CONTROL_REJECTED",
     "CLOSING_DETECTED", "COVERAGE_UPDATED", "CONTINUED_AS_NEW", "ARTIFACT_SAVED",
-    "SCHEDULE_CHANGED",
+    "SCHEDULE_CHANGED", "DECISION_SLOW",
 )

@@ -68,3 +68,14 @@ NO_REASK = declare("interview", "interview-no-reask-across-sessions", ("intervie
 LATE_TO_LAST_RUN = declare("interview", "interview-late-answer-to-the-last-section-run", ("interview_question_text",),
                            _SHIPPED_QUESTIONS, "an answer after the time ran out belongs to the last section that ran, "
                            "not to one the time never reached (where no summary ever read it)")
+_SHIPPED_ONE_ANSWER = date(2026, 11, 28)
+_ONE_ANSWER = ("interview_question_text", "interview_one_answer")   # recorded before / with the change (issue 35)
+ANSWER_PARTS = declare("interview", "interview-one-answer-in-parts", _ONE_ANSWER, _SHIPPED_ONE_ANSWER,
+                       "the parts of one answer (`X`, `X-2`, ... or numbered) are one answer: the engine decides "
+                       "once, after the last part, and a part that comes later never answers the question in force")
+SEEN_QUESTION = declare("interview", "interview-answer-filed-with-the-question-seen", _ONE_ANSWER,
+                        _SHIPPED_ONE_ANSWER, "an answer is filed with the question on screen when the person began "
+                        "it (`reply_to_question_id`); a late answer never displaces the question in force")
+DECISION_DEADLINE = declare("interview", "interview-decision-deadline", _ONE_ANSWER, _SHIPPED_ONE_ANSWER,
+                            "no Orchestrator decision within decision_deadline_seconds of an answer: the fallback's "
+                            "question is put in force (the console shows 'model slow'); the late decision is dropped")

@@ -24,6 +24,9 @@ from models.common import (
 from models.interview.analysis import FollowUpAnalysis, SectionSummary
 from models.interview.entries import AssistantAnswer, TranscriptEntry
 from models.interview.names import (
+    DEFAULT_ANSWER_PARTS_WAIT_SECONDS,
+    DEFAULT_ANSWER_SETTLE_SECONDS,
+    DEFAULT_DECISION_DEADLINE_SECONDS,
     DEFAULT_DURATION_SECONDS,
     DEFAULT_FOLLOW_UP_SECONDS,
     DEFAULT_PRESENCE_TIMEOUT_SECONDS,
@@ -79,6 +82,18 @@ class InterviewInput(BaseModel):
         default=DEFAULT_PRESENCE_TIMEOUT_SECONDS, ge=0,
         description="No interviewee heartbeat for this long while IN_PROGRESS -> PAUSED (0 = presence off). "
                     "Presence starts with the first heartbeat: clients that never heartbeat are never paused")
+    decision_deadline_seconds: float = Field(
+        default=DEFAULT_DECISION_DEADLINE_SECONDS, ge=0, le=600,
+        description="No Orchestrator decision this long after an answer: the plan's next question (000's fallback) "
+                    "is put in force and the console shows 'model slow'; the late decision is dropped (0 = wait)")
+    answer_settle_seconds: float = Field(
+        default=DEFAULT_ANSWER_SETTLE_SECONDS, ge=0, le=60,
+        description="An answer that may go on in parts (a part near max_entry_chars with no `parts` count, as "
+                    "rooms opened before parts were numbered send them): the engine decides this long after the "
+                    "last part (numbered parts: after the last one, or answer_parts_wait_seconds)")
+    answer_parts_wait_seconds: float = Field(
+        default=DEFAULT_ANSWER_PARTS_WAIT_SECONDS, ge=0, le=600,
+        description="Numbered parts: how long the engine waits for the rest of an answer before deciding anyway")
     carried: InterviewState | None = Field(default=None, description="Internal: state carried by continue-as-new")
 
     MAX_BYTES: ClassVar[int] = MAX_CARRIED_BYTES   # the carried state rides in the input (rules/inputs.py)
@@ -191,6 +206,12 @@ class SessionState(BaseModel):
     paused_reason: str | None = Field(default=None, description="pause (a person) | disconnect (presence/client)")
     presence_timeout_seconds: float = Field(default=0.0, description="0: presence off for this session")
     interviewee_seen_at: datetime | None = Field(default=None, description="Last interviewee heartbeat")
+    model_slow: bool = Field(default=False, description="The question in force is the fallback's: no decision came "
+                             "within decision_deadline_seconds of the answer (the console shows 'model slow')")
+    slow_decisions: int = Field(default=0, description="How often this interview put the fallback in force "
+                                "because the Orchestrator was slow")
+    answer_in_parts: bool = Field(default=False, description="The last answer may go on in parts: the engine "
+                                  "waits for them before deciding")
 
 
 class InterviewResult(BaseModel):
@@ -221,6 +242,21 @@ class InterviewResult(BaseModel):
 
 
 # ----------------------------------------------------------------------------------- carried (CAN)
+class AnswerInProgress(BaseModel):
+    """The last interviewee answer, as its parts arrive (rules/interview/answer_flow.py): which answer, where it
+    was filed, how many parts came and how many it said it has."""
+
+    answer_id: IdStr
+    entry_id: IdStr = Field(description="The id of the last part received (`X`, then `X-2`, ... for old rooms)")
+    section_id: str | None = None
+    late: bool = False
+    received: int = 1
+    parts: int | None = None
+    last_at: datetime
+    last_chars: int = 0
+    client_id: str | None = Field(default=None, max_length=200)
+
+
 class SectionRuntime(BaseModel):
     """Engine bookkeeping per section (carried across continue-as-new)."""
 
@@ -288,6 +324,9 @@ class InterviewState(BaseModel):
     client_seqs: dict[str, int] = Field(default_factory=dict, description="Highest client_seq recorded per client_id")
     answered_questions: list[str] = Field(default_factory=list, description="Keys of the interviewer questions "
                                           "that got an answer (rules/interview/questions.py; the newest 500)")
+    answer: AnswerInProgress | None = Field(default=None, description="The last answer, as its parts arrive")
+    slow_decisions: int = Field(default=0, description="Fallbacks put in force because no decision came in time")
+    model_slow: bool = Field(default=False, description="The question in force is a deadline fallback's")
 
 
 CarriedState = InterviewState   # the old name of the same model

@@ -29,6 +29,8 @@ def unanswered(tail: Sequence[TranscriptEntry]) -> list[TranscriptEntry]:
     """The interviewer's entries since the interviewee last spoke (what the next answer answers)."""
     out: list[TranscriptEntry] = []
     for entry in reversed(tail):
+        if entry.continues:
+            continue        # a later part of an answer, or a late answer to an earlier question
         if entry.speaker != "interviewer":
             break
         out.append(entry)

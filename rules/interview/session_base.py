@@ -158,7 +158,7 @@ class SessionBase:
         """The question really waiting for an answer: the interviewer's last entry when nobody answered it yet, or
         (structured mode) the question the engine itself put on the interviewee's screen."""
         s = self.state
-        last = s.transcript_tail[-1] if s.transcript_tail else None
+        last = self._last_turn()
         if last is not None and last.speaker == "interviewer":
             return last.text
         if self.inp.mode == "structured" and s.decision is not None and s.decision.method == "engine":
@@ -168,8 +168,13 @@ class SessionBase:
 
     def _question_waiting(self) -> bool:
         """The interviewer's last entry is a question still waiting for its answer."""
-        tail = self.state.transcript_tail
-        return bool(tail) and tail[-1].speaker == "interviewer"
+        last = self._last_turn()
+        return last is not None and last.speaker == "interviewer"
+
+    def _last_turn(self) -> TranscriptEntry | None:
+        """The last entry that takes a turn: not a later part of an answer, nor a late answer to an earlier
+        question (`TranscriptEntry.continues`: those answer nothing put in force since)."""
+        return next((e for e in reversed(self.state.transcript_tail) if not e.continues), None)
 
     def _waits_in_section(self) -> bool:
         """The question waiting was put in force in the section still running: a phase change or a new run (after
@@ -193,6 +198,7 @@ class SessionBase:
             s.asked_question_ids.append(marked)
             self._say(f"✓ Question marked as asked (id: {marked}, method: {how.replace('_', ' ')})")
         previous = s.decision.decision.next_question.text if s.decision else None
+        s.model_slow = False        # (a deadline's fallback sets it again after this)
         decision = OrchestratorDecision(phase=s.phase, next_question=question,  # type: ignore[arg-type]
                                         interviewer_brief=brief)
         s.decision = DecisionRecord(decision=decision, decided_at=self._now, method=method,  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from models.interview.entries import SubmitEntryResult, TranscriptEntry
 from models.interview.plan import PlanSnapshot
 from models.interview.workflow import SectionRuntime
 
-from . import coverage, timing
+from . import answer_flow, coverage, timing
 from .entries import (
     EntryError,
     is_closing_remark,
@@ -214,16 +214,21 @@ class SessionIntake(SessionSchedule):
         if entry.client_id is not None and entry.client_seq is not None:
             s.client_seqs[entry.client_id] = max(entry.client_seq, s.client_seqs.get(entry.client_id, 0))
         section_id, late = self.attribute_late(now, entry)
+        aside = False
+        if entry.speaker == "interviewee":
+            entry, section_id, late, aside = self._file_answer(now, entry, section_id, late)
         entry = self._append_entry(entry, section_id, late)
         rt = next((x for x in s.sections if x.id == section_id), None)
         if entry.speaker == "interviewee":
-            s.answered_questions = record_answer(s.answered_questions, s.transcript_tail[:-1])
+            if not aside:       # (a later part, or a late answer, answers nothing asked since)
+                s.answered_questions = record_answer(s.answered_questions, s.transcript_tail[:-1])
             if rt is not None:
                 rt.candidate_words += word_count(entry.text)
             etype = "CANDIDATE_CODE_SUBMISSION" if entry.kind == "code" else "CANDIDATE_MESSAGE"
             self._event("candidate", etype, {"entry_id": entry.entry_id, "seq": entry.seq, "text": entry.text,
                                              "late": late, "client_timestamp": entry.client_timestamp.isoformat()
-                                             if entry.client_timestamp else None}, section_id=section_id)
+                                             if entry.client_timestamp else None}
+                        | ({"continues": True, "answer_id": entry.answer_id} if aside else {}), section_id=section_id)
         else:
             self._event("interviewer", "INTERVIEWER_MESSAGE", {"entry_id": entry.entry_id, "seq": entry.seq,
                                                                "text": entry.text}, section_id=section_id)
@@ -234,6 +239,35 @@ class SessionIntake(SessionSchedule):
                 self._end_interview("interviewer_closing", section_reason="interview_ended")
         out.wake = True
         return entry, False, out
+
+    def _file_answer(self, now: datetime, entry: TranscriptEntry, section_id: str | None,
+                     late: bool) -> tuple[TranscriptEntry, str | None, bool, bool]:
+        """An interviewee entry: (the entry, its section, late, whether it is aside — it answers no question put in
+        force since: a later part of the last answer (rules/interview/answer_flow.py), filed with its first part
+        while that section is open, or an answer to the question seen before the one in force)."""
+        s = self.state
+        answer = s.answer
+        if answer is not None and answer_flow.continues(entry, answer) and self.patched(patches.ANSWER_PARTS):
+            rt = next((x for x in s.sections if x.id == answer.section_id), None)
+            if rt is not None and rt is self.runtime() and rt.ended_at is None:
+                section_id, late = rt.id, answer.late
+            elif rt is not None and rt.exit_reason == "time_expired" and rt.ended_at is not None \
+                    and timing.in_grace(now, rt.ended_at, self.inp.late_grace_seconds):
+                section_id, late = rt.id, True
+            s.answer = answer_flow.add_part(answer, entry, now)
+            return (entry.model_copy(update={"continues": True, "answer_id": answer.answer_id,
+                                             "part": s.answer.received}), section_id, late, True)
+        s.answer = answer_flow.begin(entry, section_id, late, now)
+        running = self.runtime()
+        earlier = running is not None and section_id != running.id          # late: the previous section's question
+        seen = entry.reply_to_question_id
+        if seen is not None and s.engine_asks and seen == self.question_entry_id:
+            earlier = False     # the question in force (the previous section's, while no new one is in force)
+        elif seen is not None and s.engine_asks:
+            earlier = earlier or any(e.entry_id == seen and e.speaker == "interviewer" for e in s.transcript_tail)
+        if earlier and self.next_question() is not None and self.patched(patches.SEEN_QUESTION):
+            return entry.model_copy(update={"continues": True}), section_id, late, True
+        return entry, section_id, late, False
 
     def echoes_decision(self, text: str) -> bool:
         """Whether an interviewer entry repeats the question the engine proposed (the decision in force) — only on
@@ -307,6 +341,11 @@ class SessionIntake(SessionSchedule):
     def _answers_previous(self, prev: SectionRuntime, rt: SectionRuntime, entry: TranscriptEntry) -> bool:
         if normalize_speaker(entry.speaker) != "interviewee":
             return False
+        if entry.reply_to_question_id:      # the question on screen when the person began (clients since issue 35)
+            seen = next((e for e in self.state.transcript_tail
+                         if e.entry_id == entry.reply_to_question_id and e.speaker == "interviewer"), None)
+            if seen is not None:
+                return seen.section_id == prev.id
         if entry.reply_to_section_id:
             return entry.reply_to_section_id == prev.id
         asked_here = {e.entry_id for e in self.state.transcript_tail      # (a person asked there; the engine's own

@@ -16,7 +16,7 @@ from models.interview.notes import (
 )
 from models.interview.workflow import SectionRuntime
 
-from . import budget, cadence, coverage, decisions, timing
+from . import answer_flow, budget, cadence, coverage, decisions, timing
 from .entries import is_closing_remark
 from .notes import diff_summary
 from .notes import merge_notes as merge_note_states
@@ -109,6 +109,34 @@ class SessionLive(SessionControls):
             return None
         return s.decision.decided_at + timedelta(seconds=cadence.DECISION_REUSE_SECONDS)
 
+    def answer_settles_at(self, now: datetime) -> datetime | None:
+        """When the live loop may decide on the last answer, while it may still go on in parts (None: now;
+        rules/interview/answer_flow.py): one answer, one decision, after its last part."""
+        due = self.answer_due()
+        if due is None or due <= now or not self.patched(patches.ANSWER_PARTS):
+            return None
+        return due
+
+    def answer_due(self) -> datetime | None:
+        inp = self.inp
+        return answer_flow.settles_at(self.state.answer, max_entry_chars=inp.max_entry_chars,
+                                      settle_seconds=inp.answer_settle_seconds,
+                                      parts_wait_seconds=inp.answer_parts_wait_seconds)
+
+    def decision_late(self, now: datetime, waited: float) -> Outcome:
+        """No decision came within the bound (`decision_deadline_seconds`): the fallback's question is put in force
+        (000's fallback: the next unasked plan question), counted, and the console shows "model slow"."""
+        out, s = self._begin(now), self.state
+        if self.ended or self.runtime() is None or s.status != "IN_PROGRESS" or self._question_waiting():
+            return out      # nothing to decide (a question waits for its answer): nobody waits on the model
+        s.slow_decisions += 1
+        self._event("system", "DECISION_SLOW", {"waited_seconds": waited, "count": s.slow_decisions})
+        self._say(f"🐢 No decision within {waited:g}s (model slow) — the plan's next question instead "
+                  f"({s.slow_decisions} so far)")
+        self._put_in_force(self.fallback_decision(), "fallback")
+        s.model_slow = True
+        return out
+
     def fallback_decision(self) -> OrchestratorDecision:
         """000: the next unasked plan question, P1 > P2 > P3."""
         assert self.state.plan is not None
@@ -117,11 +145,15 @@ class SessionLive(SessionControls):
     def present_decision(self, now: datetime, decision: OrchestratorDecision, method: str) -> Outcome:
         """Adaptive mode: the Orchestrator's (or the fallback's) next question becomes the one in force."""
         out = self._begin(now)
+        self._put_in_force(decision, method)
+        return out
+
+    def _put_in_force(self, decision: OrchestratorDecision, method: str) -> None:
         if self.ended or self.runtime() is None:
-            return out          # time is up (late grace): no new question after the last section
+            return              # time is up (late grace): no new question after the last section
         if self._question_waiting() and self._waits_in_section():
             self._say("ℹ️ A question is waiting for its answer: the Orchestrator's proposal is not put in force")
-            return out          # (it was asked for before that question came: a skip, a person's own question)
+            return              # (it was asked for before that question came: a skip, a person's own question)
         decision = decision.model_copy(update={"phase": self.state.phase})
         proposed = decision.next_question.text
         if not decision.next_question.text.strip() and self.patched(patches.NO_BLANK):
@@ -138,7 +170,7 @@ class SessionLive(SessionControls):
             if is_repeat(decision.next_question.text, answered):
                 self._say("🏁 Every planned question asked and the closing invitation answered")
                 self._end_interview("coverage_satisfied", section_reason="interview_ended")
-                return out
+                return
         self._say(f"🎯 Orchestrator says: ask about \"{decision.next_question.text[:60]}\"")
         self._say(f"   ↳ Phase: {decision.phase}, Reason: {decision.next_question.source}")
         etype = "PROMPT_PRESENTED" if decision.next_question.source == "plan" else "FOLLOWUP_PRESENTED"
@@ -152,7 +184,6 @@ class SessionLive(SessionControls):
             self._event("system", "CLOSING_DETECTED", {"entry_id": self.question_entry_id})
             self._say("👋 Closing remark — ending the interview")
             self._end_interview("interviewer_closing", section_reason="interview_ended")
-        return out
 
     def _as_question(self, decision: OrchestratorDecision, method: str) -> tuple[OrchestratorDecision, str | None]:
         """The Orchestrator's decision with its text as shown (a proposal in quotes loses them), and why the text

@@ -93,7 +93,9 @@ class SessionViews(SessionLive):
             question_event_id=s.question_event_id if self.next_question() else 0,
             question_entry_id=self.question_entry_id,
             paused_reason=s.paused_reason,
-            presence_timeout_seconds=self.inp.presence_timeout_seconds, interviewee_seen_at=s.interviewee_seen_at)
+            presence_timeout_seconds=self.inp.presence_timeout_seconds, interviewee_seen_at=s.interviewee_seen_at,
+            model_slow=s.model_slow and self.next_question() is not None, slow_decisions=s.slow_decisions,
+            answer_in_parts=(due := self.answer_due()) is not None and due > now and s.status == "IN_PROGRESS")
 
     def event_page(self, after_event_id: int = 0) -> EventLogPage:
         return EventLogPage(events=self.log.after(after_event_id), last_event_id=self.log.last_id,
@@ -172,7 +174,7 @@ class SessionViews(SessionLive):
                            plan=s.plan, notes=s.notes, sections=self.section_artifacts(), transcript=transcript,
                            event_segments=s.event_segments, events_tail=self.log.events, activity_log=s.activity_log,
                            activity_log_segments=s.activity_log_segments, usage=s.usage, follow_up=follow_up,
-                           title=title)
+                           title=title, slow_decisions=s.slow_decisions)
 
     def section_artifacts(self) -> list[SectionArtifact]:
         s = self.state

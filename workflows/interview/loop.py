@@ -41,6 +41,7 @@ class LiveLoop:
             await self._ticking_live_loop()
             return
         expiry: tuple[datetime, asyncio.Task[None]] | None = None   # the one expiry timer pending, if any
+        settle: datetime | None = None     # the answer-in-parts timer armed (it wakes the loop when it fires)
         while not self.s.ended:
             due = self.s.decision_due()
             if expiry is not None and expiry[0] != due:
@@ -61,6 +62,13 @@ class LiveLoop:
                 continue
             if not woke and not fired:
                 continue   # a status change (e.g. resumed by a heartbeat): re-arm, nothing to decide yet
+            hold = self.s.answer_settles_at(workflow.now())
+            if hold is not None:       # the last answer may go on in parts: one decision, after the last one
+                if hold != settle:
+                    settle = hold
+                    self._start_timer((hold - workflow.now()).total_seconds(), "wake",
+                                      f"answer in parts: decide at {hold:%H:%M:%S} unless more parts come")
+                continue
             await self._cycle()
 
     def _loop_should_look(self, status: str) -> bool:

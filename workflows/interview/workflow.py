@@ -75,7 +75,7 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
     )
     from models.interview.notes import NotesState
-    from models.interview.patches import FINISH_CARRIED_END
+    from models.interview.patches import DECISION_DEADLINE, FINISH_CARRIED_END
     from models.interview.plan import PlanSnapshot
     from models.interview.workflow import EventLogPage, InterviewInput, InterviewResult, SessionState
     from models.status import PHASE_DONE, interview_status
@@ -122,6 +122,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         self.summary_tasks: list[asyncio.Task[None]] = []
         self.checked_entries: dict[str, TranscriptEntry] = {}   # update id -> the entry its validator checked
         self.timer_tasks: list[asyncio.Task[None]] = []
+        self.running_cycle: asyncio.Task[None] | None = None   # a cycle past its decision deadline, still running
 
     # ================================================================================================ run
     @workflow.run
@@ -152,6 +153,8 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
                       f"{self.s.state.transcript_count} entries so far")
         clock = asyncio.create_task(self._clock())
         await self._live_loop()
+        if self.running_cycle is not None:
+            await self.running_cycle    # a cycle past its deadline finishes before the state is carried or written up
         self.can_requested = self.can_requested and not self.s.ended
         self.schedule_changed = True
         await clock
@@ -336,6 +339,27 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
 
     # ========================================================================================= live loop
     async def _cycle(self) -> None:
+        """One cycle — within `decision_deadline_seconds` in adaptive mode (issue 35): when the listeners and the
+        Orchestrator have not decided by then, the fallback's question is put in force ("model slow") and the
+        cycle goes on; its decision is then dropped (a question waits for its answer) or, once the fallback's was
+        answered, used for that turn. The next cycle waits for it within its own bound."""
+        bound = self.inp.decision_deadline_seconds
+        if self.inp.mode != "adaptive" or bound <= 0 or not workflow.patched(DECISION_DEADLINE):
+            await self._cycle_steps()
+            return
+        behind = self.running_cycle is not None and not self.running_cycle.done()
+        if not behind:
+            self.running_cycle = asyncio.create_task(self._cycle_steps())
+        running = self.running_cycle
+        assert running is not None
+        timer = asyncio.create_task(workflow.sleep(bound, summary=f"decision deadline ({bound:g}s)"))
+        await workflow.wait_condition(lambda: running.done() or timer.done())   # (the timer is never cancelled)
+        if not running.done():
+            self._apply(self.s.decision_late(workflow.now(), bound))
+        elif behind:
+            self.wake = True        # the late cycle ended in time: a cycle for what arrived meanwhile
+
+    async def _cycle_steps(self) -> None:
         """000 processLiveUpdate: never raises; every agent has its fallback (structured mode: 003 §10.2)."""
         now = workflow.now()
         up_to = self.s.state.transcript_count

@@ -5,7 +5,8 @@
     GET  /room/{wid}/{key}/state           what the page shows, as JSON (with `max_entry_chars` and `notices`: the
                                            latest section boundaries and time warnings, from the event log)
     GET  /room/{wid}/{key}/stream          the same, pushed (Server-Sent Events) whenever it changes
-    POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?}: an answer (idempotent by
+    POST /room/{wid}/{key}/entry           {"entry_id", "text", "reply_to_section_id"?, "reply_to_question_id"?,
+                                            "answer_id"?, "part"?, "parts"?}: an answer (idempotent by
                                            entry_id; the section of the question on screen decides late grace;
                                            409 once the interview has ended, finished or not; a burst queues
                                            here, client/web/interview/updates.py: 429 only when it cannot wait)
@@ -117,15 +118,18 @@ async def room_entry(request: web.Request) -> web.Response:
     entry_id, text = str(data.get("entry_id", "")).strip(), data.get("text")
     if not entry_id or len(entry_id) > 100 or not isinstance(text, str):
         return _error(400, "send {'entry_id': a unique id, 'text': the answer}")
-    as_model(RoomEntryBody, data, "entry")
+    body = as_model(RoomEntryBody, data, "entry")
     section = data.get("reply_to_section_id")
     try:
         audio = await asyncio.to_thread(audio_clips, data.get("audio_clips"), wid)   # a spoken answer's clips
     except ValueError as exc:
         return _error(400, str(exc))
+    parts = {"answer_id": f"room-a-{body.answer_id}", "part": body.part, "parts": body.parts} \
+        if body.answer_id and body.part and body.parts else {}    # one answer in parts (pages since issue 35)
     entry = as_model(TranscriptEntry, {"entry_id": f"room-a-{entry_id}", "speaker": "interviewee", "text": text,
                                        "reply_to_section_id": section if isinstance(section, str) and section
-                                       else None, "audio": audio}, "entry")
+                                       else None, "reply_to_question_id": body.reply_to_question_id or None,
+                                       "audio": audio, **parts}, "entry")
     try:
         result = await rooms.update(wid, UPDATE_SUBMIT_ENTRY, entry, SubmitEntryResult)
     except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:

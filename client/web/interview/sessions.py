@@ -93,6 +93,7 @@ def room_view(s: SessionState, notices: list[dict[str, Any]] | None = None) -> d
         "section": None if sec is None or ended else {"id": sec.id, "title": sec.title, "goal": sec.goal,
                                                        "deadline": _iso(sec.deadline)},
         "question": None if ended else s.next_question, "question_id": s.question_event_id,
+        "question_entry_id": None if ended else s.question_entry_id,   # answers are stamped with it (issue 35)
         "as_of": _iso(s.as_of), "ends_at": _iso(s.ends_at),
         "seconds_remaining_in_section": s.seconds_remaining_in_section,
         "seconds_remaining_overall": s.seconds_remaining_overall,

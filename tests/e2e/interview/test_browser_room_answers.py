@@ -76,6 +76,12 @@ async def test_long_answers_the_box_and_section_boundaries(dev_env, worker, offl
                     await expect(page.locator("#sent li").first).to_contain_text("delivered in 3 parts")
                     assert await box.input_value() == ""
                     assert [t for _, t in await _answers(client, wid)] == parts
+                    # numbered (one answer, one decision) and stamped with the question on screen at the first key
+                    view = await client.get_workflow_handle(wid).query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+                    said = [e for e in view.entries if e.speaker == "interviewee"]
+                    asked = [e.entry_id for e in view.entries if e.speaker == "interviewer" and e.text == Q1]
+                    assert [(e.part, e.parts, e.continues) for e in said] == [(1, 3, False), (2, 3, True), (3, 3, True)]
+                    assert {e.reply_to_question_id for e in said} == {asked[0]}
 
                     # refused: the text stays in the box, editable, with the reason
                     await ctx.route("**/entry", lambda route: route.fulfill(

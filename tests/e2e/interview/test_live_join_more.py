@@ -36,6 +36,11 @@ async def _interviewee(h) -> list[tuple[str, str]]:  # noqa: ANN001
     return [(e.entry_id, e.text) for e in view.entries if e.speaker == "interviewee"]
 
 
+async def _numbering(h) -> list[tuple[str | None, int | None, int | None, bool]]:  # noqa: ANN001
+    view = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    return [(e.answer_id, e.part, e.parts, e.continues) for e in view.entries if e.speaker == "interviewee"]
+
+
 async def test_join_splits_long_answers_and_shows_section_boundaries(dev_env, worker, offline, tmp_path):
     offline.script("interview_orchestrator", *[decision(FIRST, qid="q-origin")] * 60)
     async with worker(dev_env.client) as queue:
@@ -54,9 +59,11 @@ async def test_join_splits_long_answers_and_shows_section_boundaries(dev_env, wo
             await asyncio.to_thread(child.expect, pexpect.EOF, timeout=15)
         finally:
             child.close(force=True)
-        answers = await _interviewee(h)
+        answers, numbering = await _interviewee(h), await _numbering(h)
     assert answers == [(f"pty-2-a{'-' + str(n) if n > 1 else ''}", part)
                        for n, part in enumerate(split_answer(LONG, LIMIT), start=1)]
+    # numbered, one answer: the later parts continue it (the engine decided once, after the last)
+    assert numbering == [("pty-2-a", 1, 3, False), ("pty-2-a", 2, 3, True), ("pty-2-a", 3, 3, True)]
 
 
 async def test_ctrl_c_keeps_the_draft_for_the_next_join_and_exits_130(dev_env, worker, offline, tmp_path):
@@ -95,3 +102,32 @@ async def test_ctrl_c_keeps_the_draft_for_the_next_join_and_exits_130(dev_env, w
         assert child.exitstatus == 0
         assert [t for _, t in await _interviewee(h)] == [draft + " rang every night."]
         assert not saved.exists()
+
+
+async def test_an_answer_begun_on_the_old_question_is_filed_with_it(dev_env, worker, offline, tmp_path):
+    """Typing starts while the first section's question is on screen; Enter comes after the section changed: the
+    answer is stamped with the question seen at the first keystroke, filed late to that section, and the new
+    section's question stays in force (before: stamped at Enter, with the new section)."""
+    second = "How do you measure whether an on-call rotation is healthy?"
+    offline.script("interview_orchestrator", decision(FIRST, qid="q-origin"), decision(second, qid="q-measure"),
+                   *[decision(f"And then, part {i}?", source="gap") for i in range(40)])
+    async with worker(dev_env.client) as queue:
+        h = await start(dev_env, queue, plan=adaptive_plan(), duration_seconds=40, write_essay=False)
+        await asyncio.sleep(0.5)
+        child = _join(dev_env, h.id, tmp_path, "seen", "terminal-seen.log")
+        try:
+            await expect(child, FIRST)
+            child.send("I ended up with the pager because")
+            await expect(child, second, timeout=40)
+            child.sendline(" nobody else wanted it.")
+            await expect(child, "you>", timeout=15)
+            await asyncio.sleep(1)
+            child.sendline("/quit")
+            await asyncio.to_thread(child.expect, pexpect.EOF, timeout=15)
+        finally:
+            child.close(force=True)
+        view = await h.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
+    asked = {e.text: e for e in view.entries if e.speaker == "interviewer"}
+    answer = next(e for e in view.entries if e.speaker == "interviewee")
+    assert answer.reply_to_question_id == asked[FIRST].entry_id
+    assert (answer.section_id, answer.late, answer.continues) == (asked[FIRST].section_id, True, True)

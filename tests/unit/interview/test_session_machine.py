@@ -57,6 +57,7 @@ from tests.interview_invariants import (
     require,
 )
 from tests.unit.interview import hostile as hostile_outputs
+from tests.unit.interview.answer_rules import AnswerRules
 from tests.unit.interview.hostile import hostile
 
 T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
@@ -114,7 +115,7 @@ def plan_for(n_sections: int, n_questions: int, pools: bool, blanks: bool = Fals
     return PlanSnapshot(topic="Generated", research_goal="Invariants", angle="Any order", sections=sections)
 
 
-class SessionMachine(RuleBasedStateMachine):
+class SessionMachine(AnswerRules, RuleBasedStateMachine):
     """The workflow's view of the session, with the clock, the live loop and the clients as generated steps."""
 
     s: Session
@@ -125,8 +126,8 @@ class SessionMachine(RuleBasedStateMachine):
                 n_questions=st.integers(1, 3), pools=st.booleans(), duration=st.sampled_from([60, 120, 300, 900]),
                 grace=st.sampled_from([0.0, 15.0]), presence=st.sampled_from([0.0, 20.0]), blanks=st.booleans(),
                 origin=st.sampled_from(["person", "person", "model", "follow-up", "follow-up planned"]),
-                data=st.data())
-    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence, blanks, origin, data):
+                settle=st.sampled_from([0.0, 2.0]), data=st.data())
+    def start(self, mode, n_sections, n_questions, pools, duration, grace, presence, blanks, origin, settle, data):
         """A plan the person gave, or a model's (hostile questions among good ones), or a follow-up of an earlier
         session (the Follow-Up agent's suggestions, or a model's plan for another topic) that answered some
         questions."""
@@ -135,7 +136,8 @@ class SessionMachine(RuleBasedStateMachine):
         self.answered_before: set[str] = set()
         self.earlier: list[str] = []
         fields = dict(topic="Generated", mode=mode, duration_seconds=duration, late_grace_seconds=grace,
-                      presence_timeout_seconds=presence, max_entry_chars=MAX_CHARS, min_content_words=3)
+                      presence_timeout_seconds=presence, max_entry_chars=MAX_CHARS, min_content_words=3,
+                      answer_settle_seconds=settle)
         record = None
         if origin == "person":
             self.inp = InterviewInput(plan=self.plan, **fields)
@@ -168,6 +170,7 @@ class SessionMachine(RuleBasedStateMachine):
         self.asked_before: list[str] = []
         self.questions_asked: list[str] = []
         self.step = "start"
+        self.aside = False          # the entry being sent answers no question put in force since (the spec's)
         self.recorded_question = False      # this step recorded a question the engine put in force
         self._take(self.s.create(T0))
         if record is not None:
@@ -215,6 +218,9 @@ class SessionMachine(RuleBasedStateMachine):
 
     def _submit(self, entry: TranscriptEntry) -> None:
         s, before = self.s, self.s.state.transcript_count
+        sp = getattr(self, "splitting", None)
+        if sp is not None and entry.speaker == "interviewee" and not entry.entry_id.startswith(sp["id"]):
+            self.splitting = None       # another answer: the one in parts is left as it is
         try:
             s.check_entry(entry)
         except EntryError as err:
@@ -234,7 +240,10 @@ class SessionMachine(RuleBasedStateMachine):
                 f"{recorded.entry_id} joined {sid} after its summary was asked for")
         if recorded.speaker == "interviewee":
             self.ledger.interviewee_by_section.setdefault(sid, []).append(recorded.entry_id)
-            self.ledger.watch.answered = True
+            # (the specification's: a later part of an answer, an answer to an earlier question or a late one to
+            # the previous section answers nothing put in force since — tests/unit/interview/answer_rules.py)
+            aside = self.aside or recorded.late and sid != s.current_section_id()
+            self.ledger.watch.answered = self.ledger.watch.answered or not aside
         else:
             self.questions_asked.append(recorded.text)
         if recorded.speaker == "interviewer" and self.ledger.watch.text is not None and normalized(recorded.text) == normalized(self.ledger.watch.text):
@@ -316,6 +325,8 @@ class SessionMachine(RuleBasedStateMachine):
         s = self.s
         if s.ended or s.state.status != "IN_PROGRESS" or s.runtime() is None:
             return
+        if s.answer_settles_at(self.now) is not None:
+            return          # the live loop waits for the rest of an answer in parts (its timer wakes it)
         self.step = "cycle"
         up_to, new = s.state.transcript_count, s.new_entries()
         self._take(s.cycle_begins(self.now, new)[1])
@@ -460,6 +471,7 @@ class SessionMachine(RuleBasedStateMachine):
             research = sum(map(budget.model_bytes, st_.research))
             require(research <= budget.RESEARCH_BYTES or len(st_.research) == 1, "carried-state-bounded",
                     f"research holds {research:,} bytes")
+        self.check_answer_flow()
         s.view(self.now)       # every view renders
 
 

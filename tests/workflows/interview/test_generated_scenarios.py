@@ -1,5 +1,5 @@
 """Generated scenarios for the whole InterviewWorkflow on the time-skipping server: random scripts of answers (short,
-long, CJK near the length limit, bursts), a person's own questions, silences, pauses, skips and
+long, CJK near the length limit, bursts, long answers sent in parts), a person's own questions, silences, pauses, skips and
 the end — with `continue_as_new_after_events` drawn low so runs continue as new at random points, and bursts of long
 entries followed at once by the end (the end lands while the run continues as new). Nothing is killed.
 
@@ -27,8 +27,11 @@ from temporalio.client import (
 from temporalio.service import RPCError
 
 from activities.artifacts import store
+from models.interview.entries import SubmitEntryResult, TranscriptEntry
+from models.interview.names import MAX_ENTRY_CHARS, UPDATE_SUBMIT_ENTRY
 from models.interview.plan import DimensionSpec, SectionSnapshot
 from models.interview.workflow import InterviewEvent, InterviewResult
+from rules.interview.answer_parts import split_answer
 from rules.interview.session_base import ENGINE_CLIENT
 from tests.interview_invariants import PRESENTED, check_event_log, require
 from tests.workflows.interview.helpers import adaptive_plan, control, decision, say, start, state
@@ -105,6 +108,25 @@ async def submit(run: Run, h: WorkflowHandle, speaker: str, text: str) -> None:
         run.shown = result.next_question
 
 
+async def submit_parts(run: Run, h: WorkflowHandle, text: str, numbered: bool) -> None:
+    """One long answer in parts, as the clients send it: numbered, or `X`, `X-2`, … (rooms opened before)."""
+    run.n += 1
+    parts = split_answer(text, MAX_ENTRY_CHARS)
+    for i, part in enumerate(parts, start=1):
+        entry = TranscriptEntry(entry_id=f"e{run.n}" + (f"-{i}" if i > 1 else ""), speaker="interviewee", text=part,
+                                answer_id=f"e{run.n}" if numbered else None, part=i if numbered else None,
+                                parts=len(parts) if numbered else None)
+        try:
+            result = await delivered(h, lambda e=entry: h.execute_update(UPDATE_SUBMIT_ENTRY, e,
+                                                                         result_type=SubmitEntryResult))
+        except WorkflowUpdateFailedError:
+            return
+        if result is not None and not result.duplicate:
+            run.accepted.append(result.entry.entry_id)
+        if result is not None:
+            run.shown = result.next_question
+
+
 async def look(h: WorkflowHandle, shown: str | None) -> str | None:
     """The question in force after a silence, as a client polling the state sees it. (The time-skipping server
     sometimes lets a query to a run that just continued as new pass its deadline: the client asks again.)"""
@@ -155,13 +177,15 @@ async def scenario(env, queue: str, seed: int) -> bool:
 
 async def play(env, h: WorkflowHandle, rng: random.Random, run: Run, total: float, grace: float) -> None:
     for _ in range(rng.randint(6, 22)):
-        kind = rng.choices(["answer", "long", "ask", "sleep", "pause", "resume", "skip", "burst-end", "end"],
-                           [6, 2, 3, 5, 1, 1, 1, 0.4, 0.3])[0]
+        kind = rng.choices(["answer", "long", "parts", "ask", "sleep", "pause", "resume", "skip", "burst-end", "end"],
+                           [6, 2, 1, 3, 5, 1, 1, 1, 0.4, 0.3])[0]
         run.script.append(kind)
         if kind == "answer":
             await submit(run, h, "interviewee", rng.choice(ANSWERS))
         elif kind == "long":
             await submit(run, h, "interviewee", rng.choice(["東京の夜。", "word "]) * rng.randint(200, 1600))
+        elif kind == "parts":                     # one answer in parts: one answer, one decision
+            await submit_parts(run, h, "The night the batch failed. " * rng.randint(300, 900), rng.random() < 0.5)
         elif kind == "ask":                       # a person asks in their own words (the engine records its own)
             await submit(run, h, "interviewer", rng.choice(["What happened next?", "Why did that matter to you?"]))
         elif kind == "sleep":
