@@ -9,20 +9,17 @@ checked by tests/unit/voice/test_bargein.py."""
 from __future__ import annotations
 
 import re
-import uuid
 from pathlib import Path
 
 import pytest
 
 from activities.voice.local import piper_wav
 from client.web.interview.sessions import room_path
-from models.interview.entries import TranscriptView
-from models.interview.names import QUERY_TRANSCRIPT
-from models.interview.workflow import InterviewInput
 from rules.voice.wer import word_error_rate
 from tests.e2e.interview.test_browser_room import CHROMIUM, _until, playwright_api
-from tests.e2e.voice.helpers import SECRET, local_voice_missing, pcm_of, serve, spoken_wav
-from tests.workflows.interview.helpers import adaptive_plan, decision
+from tests.e2e.voice.browser import voice_room
+from tests.e2e.voice.helpers import SECRET, local_voice_missing, pcm_of, spoken_wav
+from tests.workflows.interview.helpers import decision
 
 MISSING = local_voice_missing()
 pytestmark = [pytest.mark.dev_server, pytest.mark.voice,
@@ -46,40 +43,18 @@ async def _room(dev_env, worker, offline, tmp_path: Path, monkeypatch, mic: Path
     offline.script("interview_orchestrator", *[decision(QUESTION, qid="q-1")] * 40)
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
     monkeypatch.setenv("COLLOQUY_SPEECH_PROFILE", "local")
-    client = dev_env.client
-    async with worker(client) as queue:
-        wid = f"interview-voice-bargein-{uuid.uuid4().hex[:6]}"
-        handle = await client.start_workflow(
-            "InterviewWorkflow", InterviewInput(topic="Running on-call for a payments team", plan=adaptive_plan(),
-                                                duration_seconds=900, cycle_seconds=1, write_essay=False),
-            id=wid, task_queue=queue)
-        runner, base = await serve(client)
-
-        async def answers() -> list:
-            view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
-            return [e for e in view.entries if e.speaker == "interviewee"]
-
-        try:
-            async with playwright_api.async_playwright() as p:
-                browser = await p.chromium.launch(executable_path=CHROMIUM, args=[
-                    "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                    f"--use-file-for-fake-audio-capture={mic}%noloop", "--autoplay-policy=no-user-gesture-required"])
-                try:
-                    page = await (await browser.new_context()).new_page()
-                    posted: list[str] = []
-                    page.on("request", lambda r: posted.append(r.url) if "/audio?" in r.url else None)
-                    await page.goto(base + room_path(SECRET, wid) + "?autosend=1")
-                    await expect(page.locator("#question")).to_have_text(QUESTION, timeout=30_000)
-                    await page.locator("#voice-consent").check()
-                    # the microphone is opened while the question is being spoken
-                    await _until(lambda: page.evaluate("window.ColloquyVoice.questionPlaying()"), 60,
-                                 "the question to be playing", 0.1)
-                    await page.locator("#mic").click()
-                    await check(page, answers, posted)
-                finally:
-                    await browser.close()
-        finally:
-            await runner.cleanup()
+    async with voice_room(dev_env.client, worker, mic, "voice-bargein") as room:
+        page = room.page
+        posted: list[str] = []
+        page.on("request", lambda r: posted.append(r.url) if "/audio?" in r.url else None)
+        await page.goto(room.base + room_path(SECRET, room.wid) + "?autosend=1")
+        await expect(page.locator("#question")).to_have_text(QUESTION, timeout=30_000)
+        await page.locator("#voice-consent").check()
+        # the microphone is opened while the question is being spoken
+        await _until(lambda: page.evaluate("window.ColloquyVoice.questionPlaying()"), 60,
+                     "the question to be playing", 0.1)
+        await page.locator("#mic").click()
+        await check(page, room.answers, posted)
 
 
 async def test_speech_over_the_question_stops_it_and_is_kept_in_full(dev_env, worker, offline, tmp_path: Path,

@@ -13,20 +13,17 @@ from __future__ import annotations
 
 import re
 import time
-import uuid
 from pathlib import Path
 
 import pytest
 
 from activities.voice.local import espeak_wav, piper_wav
 from client.web.interview.sessions import room_path
-from models.interview.entries import TranscriptView
-from models.interview.names import QUERY_TRANSCRIPT
-from models.interview.workflow import InterviewInput
 from rules.voice.wer import word_error_rate
 from tests.e2e.interview.test_browser_room import CHROMIUM, _until, playwright_api
-from tests.e2e.voice.helpers import SECRET, local_voice_missing, serve, spoken_wav
-from tests.workflows.interview.helpers import adaptive_plan, control, decision
+from tests.e2e.voice.browser import voice_room
+from tests.e2e.voice.helpers import SECRET, local_voice_missing, spoken_wav
+from tests.workflows.interview.helpers import control, decision
 
 MISSING = local_voice_missing()
 pytestmark = [pytest.mark.dev_server, pytest.mark.voice,
@@ -52,71 +49,49 @@ async def test_three_spoken_answers_in_the_browser(dev_env, worker, offline, tmp
     mic = tmp_path / "answers.wav"
     mic.write_bytes(spoken_wav([piper_wav(text) if engine == "piper" else espeak_wav(text, "en-us")
                                 for engine, text, _ in ANSWERS], gap_s=16.0))
-    client = dev_env.client
-    async with worker(client) as queue:
-        wid = f"interview-voice-browser-{uuid.uuid4().hex[:6]}"
-        handle = await client.start_workflow(
-            "InterviewWorkflow", InterviewInput(topic="Running on-call for a payments team", plan=adaptive_plan(),
-                                                duration_seconds=900, cycle_seconds=1, write_essay=False),
-            id=wid, task_queue=queue)
-        runner, base = await serve(client)
+    async with voice_room(dev_env.client, worker, mic, "voice-browser") as room:
+        page, wid = room.page, room.wid
+        spoken_questions: list[tuple[str, str]] = []
+        page.on("response", lambda r: spoken_questions.append((r.headers.get("content-type", ""),
+                                                                 r.headers.get("x-colloquy-question-id", "")))
+                if "/question-audio" in r.url and r.status == 200 else None)
+        clips: list = []
 
-        async def answers() -> list:
-            view = await handle.query(QUERY_TRANSCRIPT, result_type=TranscriptView)
-            return [e for e in view.entries if e.speaker == "interviewee"]
+        async def on_clip(r) -> None:  # noqa: ANN001
+            if "/audio?" in r.url:
+                clips.append((r.status, await r.text()))
+        page.on("response", lambda r: on_clip(r))
+        await page.goto(room.base + room_path(SECRET, wid) + "?autosend=1")
+        await expect(page.locator("#question")).to_have_text(Q1, timeout=30_000)
+        await expect(page.locator("#mic")).to_be_disabled()           # no consent, no microphone
+        # a person answers once the question has been spoken (speaking over it stops it: test_browser_bargein.py)
+        await _until(lambda: page.evaluate("window.ColloquyVoice.questionsPlayed()"), 60,
+                     "the first question to be spoken", 0.2)
+        await page.locator("#voice-consent").check()
+        await page.locator("#mic").click()
+        started = time.monotonic()
+        # the words are shown in the box, editable, before they are sent
+        await expect(page.locator("#answer")).to_have_value(re.compile("pager", re.I), timeout=120_000)
+        assert not await page.locator("#answer").get_attribute("readonly")
+        got = await _until(lambda: _count(room.answers, 3), 240, "three spoken answers as entries", 0.5)
+        took = time.monotonic() - started
+        for entry, (engine, said, bound) in zip(got, ANSWERS, strict=True):
+            wer = word_error_rate(said, entry.text)
+            print(f"\n{engine}: WER {wer:.2f} — {entry.text!r}")
+            assert wer <= bound, (engine, said, entry.text, [e.text for e in got], clips, spoken_questions)
+            assert entry.audio and all(a.startswith(f"audio-{wid}/clip-") for a in entry.audio)
+            assert entry.entry_id.startswith("room-a-voice-")
+        assert any(kind.startswith("audio/") for kind, _ in spoken_questions), spoken_questions
+        assert len({qid for _, qid in spoken_questions}) >= 2          # a new question, spoken again
+        assert await page.evaluate("window.ColloquyVoice.capturing()")
 
-        try:
-            async with playwright_api.async_playwright() as p:
-                browser = await p.chromium.launch(executable_path=CHROMIUM, args=[
-                    "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
-                    f"--use-file-for-fake-audio-capture={mic}%noloop", "--autoplay-policy=no-user-gesture-required"])
-                try:
-                    page = await (await browser.new_context()).new_page()
-                    spoken_questions: list[tuple[str, str]] = []
-                    page.on("response", lambda r: spoken_questions.append((r.headers.get("content-type", ""),
-                                                                             r.headers.get("x-colloquy-question-id", "")))
-                            if "/question-audio" in r.url and r.status == 200 else None)
-                    clips: list = []
-
-                    async def on_clip(r) -> None:  # noqa: ANN001
-                        if "/audio?" in r.url:
-                            clips.append((r.status, await r.text()))
-                    page.on("response", lambda r: on_clip(r))
-                    await page.goto(base + room_path(SECRET, wid) + "?autosend=1")
-                    await expect(page.locator("#question")).to_have_text(Q1, timeout=30_000)
-                    await expect(page.locator("#mic")).to_be_disabled()           # no consent, no microphone
-                    # a person answers once the question has been spoken (speaking over it stops it: test_browser_bargein.py)
-                    await _until(lambda: page.evaluate("window.ColloquyVoice.questionsPlayed()"), 60,
-                                 "the first question to be spoken", 0.2)
-                    await page.locator("#voice-consent").check()
-                    await page.locator("#mic").click()
-                    started = time.monotonic()
-                    # the words are shown in the box, editable, before they are sent
-                    await expect(page.locator("#answer")).to_have_value(re.compile("pager", re.I), timeout=120_000)
-                    assert not await page.locator("#answer").get_attribute("readonly")
-                    got = await _until(lambda: _count(answers, 3), 240, "three spoken answers as entries", 0.5)
-                    took = time.monotonic() - started
-                    for entry, (engine, said, bound) in zip(got, ANSWERS, strict=True):
-                        wer = word_error_rate(said, entry.text)
-                        print(f"\n{engine}: WER {wer:.2f} — {entry.text!r}")
-                        assert wer <= bound, (engine, said, entry.text, [e.text for e in got], clips, spoken_questions)
-                        assert entry.audio and all(a.startswith(f"audio-{wid}/clip-") for a in entry.audio)
-                        assert entry.entry_id.startswith("room-a-voice-")
-                    assert any(kind.startswith("audio/") for kind, _ in spoken_questions), spoken_questions
-                    assert len({qid for _, qid in spoken_questions}) >= 2          # a new question, spoken again
-                    assert await page.evaluate("window.ColloquyVoice.capturing()")
-
-                    await control(handle, "end")                                   # closing: capture stops at once
-                    await expect(page.locator("#banner")).to_contain_text("ended", timeout=20_000)
-                    assert not await page.evaluate("window.ColloquyVoice.capturing()")
-                    assert await page.evaluate("window.ColloquyVoice.tracks()") == ["ended"]
-                    await expect(page.locator("#mic")).to_be_disabled()
-                    assert len(await answers()) == 3
-                    print(f"three spoken answers in {took:.0f}s")
-                finally:
-                    await browser.close()
-        finally:
-            await runner.cleanup()
+        await control(room.handle, "end")                                   # closing: capture stops at once
+        await expect(page.locator("#banner")).to_contain_text("ended", timeout=20_000)
+        assert not await page.evaluate("window.ColloquyVoice.capturing()")
+        assert await page.evaluate("window.ColloquyVoice.tracks()") == ["ended"]
+        await expect(page.locator("#mic")).to_be_disabled()
+        assert len(await room.answers()) == 3
+        print(f"three spoken answers in {took:.0f}s")
 
 
 async def _count(answers, n: int):  # noqa: ANN001, ANN202
