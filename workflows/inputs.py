@@ -28,9 +28,10 @@ ERROR_TYPE = "InvalidInput"
 REJECTED_MARK = "\n⚠️ rejected "
 
 
-def invalid(message: str) -> ApplicationError:
-    """The non-retryable error for input a person must fix (validators raise it; the CLI shows its message)."""
-    return ApplicationError(message, type=ERROR_TYPE, non_retryable=True)
+def invalid(message: str, *details: Any) -> ApplicationError:
+    """The non-retryable error for input a person must fix (validators raise it; the CLI shows its message).
+    `details`: what a caller may read besides the message (the interview's refusal code, rules/interview/entries.py)."""
+    return ApplicationError(message, *details, type=ERROR_TYPE, non_retryable=True)
 
 
 def fail_start(pipeline: str, message: str, topic: str | None = None) -> NoReturn:

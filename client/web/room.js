@@ -16,6 +16,9 @@
                          coverage_satisfied: _("everything was covered"), system_error: _("a system error") };
   const base = location.pathname.replace(/\/+$/, "");
   const wid = decodeURIComponent(base.split("/")[2] || "");
+  // the server words a refused answer's reason in the page's language (client/web/interview/refusals.py)
+  const pageLang = document.documentElement.lang || "en";
+  const entryUrl = base + "/entry" + (pageLang === "en" ? "" : "?lang=" + encodeURIComponent(pageLang));
   const legacyKey = "colloquy-room:" + wid;            // before per-tab outboxes: read once, adopted
   const tabPrefix = legacyKey + ":tab:";
   const STALE_MS = 90000, KEEP_SENT = 30;
@@ -314,7 +317,7 @@
         let delay = 1000;
         while (item.state === "pending") {
           try {
-            const r = await fetch(base + "/entry", { method: "POST", headers: { "Content-Type": "application/json" },
+            const r = await fetch(entryUrl, { method: "POST", headers: { "Content-Type": "application/json" },
               body: JSON.stringify({ entry_id: item.id, text: item.text, reply_to_section_id: item.section || null,
                                      reply_to_question_id: item.question || null, audio_clips: item.audio || null,
                                      answer_id: item.of > 1 ? item.answer : null, part: item.of > 1 ? item.part : null,

@@ -28,8 +28,45 @@ TOPIC_TURNS = tuple(re.compile(p) for p in (
 MAX_ENTRY_ID_CHARS = 200
 
 
+#: why an entry, a control or an assistant query was refused: a closed set of language-free codes, so that a page can
+#: word the refusal in its participant's language (client/web/interview/refusals.py); the English message stays
+#: what the CLI, the Temporal CLI and the logs show
+ENTRY_ID_MISSING = "entry_id_missing"
+ENTRY_ID_TOO_LONG = "entry_id_too_long"      # length, limit
+UNKNOWN_SPEAKER = "unknown_speaker"
+UNKNOWN_KIND = "unknown_kind"
+EMPTY_TEXT = "empty_text"
+TOO_LONG = "too_long"                        # length, limit
+OUT_OF_ORDER = "out_of_order"                # last, seq
+ENDED = "ended"                              # the interview has ended: no more entries or controls
+UNKNOWN_ACTION = "unknown_action"
+QUERY_ID_MISSING = "query_id_missing"
+QUERY_EMPTY = "query_empty"
+QUERY_TOO_LONG = "query_too_long"            # length, limit
+ASSISTANT_CLOSED = "assistant_closed"
+REFUSAL_CODES = frozenset({ENTRY_ID_MISSING, ENTRY_ID_TOO_LONG, UNKNOWN_SPEAKER, UNKNOWN_KIND, EMPTY_TEXT, TOO_LONG,
+                           OUT_OF_ORDER, ENDED, UNKNOWN_ACTION, QUERY_ID_MISSING, QUERY_EMPTY, QUERY_TOO_LONG,
+                           ASSISTANT_CLOSED})
+
+
 class EntryError(ValueError):
-    """A rejected entry or control; the message says what is wrong and what is accepted."""
+    """A rejected entry or control; the message says what is wrong and what is accepted (in English), `code` which
+    of REFUSAL_CODES it is and `params` the numbers a translated sentence needs."""
+
+    def __init__(self, message: str, *, code: str, **params: int) -> None:
+        super().__init__(message)
+        self.code, self.params = code, params
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return _entry_error, (str(self), self.code, self.params)
+
+    def details(self) -> dict[str, str | int]:
+        """What a caller gets besides the message: {"code": ..., and the numbers}."""
+        return {"code": self.code, **self.params}
+
+
+def _entry_error(message: str, code: str, params: dict[str, int]) -> EntryError:
+    return EntryError(message, code=code, **params)
 
 
 def normalize_speaker(speaker: str) -> str | None:
@@ -39,27 +76,30 @@ def normalize_speaker(speaker: str) -> str | None:
 def validate_entry(entry: TranscriptEntry, max_chars: int) -> TranscriptEntry:
     """Return the entry with its speaker normalised, or raise EntryError with a clear message."""
     if not entry.entry_id or not entry.entry_id.strip():
-        raise EntryError("entry_id is required (a client-chosen unique id, e.g. a UUID)")
+        raise EntryError("entry_id is required (a client-chosen unique id, e.g. a UUID)", code=ENTRY_ID_MISSING)
     if len(entry.entry_id) > MAX_ENTRY_ID_CHARS:
-        raise EntryError(f"entry_id is {len(entry.entry_id)} characters; the limit is {MAX_ENTRY_ID_CHARS}")
+        raise EntryError(f"entry_id is {len(entry.entry_id)} characters; the limit is {MAX_ENTRY_ID_CHARS}",
+                         code=ENTRY_ID_TOO_LONG, length=len(entry.entry_id), limit=MAX_ENTRY_ID_CHARS)
     speaker = normalize_speaker(entry.speaker)
     if speaker is None:
         raise EntryError(f"unknown speaker {entry.speaker!r}: use 'interviewer' or 'interviewee' "
-                         f"(also accepted: {', '.join(sorted(k for k in SPEAKER_ALIASES if k not in ('interviewer', 'interviewee')))})")
+                         f"(also accepted: {', '.join(sorted(k for k in SPEAKER_ALIASES if k not in ('interviewer', 'interviewee')))})",
+                         code=UNKNOWN_SPEAKER)
     if entry.kind not in ENTRY_KINDS:
-        raise EntryError(f"unknown entry kind {entry.kind!r}: use one of {', '.join(ENTRY_KINDS)}")
+        raise EntryError(f"unknown entry kind {entry.kind!r}: use one of {', '.join(ENTRY_KINDS)}", code=UNKNOWN_KIND)
     if not entry.text or not entry.text.strip():
-        raise EntryError(f"entry {entry.entry_id!r} has empty text: nothing to record")
+        raise EntryError(f"entry {entry.entry_id!r} has empty text: nothing to record", code=EMPTY_TEXT)
     if len(entry.text) > max_chars:
         raise EntryError(f"entry {entry.entry_id!r} is {len(entry.text)} characters; the limit is {max_chars} "
-                         f"— split it into several entries")
+                         f"— split it into several entries", code=TOO_LONG, length=len(entry.text), limit=max_chars)
     return entry.model_copy(update={"speaker": speaker})
 
 
 def validate_action(action: str) -> str:
     normalized = (action or "").strip().lower()
     if normalized not in CONTROL_ACTIONS:
-        raise EntryError(f"unknown session control action {action!r}: use one of {', '.join(CONTROL_ACTIONS)}")
+        raise EntryError(f"unknown session control action {action!r}: use one of {', '.join(CONTROL_ACTIONS)}",
+                         code=UNKNOWN_ACTION)
     return normalized
 
 

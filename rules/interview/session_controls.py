@@ -12,6 +12,11 @@ from models.interview.workflow import InterviewState
 from . import decisions
 from .closing import ASSISTANT_UNAVAILABLE, engine_text
 from .entries import (
+    ASSISTANT_CLOSED,
+    ENDED,
+    QUERY_EMPTY,
+    QUERY_ID_MISSING,
+    QUERY_TOO_LONG,
     EntryError,
     validate_action,
 )
@@ -36,7 +41,7 @@ class SessionControls(SessionIntake):
         action = validate_action(control.action)
         if not self.accepting:
             raise EntryError(f"interview {self.wid} has ended ({self.state.exit_reason or 'finished'}); "
-                             f"{action!r} is not possible any more")
+                             f"{action!r} is not possible any more", code=ENDED)
         return action
 
     def reject_control(self, now: datetime, control: SessionControl, error: EntryError) -> Outcome:
@@ -81,14 +86,15 @@ class SessionControls(SessionIntake):
 
     def check_assistant_query(self, query: AssistantQuery) -> None:
         if not query.query_id.strip():
-            raise EntryError("query_id is required")
+            raise EntryError("query_id is required", code=QUERY_ID_MISSING)
         if not query.text.strip():
-            raise EntryError("the assistant query is empty")
+            raise EntryError("the assistant query is empty", code=QUERY_EMPTY)
         if len(query.text) > MAX_ASSISTANT_QUERY_CHARS:
             raise EntryError(f"the assistant query is {len(query.text)} characters; "
-                             f"the limit is {MAX_ASSISTANT_QUERY_CHARS}")
+                             f"the limit is {MAX_ASSISTANT_QUERY_CHARS}", code=QUERY_TOO_LONG, length=len(query.text),
+                             limit=MAX_ASSISTANT_QUERY_CHARS)
         if not self.accepting and query.query_id not in self.state.assistant_answers:
-            raise EntryError(f"interview {self.wid} has ended; the assistant is closed")
+            raise EntryError(f"interview {self.wid} has ended; the assistant is closed", code=ASSISTANT_CLOSED)
 
     def assistant_asked(self, now: datetime, query: AssistantQuery) -> tuple[AssistantInput, Outcome]:
         out, sec = self._begin(now), self.snapshot()

@@ -14,6 +14,8 @@ from models.interview.workflow import SectionRuntime
 
 from . import answer_flow, coverage, timing
 from .entries import (
+    ENDED,
+    OUT_OF_ORDER,
     EntryError,
     is_closing_remark,
     is_closing_remark_v1,
@@ -180,7 +182,7 @@ class SessionIntake(SessionSchedule):
         this returned before (its text and fields are not checked again; whether it may land now is)."""
         if not self.accepting:
             raise EntryError(f"interview {self.wid} has ended ({self.state.exit_reason or 'finished'}); "
-                             f"entries are no longer accepted")
+                             f"entries are no longer accepted", code=ENDED)
         checked = entry if validated else validate_entry(entry, self.inp.max_entry_chars)
         self._check_order(checked)
         return checked
@@ -195,7 +197,7 @@ class SessionIntake(SessionSchedule):
         if entry.client_seq <= last:
             raise EntryError(f"entry {entry.entry_id!r} is out of order: client {entry.client_id!r} already sent "
                              f"entry number {last}, this one is number {entry.client_seq} (the client gave up on "
-                             f"it); send it again with a new number")
+                             f"it); send it again with a new number", code=OUT_OF_ORDER, last=last, seq=entry.client_seq)
 
     def reject_entry(self, now: datetime, entry: TranscriptEntry, error: EntryError) -> Outcome:
         out = self._begin(now)

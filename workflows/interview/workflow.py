@@ -97,11 +97,13 @@ class AgentFailed(Exception):
 
 
 def _validate(check: Callable[[Any], R], arg: Any) -> R:
-    """Update validators: the session's EntryError becomes the non-retryable InvalidInput the caller sees."""
+    """Update validators: the session's EntryError becomes the non-retryable InvalidInput the caller sees, its refusal
+    code and numbers in the error's details (a page words them in its participant's language). A rejected update
+    writes nothing to the history."""
     try:
         return check(arg)
     except EntryError as err:
-        raise invalid(str(err)) from None
+        raise invalid(str(err), err.details()) from None
 
 
 @workflow.defn(name=WORKFLOW_TYPE)
@@ -241,7 +243,7 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         try:
             entry = self.s.check_entry(entry, validated=checked is not None)
         except EntryError as err:
-            raise ApplicationError(str(err), type="EntryRejected", non_retryable=True) from None
+            raise ApplicationError(str(err), err.details(), type="EntryRejected", non_retryable=True) from None
         accepted, duplicate, out = self.s.accept_entry(workflow.now(), entry, validated=True)
         self._apply(out)
         return self.s.submit_result(accepted, duplicate)

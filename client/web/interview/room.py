@@ -9,7 +9,9 @@
                                             "answer_id"?, "part"?, "parts"?}: an answer (idempotent by
                                            entry_id; the section of the question on screen decides late grace;
                                            409 once the interview has ended, finished or not; a burst queues
-                                           here, client/web/interview/updates.py: 429 only when it cannot wait)
+                                           here, client/web/interview/updates.py: 429 only when it cannot wait;
+                                           a refusal's `error` in the participant's language, `?lang=` or the
+                                           browser's, its English in `detail`: client/web/interview/refusals.py)
     POST /room/{wid}/{key}/heartbeat       {"client_id", "seq"}: presence (the engine's `heartbeat` update)
     POST /room/{wid}/{key}/audio, GET .../question-audio: the voice room (client/web/voice/room.py); an entry's
                                            `audio_clips` name the recordings it was transcribed from
@@ -47,6 +49,7 @@ from temporalio.client import WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
 from client.web.app import public
+from client.web.errors import request_language
 from client.web.guard import as_model
 from client.web.i18n import room_html
 from client.web.interview.console import (
@@ -133,7 +136,7 @@ async def room_entry(request: web.Request) -> web.Response:
     try:
         result = await rooms.update(wid, UPDATE_SUBMIT_ENTRY, entry, SubmitEntryResult)
     except (RPCError, WorkflowUpdateFailedError, ConnectionError, OSError, Busy) as exc:
-        return await _update_error(rooms, wid, exc)
+        return await _update_error(rooms, wid, exc, request_language(request))   # the reason in their language
     return web.json_response({"ok": True, "duplicate": result.duplicate, "seq": result.entry.seq,
                               "late": result.entry.late, "status": result.status})
 

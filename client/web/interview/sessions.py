@@ -26,6 +26,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from client.web.app import with_csrf
 from client.web.guard import json_object
+from client.web.interview.refusals import ended_text, refusal_text
 from client.web.interview.updates import Busy, Gates
 from models.interview.entries import (
     SubmitEntryResult,
@@ -269,11 +270,16 @@ ROOMS = web.AppKey("colloquy_rooms", Rooms)
 
 
 # ---------------------------------------------------------------------------------------------- helpers
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": message}, status=status)
+def _error(status: int, message: str, said: str | None = None) -> web.Response:
+    """`said`: what the participant reads, in their language (`error`); the English `message` then goes in
+    `detail`, as client/web/errors.py answers."""
+    return web.json_response({"error": message} if said is None else {"error": said, "detail": message},
+                             status=status)
 
 
-def _temporal_error(exc: Exception) -> web.Response:
+def _temporal_error(exc: Exception, language: str | None = None) -> web.Response:
+    """`language`: the participant's (client/web/errors.py `request_language`; None: English): a refused entry's
+    reason is then worded in it (client/web/interview/refusals.py)."""
     if isinstance(exc, Busy):
         response = _error(429, str(exc))
         response.headers["Retry-After"] = str(exc.retry_after_s)
@@ -284,19 +290,21 @@ def _temporal_error(exc: Exception) -> web.Response:
         return _error(404, "no such interview")
     if isinstance(exc, WorkflowUpdateFailedError):
         message = error_message(exc)
-        return _error(409 if "has ended" in message or "no longer" in message else 422, message)
+        return _error(409 if "has ended" in message or "no longer" in message else 422, message,
+                      refusal_text(exc, language))
     return _error(503, f"the Temporal server is not answering: {error_message(exc) if isinstance(exc, RPCError) else exc}")
 
 
-async def _update_error(rooms: Rooms, wid: str, exc: Exception) -> web.Response:
+async def _update_error(rooms: Rooms, wid: str, exc: Exception, language: str | None = None) -> web.Response:
     """An update the server refuses as NOT_FOUND because the run has closed is 409 (the interview has ended, as the
-    docs say), not 404 (no such interview)."""
+    docs say), not 404 (no such interview). `language`: as `_temporal_error`."""
     if isinstance(exc, RPCError) and exc.status == RPCStatusCode.NOT_FOUND:
         with contextlib.suppress(RPCError, ConnectionError, OSError):
             desc = await (await rooms.handle(wid)).describe()
             if desc.status is not None and desc.status.name != "RUNNING":
-                return _error(409, f"the interview has ended ({desc.status.name.lower()}): nothing more is recorded")
-    return _temporal_error(exc)
+                return _error(409, f"the interview has ended ({desc.status.name.lower()}): nothing more is recorded",
+                              ended_text(language))
+    return _temporal_error(exc, language)
 
 
 async def _json_body(request: web.Request) -> dict[str, Any]:

@@ -120,7 +120,7 @@ def test_bad_entries_are_rejected_with_a_reason():
         s.check_entry(entry("e-1", "interviewee", "   "))
     with pytest.raises(EntryError, match="unknown speaker"):
         s.check_entry(entry("e-1", "narrator", "hello"))
-    out = s.reject_entry(at(1), entry("e-1", "narrator", "hello"), EntryError("unknown speaker"))
+    out = s.reject_entry(at(1), entry("e-1", "narrator", "hello"), EntryError("unknown speaker", code="unknown_speaker"))
     assert out.types() == ["ENTRY_REJECTED"] and s.state.transcript_count == 1     # (the engine's prompt)
 
 

@@ -27,13 +27,14 @@ def _message(err: WorkflowUpdateFailedError) -> str:
     return str(err.cause.message if err.cause is not None else err)
 
 
-@pytest.mark.parametrize(("speaker", "text", "expected"), [
-    ("interviewee", "", "has empty text: nothing to record"),
-    ("interviewee", "   \n ", "has empty text"),
-    ("interviewee", "x" * 201, "is 201 characters; the limit is 200 — split it"),
-    ("narrator", "hello", "unknown speaker 'narrator': use 'interviewer' or 'interviewee'"),
+@pytest.mark.parametrize(("speaker", "text", "expected", "code"), [
+    ("interviewee", "", "has empty text: nothing to record", "empty_text"),
+    ("interviewee", "   \n ", "has empty text", "empty_text"),
+    ("interviewee", "x" * 201, "is 201 characters; the limit is 200 — split it", "too_long"),
+    ("narrator", "hello", "unknown speaker 'narrator': use 'interviewer' or 'interviewee'", "unknown_speaker"),
 ])
-async def test_malformed_entries_are_rejected_and_state_is_unchanged(ts_env, worker, offline, speaker, text, expected):
+async def test_malformed_entries_are_rejected_and_state_is_unchanged(ts_env, worker, offline, speaker, text, expected,
+                                                                     code):
     async with worker(ts_env.client) as queue:
         h = await start(ts_env, queue, plan=adaptive_plan(), write_essay=False, max_entry_chars=200)
         await say(h, "interviewee", "a first real answer", entry_id="ok-1")
@@ -41,6 +42,7 @@ async def test_malformed_entries_are_rejected_and_state_is_unchanged(ts_env, wor
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await say(h, speaker, text, entry_id="bad-1")
         assert expected in _message(err.value)
+        assert err.value.cause is not None and err.value.cause.details[0]["code"] == code   # for a page's language
         after, after_events = await sent(h), await events(h)
         await control(h, "end")
         await h.result()
@@ -58,6 +60,7 @@ async def test_unknown_kind_and_unknown_control_action(ts_env, worker, offline):
         with pytest.raises(WorkflowUpdateFailedError) as err:
             await control(h, "explode")
         assert "unknown session control action 'explode': use one of pause, resume" in _message(err.value)
+        assert err.value.cause is not None and err.value.cause.details[0]["code"] == "unknown_action"
         # the signal channels cannot answer, so they log the rejection in the event log instead
         await h.signal(SIGNAL_SESSION_CONTROL, SessionControl(action="teleport"))
         await h.signal(SIGNAL_TRANSCRIPT_ENTRY, TranscriptEntry(entry_id="s-1", speaker="ghost", text="boo"))
