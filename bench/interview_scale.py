@@ -18,13 +18,20 @@ session drivers and queries), from the moment each is ready to the end of the ru
 question + answer) and per session-minute (bench/scale_metrics.py). History per exchange: events, workflow and
 activity tasks, updates, signals, timers and bytes, from a sample of the sessions' histories (bench/scale_history.py).
 
-    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10]
+    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10|30,10]
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
+                                    [--per-core [--worker-cores 0] [--search]] [--compare-tree PATH]
+                                    [--start-burst K]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
 what the second adds, then the kill drill (unless `--no-kill-drill`): per size, a run with two workers where one is
 SIGKILLed mid-run — sessions lost, missed decisions, and decision latency before the kill, in the sticky-queue
 window after it, and after that (docs/performance.md).
+
+`--per-core` pins the workers to `--worker-cores` and the dev server and this process to the other cores, and
+prints `sessions per worker core` per cadence (bench/scale_per_core.py, bench/scale_cores.py); `--compare-tree PATH`
+runs another source tree's workers beside this tree's, size by size (bench/scale_per_core.py); `--start-burst K`
+starts K interviews within 30 s beside `--sessions L` live ones (bench/scale_burst.py).
 """
 
 from __future__ import annotations
@@ -39,12 +46,23 @@ import signal
 import time
 import uuid
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 from bench.interview_common import ANSWERS, artifacts_in_tmp, median, pct, quiet
 from bench.scale_asyncio import CYCLE, run_asyncio
+from bench.scale_cores import (
+    SEARCH_RUNS,
+    SEARCH_STEP,
+    CoreLayout,
+    affinity,
+    format_cpus,
+    pin,
+    pinned_text,
+    plan_cores,
+)
 from bench.scale_history import SAMPLE, HistoryCounts
 from bench.scale_metrics import CpuUse, Result, cpu_seconds, kill_windows
-from bench.scale_processes import SLOW_AGENTS, dev_server_pid, temporal_side
+from bench.scale_processes import ROOT, SLOW_AGENTS, dev_server_pid, temporal_side
 from core.server import TUNED_DYNAMIC_CONFIG
 from core.settings import SDK_WORKER_DEFAULTS, WORKER_TUNING_ENV, WorkerTuning
 
@@ -165,12 +183,18 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
 
 async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTuning, n_workers: int = 1,
                        in_process: bool = False, server_config: list[str] | None = None,
-                       kill_after: float | None = None, pace: float = CADENCE) -> Result:
+                       kill_after: float | None = None, pace: float = CADENCE, tree: Path = ROOT,
+                       layout: CoreLayout | None = None) -> Result:
+    """One Temporal run of `n` sessions; workers from `tree` (--compare-tree), pinned by `layout` (--per-core)."""
     res = Result(pace=pace)
     async with temporal_side(n_workers, latency, tuning, in_process,
-                             server_config if server_config is not None else TUNED_DYNAMIC_CONFIG) as (env, queue, procs):
+                             server_config if server_config is not None else TUNED_DYNAMIC_CONFIG,
+                             tree, layout) as (env, queue, procs):
         client = env.client  # type: ignore[attr-defined]
         server_pid = dev_server_pid()
+        if layout is not None:
+            res.pinned = pinned_text([("server", server_pid or 0), *((f"worker {p.index}", p.pid) for p in procs),
+                                      ("bench", os.getpid())])
         server0 = cpu_seconds(server_pid) if server_pid else 0.0
         client0 = cpu_seconds()
         began = time.monotonic()
@@ -251,6 +275,16 @@ def kill_lines(n: int, res: Result) -> list[str]:
             f"    after the window:                     {w['after'].text()}"]
 
 
+@dataclass(frozen=True)
+class Settings:
+    """What every run of one bench invocation shares."""
+
+    tuning: WorkerTuning
+    server_config: list[str]
+    header: list[str]
+    layout: CoreLayout | None = None    # --per-core
+
+
 async def main_async(args: argparse.Namespace) -> None:
     from activities.llm import offline
 
@@ -266,32 +300,54 @@ async def main_async(args: argparse.Namespace) -> None:
     counts = [1] if args.in_process else list(range(1, args.workers + 1))
     layout = ("one worker pair in this process" if args.in_process else
               f"{' and '.join(map(str, counts))} worker process(es) `colloquy worker --role all` on one queue")
+    if args.layout is not None:
+        layout = (f"{len(args.layout.workers)} worker process(es) `colloquy worker --role all` on one queue, one per "
+                  f"worker core")
     header = settings_header(tuning, server_config, layout, files, threads)
+    if args.layout is not None:
+        header.append(f"  per core: {args.layout.text()}; this process (client + asyncio baseline) pid "
+                      f"{os.getpid()} on CPU {format_cpus(affinity(os.getpid()))} (read back); each run prints "
+                      f"its server's and workers' pids and CPUs")
+    settings = Settings(tuning, server_config, header, args.layout)
     print("\n".join(header), flush=True)
+    async with artifacts_in_tmp():
+        if args.start_burst:
+            from bench.scale_burst import run_bursts
+            await run_bursts(args, settings)
+        elif args.layout is not None or args.compare_tree is not None:
+            from bench.scale_per_core import run_per_core
+            await run_per_core(args, settings)
+        else:
+            for cadence in args.cadences:
+                await run_sizes(args, settings, counts, cadence)
+
+
+async def run_sizes(args: argparse.Namespace, settings: Settings, counts: list[int], cadence: float) -> None:
+    """Every size with 1..--workers worker processes and asyncio (and the kill drill), then the summary."""
+    tuning, server_config = settings.tuning, settings.server_config
     sizes = [int(x) for x in args.sessions.split(",")]
     rows: list[tuple[int, dict[int, Result], Result, Result | None]] = []
-    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges, args.cadence)
-    async with artifacts_in_tmp():
-        for n in sizes:
-            temporal: dict[int, Result] = {}
-            for w in counts:
-                t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config,
-                                       pace=args.cadence)
-                temporal[w] = t
-                print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
-                print("    " + _cpu(t, n, args.exchanges), flush=True)
-            a = await run_asyncio(n, args.exchanges, args.cadence)
-            print(a.line("asyncio", n), flush=True)
-            k = None
-            if args.kill_drill:
-                k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after,
-                                       pace=args.cadence)
-                print(k.line("temporal kill", n), flush=True)
-                print("\n".join(kill_lines(n, k)), flush=True)
-            rows.append((n, temporal, a, k))
+    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges, cadence)
+    for n in sizes:
+        temporal: dict[int, Result] = {}
+        for w in counts:
+            t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config,
+                                   pace=cadence)
+            temporal[w] = t
+            print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
+            print("    " + _cpu(t, n, args.exchanges), flush=True)
+        a = await run_asyncio(n, args.exchanges, cadence)
+        print(a.line("asyncio", n), flush=True)
+        k = None
+        if args.kill_drill:
+            k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after,
+                                   pace=cadence)
+            print(k.line("temporal kill", n), flush=True)
+            print("\n".join(kill_lines(n, k)), flush=True)
+        rows.append((n, temporal, a, k))
     print()
-    print("\n".join(header))
-    print(f"scale — cadence {args.cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
+    print("\n".join(settings.header))
+    print(f"scale — cadence {cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
           f"exchanges per session; server, workers and client share this machine's {os.cpu_count()} CPUs")
     for n, temporal, a, k in rows:
         for w, t in temporal.items():
@@ -328,9 +384,10 @@ def main() -> None:
     parser.add_argument("--sessions", default="10,50,100", help="Comma-separated concurrent session counts.")
     parser.add_argument("--exchanges", type=int, default=2, help="Question/answer exchanges per session.")
     parser.add_argument("--latency", type=float, default=1.0, help="Simulated seconds per LLM call.")
-    parser.add_argument("--cadence", type=float, default=CADENCE,
+    parser.add_argument("--cadence", default=f"{CADENCE:g}",
                         help="Seconds between a session's exchanges (the answer comes half-way); people take 20-60 s "
-                             "to answer aloud or in writing. A decision must land within one to count as sustained.")
+                             "to answer aloud or in writing. A decision must land within one to count as sustained. "
+                             "A comma-separated list (30,10) runs everything once per cadence.")
     parser.add_argument("--workers", type=int, default=1,
                         help="Run each size with 1..N worker processes (2: what the second worker adds).")
     parser.add_argument("--kill-drill", action=argparse.BooleanOptionalAction, default=None,
@@ -344,16 +401,73 @@ def main() -> None:
                         help="Workers with the SDK's defaults (before WorkerTuning) instead of COLLOQUY_WORKER_*.")
     parser.add_argument("--main-server-config", action="store_true",
                         help="The dev server with main's dynamic config (before the matching/rps tuning).")
+    add_per_core_arguments(parser)
     args = parser.parse_args()
     if args.in_process and (args.workers > 1 or args.kill_drill):
         parser.error("--in-process runs one worker pair in this process: no --workers > 1 or --kill-drill")
-    if args.cadence < 2:
+    try:
+        args.cadences = [float(x) for x in args.cadence.split(",")]
+    except ValueError:
+        parser.error(f"--cadence {args.cadence}: seconds, or a comma-separated list of them like 30,10")
+    if min(args.cadences) < 2:
         parser.error("--cadence must be at least 2 seconds")
+    args.cadence = args.cadences[0]
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.kill_drill is None:
         args.kill_drill = args.workers > 1
+    check_per_core_arguments(parser, args)
+    if args.layout is not None:
+        pin("self", args.layout.server)  # before any thread or child: the dev server inherits the server cores
     asyncio.run(main_async(args))
+
+
+def add_per_core_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--per-core", action="store_true",
+                        help="Pin the worker processes (one per worker core) to --worker-cores and the dev server and "
+                             "this process (client + asyncio baseline) to every other core; print `sessions per "
+                             "worker core` per cadence.")
+    parser.add_argument("--worker-cores", default=None,
+                        help="With --per-core: the workers' CPUs, taskset-style (0, 0-1, 0,2); default 0.")
+    parser.add_argument("--search", action="store_true",
+                        help=f"With --per-core: after the sizes, bisect between the largest passing and the smallest "
+                             f"failing size down to a step of {SEARCH_STEP} (at most {SEARCH_RUNS} more sizes).")
+    parser.add_argument("--compare-tree", type=Path, default=None, metavar="PATH",
+                        help="Another source tree (e.g. a git worktree of an older commit): per size, run its worker "
+                             "processes and then this tree's, same server and client, and compare their CPU.")
+    parser.add_argument("--start-burst", type=int, default=None, metavar="K",
+                        help="With --sessions L (one size) live at the cadence, start K more interviews within 30 s "
+                             "and report the live sessions' latency during the burst and the burst's time to first "
+                             "question.")
+
+
+def check_per_core_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Reject what the per-core, compare and burst modes cannot do; sets args.layout (None without --per-core)."""
+    args.layout = None
+    special = [name for name, on in (("--per-core", args.per_core), ("--compare-tree", args.compare_tree),
+                                     ("--start-burst", args.start_burst is not None)) if on]
+    if special and (args.in_process or args.kill_drill or args.workers > 1):
+        parser.error(f"{' and '.join(special)} run(s) worker processes of their own: no --in-process, --workers "
+                     f"or --kill-drill")
+    if not args.per_core and (args.worker_cores is not None or args.search):
+        parser.error("--worker-cores and --search go with --per-core")
+    if args.per_core:
+        try:
+            args.layout = plan_cores(args.worker_cores or "0", os.sched_getaffinity(0))
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.start_burst is not None:
+        if args.start_burst < 1:
+            parser.error("--start-burst must be at least 1")
+        if "," in args.sessions or args.compare_tree is not None or args.search:
+            parser.error("--start-burst takes one --sessions size (the live sessions), without --compare-tree or "
+                         "--search")
+    if args.compare_tree is not None:
+        from bench.scale_per_core import check_tree
+        problem = check_tree(args.compare_tree)
+        if problem:
+            parser.error(f"--compare-tree {args.compare_tree}: {problem}")
+        args.compare_tree = args.compare_tree.resolve()
 
 
 if __name__ == "__main__":
