@@ -27,10 +27,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from bench.interview_common import ANSWERS
-from bench.interview_scale import QUERY_CONCURRENCY, SessionRun, Settings, collect
 from bench.scale_asyncio import CYCLE, run_asyncio
 from bench.scale_metrics import Result, Summary, pct, summarize
 from bench.scale_processes import temporal_side
+from bench.scale_temporal import QUERY_CONCURRENCY, SessionRun, Settings, collect
 
 BURST_S = 30.0                   # the K starts are spread evenly over this many seconds
 BURST_POLL_S = 2.0               # a burst session's poll for its first question

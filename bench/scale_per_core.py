@@ -22,11 +22,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.interview_scale import Settings, _cpu, run_temporal
 from bench.scale_asyncio import run_asyncio
 from bench.scale_cores import SEARCH_RUNS, SizeOutcome, next_probe, per_core_line
 from bench.scale_metrics import Result, pct
 from bench.scale_processes import ROOT
+from bench.scale_temporal import Settings, cpu_text, run_temporal
 
 
 def check_tree(path: Path) -> str | None:
@@ -91,7 +91,7 @@ async def run_size(args: argparse.Namespace, settings: Settings, n: int, cadence
         print(t.line(name, n), flush=True)
         if t.pinned:
             print("    " + t.pinned, flush=True)
-        print("    " + _cpu(t, n, args.exchanges), flush=True)
+        print("    " + cpu_text(t, n, args.exchanges), flush=True)
         return t
 
     base = await temporal(args.compare_tree, f"temporal {label}") if args.compare_tree else None
