@@ -267,8 +267,8 @@ def check_per_core_arguments(parser: argparse.ArgumentParser, args: argparse.Nam
     special = [name for name, on in (("--per-core", args.per_core), ("--compare-tree", args.compare_tree),
                                      ("--start-burst", args.start_burst is not None)) if on]
     if special and (args.in_process or args.kill_drill or args.workers > 1):
-        parser.error(f"{' and '.join(special)} run(s) worker processes of their own: no --in-process, --workers "
-                     f"or --kill-drill")
+        parser.error(f"with {' and '.join(special)} the bench chooses the worker processes (one per worker core "
+                     f"with --per-core, else one): --in-process, --workers and --kill-drill do not apply")
     if not args.per_core and (args.worker_cores is not None or args.search):
         parser.error("--worker-cores and --search go with --per-core")
     if args.per_core:

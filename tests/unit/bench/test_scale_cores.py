@@ -166,3 +166,11 @@ def test_pinned_text_reads_every_thread_of_this_process():
     finally:
         done.set()
         t.join()
+
+
+def test_check_tree_needs_a_colloquy_source_tree(tmp_path):
+    from bench.scale_per_core import check_tree, tree_label
+
+    assert check_tree(tmp_path / "missing") == "not a directory"
+    assert "no client/cli.py" in (check_tree(tmp_path) or "")
+    assert tree_label(tmp_path) == tmp_path.name   # not a git checkout: its name alone
