@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import time
 import uuid
 from collections.abc import Iterable
@@ -28,8 +29,9 @@ from dataclasses import dataclass, field
 
 from bench.interview_common import ANSWERS
 from bench.scale_asyncio import CYCLE, run_asyncio
+from bench.scale_cores import pinned_text
 from bench.scale_metrics import Result, Summary, pct, summarize
-from bench.scale_processes import temporal_side
+from bench.scale_processes import dev_server_pid, temporal_side
 from bench.scale_temporal import QUERY_CONCURRENCY, SessionRun, Settings, collect
 
 BURST_S = 30.0                   # the K starts are spread evenly over this many seconds
@@ -140,6 +142,11 @@ async def run_burst(args: argparse.Namespace, settings: Settings, cadence: float
     async with temporal_side(workers, args.latency, settings.tuning, False, settings.server_config,
                              layout=settings.layout) as (env, queue, procs):
         client = env.client  # type: ignore[attr-defined]
+        pinned = ""
+        if settings.layout is not None:
+            pinned = "  " + pinned_text([("server", dev_server_pid() or 0),
+                                         *((f"worker {p.index}", p.pid) for p in procs), ("bench", os.getpid())])
+            print(pinned, flush=True)
         answered, stop, count = asyncio.Event(), asyncio.Event(), [0]
         live = [asyncio.create_task(live_session(client, queue, i, live_n, cadence, answered, count, stop))
                 for i in range(live_n)]
@@ -168,7 +175,7 @@ async def run_burst(args: argparse.Namespace, settings: Settings, cadence: float
     windows = burst_windows(res.decisions, burst.start, burst.end)
     lines = [f"cadence {cadence:g} s, {live_n} live sessions, simulated model {args.latency:.1f} s per call"
              + (f"; {settings.layout.text()}" if settings.layout else ""),
-             res.line("temporal live", live_n), a.line("asyncio", live_n),
+             res.line("temporal live", live_n), *([pinned] if pinned else []), a.line("asyncio", live_n),
              *burst_lines(k, burst, windows, pct(a.latencies, 95))]
     print("\n".join(lines), flush=True)
     return lines
