@@ -18,13 +18,21 @@ session drivers and queries), from the moment each is ready to the end of the ru
 question + answer) and per session-minute (bench/scale_metrics.py). History per exchange: events, workflow and
 activity tasks, updates, signals, timers and bytes, from a sample of the sessions' histories (bench/scale_history.py).
 
-    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10]
+    python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10|30,10]
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
+                                    [--per-core [--worker-cores 0] [--search]] [--compare-tree PATH]
+                                    [--start-burst K]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
 what the second adds, then the kill drill (unless `--no-kill-drill`): per size, a run with two workers where one is
 SIGKILLed mid-run — sessions lost, missed decisions, and decision latency before the kill, in the sticky-queue
 window after it, and after that (docs/performance.md).
+
+`--per-core` pins the workers to `--worker-cores` and the dev server and this process to the other cores, and
+prints `sessions per worker core` per cadence (bench/scale_per_core.py, bench/scale_cores.py); `--compare-tree PATH`
+runs another source tree's workers beside this tree's, size by size (bench/scale_per_core.py); `--start-burst K`
+starts K interviews within 30 s beside `--sessions L` live ones (bench/scale_burst.py).
+The Temporal run itself (session drivers, event-log reads, run_temporal) is bench/scale_temporal.py.
 """
 
 from __future__ import annotations
@@ -35,173 +43,28 @@ import concurrent.futures
 import contextlib
 import os
 import resource
-import signal
-import time
-import uuid
-from dataclasses import dataclass, fields
+from dataclasses import fields
+from pathlib import Path
 
-from bench.interview_common import ANSWERS, artifacts_in_tmp, median, pct, quiet
-from bench.scale_asyncio import CYCLE, run_asyncio
-from bench.scale_history import SAMPLE, HistoryCounts
-from bench.scale_metrics import CpuUse, Result, cpu_seconds, kill_windows
-from bench.scale_processes import SLOW_AGENTS, dev_server_pid, temporal_side
+from bench.interview_common import artifacts_in_tmp, median, pct, quiet
+from bench.scale_asyncio import run_asyncio
+from bench.scale_burst import run_bursts
+from bench.scale_cores import (
+    SEARCH_RUNS,
+    SEARCH_STEP,
+    affinity,
+    format_cpus,
+    pin,
+    plan_cores,
+)
+from bench.scale_metrics import Result, kill_windows
+from bench.scale_per_core import check_tree, run_per_core
+from bench.scale_processes import SLOW_AGENTS
+from bench.scale_temporal import CADENCE, QUERY_CONCURRENCY, Settings, cpu_text, run_temporal
 from core.server import TUNED_DYNAMIC_CONFIG
 from core.settings import SDK_WORKER_DEFAULTS, WORKER_TUNING_ENV, WorkerTuning
 
-CADENCE = 10.0          # default seconds between a session's exchanges (--cadence)
-QUERY_CONCURRENCY = 16  # the final event-log queries: bounded, not 500 at once (each needs a workflow task)
 MAIN_DYNAMIC_CONFIG = ["history.transferProcessorMaxPollRPS=10000"]  # what the dev server had before
-
-
-# ----------------------------------------------------------------------------------------------- Temporal
-@dataclass
-class SessionRun:
-    workflow_id: str
-    sent: list[float]
-    ack_timeouts: int = 0
-
-
-async def temporal_session(client, queue: str, index: int, n: int, exchanges: int,  # noqa: ANN001
-                           pace: float) -> SessionRun:
-    from client.interview.calls import InterviewClientError
-    from client.interview.cli import session_state, start_interview, submit_entry, wait_for_state
-    from models.interview.entries import TranscriptEntry
-    from models.interview.workflow import InterviewInput
-
-    await asyncio.sleep(index * pace / n)  # people do not all start on the same second
-    inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CYCLE)
-    handle = await start_interview(client, inp, f"interview-bench-scale-{index}-{uuid.uuid4().hex[:4]}", queue)
-    state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 300, 0.5)
-    run = SessionRun(handle.id, [])
-
-    async def submit(entry: TranscriptEntry) -> None:
-        try:
-            await submit_entry(handle, entry)
-        except InterviewClientError:  # not acknowledged within the client's 10 s (e.g. its worker was killed):
-            run.ack_timeouts += 1      # counted; the entry may still land, and its decision is looked for
-
-    for turn in range(1, exchanges + 1):
-        began = time.monotonic()
-        if not state.question_entry_id:     # a run from before the engine recorded its questions: the client does
-            await submit(TranscriptEntry(entry_id=f"q{turn}", speaker="interviewer",
-                                         text=state.next_question or "Go on?"))
-        await asyncio.sleep(max(0.0, pace / 2 - (time.monotonic() - began)))
-        run.sent.append(time.time())
-        await submit(TranscriptEntry(entry_id=f"a{turn}", speaker="interviewee",
-                                     text=ANSWERS[(index + turn) % len(ANSWERS)]))
-        await asyncio.sleep(max(0.0, pace - (time.monotonic() - began)))
-        if not state.question_entry_id:     # (since, nothing to echo: no state query per exchange either)
-            with contextlib.suppress(InterviewClientError):
-                state = await session_state(handle)
-    return run
-
-
-def decision_latencies(events, sent: list[float], answer_ids: list[str]) -> tuple[list[float], int]:
-    """answer submitted (client clock) -> response to the first interviewer-AI request after the answer's event."""
-    pairs = decision_pairs(events, sent, answer_ids)
-    return [lat for _, lat in pairs if lat is not None], sum(1 for _, lat in pairs if lat is None)
-
-
-def decision_pairs(events, sent: list[float], answer_ids: list[str]) -> list[tuple[float, float | None]]:
-    """(answer sent, latency or None when no decision followed it) per answer."""
-    out: list[tuple[float, float | None]] = []
-    for entry_id, at in zip(answer_ids, sent, strict=False):
-        idx = next((i for i, e in enumerate(events) if e.payload.get("entry_id") == entry_id), None)
-        if idx is None:
-            out.append((at, None))
-            continue
-        requested, done = False, None
-        for e in events[idx + 1:]:
-            if e.actor == "interviewer_ai" and e.type == "AI_REQUEST":
-                requested = True
-            elif requested and e.actor == "interviewer_ai" and e.type in ("AI_RESPONSE", "AI_FAILED"):
-                done = e.timestamp.timestamp()
-                break
-        out.append((at, None if done is None else done - at))
-    return out
-
-
-async def collect(client, runs: list[SessionRun | BaseException], exchanges: int, res: Result) -> None:  # noqa: ANN001
-    """Read every session's event log (QUERY_CONCURRENCY at a time), then terminate it."""
-    from temporalio.client import WorkflowExecutionStatus
-
-    from models.interview.names import QUERY_EVENT_LOG
-    from models.interview.workflow import EventLogPage
-
-    gate = asyncio.Semaphore(QUERY_CONCURRENCY)
-    res.history = HistoryCounts()
-    sampled = {r.workflow_id for r in runs[:SAMPLE] if isinstance(r, SessionRun)}
-
-    async def one(run: SessionRun) -> None:
-        async with gate:
-            handle = client.get_workflow_handle(run.workflow_id)
-            try:
-                desc = await handle.describe()
-                page = await handle.query(QUERY_EVENT_LOG, 0, result_type=EventLogPage)
-            except Exception:  # noqa: BLE001 — an unreadable session counts as lost
-                res.lost += 1
-                res.missed += len(run.sent)
-                res.decisions += [(at, None) for at in run.sent]
-                return
-            if desc.status != WorkflowExecutionStatus.RUNNING:
-                res.lost += 1
-            pairs = decision_pairs(page.events, run.sent, [f"a{t}" for t in range(1, exchanges + 1)])
-            res.decisions += pairs
-            res.latencies += [lat for _, lat in pairs if lat is not None]
-            res.missed += sum(1 for _, lat in pairs if lat is None)
-            res.ack_timeouts += run.ack_timeouts
-            if run.workflow_id in sampled and res.history is not None:
-                with contextlib.suppress(Exception):
-                    res.history.add((await handle.fetch_history()).events, exchanges)
-            with contextlib.suppress(Exception):
-                await handle.terminate("benchmark done")
-
-    for r in runs:
-        if isinstance(r, BaseException):  # the session's driver failed (start, plan): lost, every answer missed
-            res.lost += 1
-            res.missed += exchanges
-    await asyncio.gather(*(one(r) for r in runs if isinstance(r, SessionRun)))
-
-
-async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTuning, n_workers: int = 1,
-                       in_process: bool = False, server_config: list[str] | None = None,
-                       kill_after: float | None = None, pace: float = CADENCE) -> Result:
-    res = Result(pace=pace)
-    async with temporal_side(n_workers, latency, tuning, in_process,
-                             server_config if server_config is not None else TUNED_DYNAMIC_CONFIG) as (env, queue, procs):
-        client = env.client  # type: ignore[attr-defined]
-        server_pid = dev_server_pid()
-        server0 = cpu_seconds(server_pid) if server_pid else 0.0
-        client0 = cpu_seconds()
-        began = time.monotonic()
-        killer = None
-        if kill_after is not None and len(procs) >= 2:
-            victim = procs[-1]
-
-            async def kill() -> None:
-                await asyncio.sleep(kill_after)
-                res.kill_at = time.time()
-                await victim.stop(signal.SIGKILL)
-
-            killer = asyncio.create_task(kill())
-            res.window_s = tuning.sticky_queue_timeout_s + 10.0
-        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges, pace) for i in range(n)),
-                                    return_exceptions=True)
-        await asyncio.sleep(CYCLE / 2)  # let the last decisions land
-        res.wall_s = time.monotonic() - began
-        if killer is not None:
-            await killer
-        # CPU up to here (the collection below is bookkeeping, not load)
-        cpu = {"client": cpu_seconds() - client0}
-        if server_pid:
-            cpu["server"] = cpu_seconds(server_pid) - server0
-        for p in procs:
-            cpu[f"worker {p.index}"] = (p.final_cpu if p.final_cpu is not None else p.cpu_now()) - p.ready_cpu
-        if in_process:
-            cpu = {("client+worker" if k == "client" else k): v for k, v in cpu.items()}
-        res.cpu = CpuUse(cpu)
-        await collect(client, list(runs), exchanges, res)
-    return res
 
 
 # ----------------------------------------------------------------------------------------------- main
@@ -266,37 +129,57 @@ async def main_async(args: argparse.Namespace) -> None:
     counts = [1] if args.in_process else list(range(1, args.workers + 1))
     layout = ("one worker pair in this process" if args.in_process else
               f"{' and '.join(map(str, counts))} worker process(es) `colloquy worker --role all` on one queue")
+    if args.layout is not None:
+        layout = (f"{len(args.layout.workers)} worker process(es) `colloquy worker --role all` on one queue, one per "
+                  f"worker core")
     header = settings_header(tuning, server_config, layout, files, threads)
+    if args.layout is not None:
+        header.append(f"  per core: {args.layout.text()}; this process (client + asyncio baseline) pid "
+                      f"{os.getpid()} on CPU {format_cpus(affinity(os.getpid()))} (read back); each run prints "
+                      f"its server's and workers' pids and CPUs")
+    settings = Settings(tuning, server_config, header, args.layout)
     print("\n".join(header), flush=True)
+    async with artifacts_in_tmp():
+        if args.start_burst:
+            await run_bursts(args, settings)
+        elif args.layout is not None or args.compare_tree is not None:
+            await run_per_core(args, settings)
+        else:
+            for cadence in args.cadences:
+                await run_sizes(args, settings, counts, cadence)
+
+
+async def run_sizes(args: argparse.Namespace, settings: Settings, counts: list[int], cadence: float) -> None:
+    """Every size with 1..--workers worker processes and asyncio (and the kill drill), then the summary."""
+    tuning, server_config = settings.tuning, settings.server_config
     sizes = [int(x) for x in args.sessions.split(",")]
     rows: list[tuple[int, dict[int, Result], Result, Result | None]] = []
-    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges, args.cadence)
-    async with artifacts_in_tmp():
-        for n in sizes:
-            temporal: dict[int, Result] = {}
-            for w in counts:
-                t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config,
-                                       pace=args.cadence)
-                temporal[w] = t
-                print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
-                print("    " + _cpu(t, n, args.exchanges), flush=True)
-            a = await run_asyncio(n, args.exchanges, args.cadence)
-            print(a.line("asyncio", n), flush=True)
-            k = None
-            if args.kill_drill:
-                k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after,
-                                       pace=args.cadence)
-                print(k.line("temporal kill", n), flush=True)
-                print("\n".join(kill_lines(n, k)), flush=True)
-            rows.append((n, temporal, a, k))
+    kill_after = args.kill_after if args.kill_after is not None else default_kill_after(args.exchanges, cadence)
+    for n in sizes:
+        temporal: dict[int, Result] = {}
+        for w in counts:
+            t = await run_temporal(n, args.exchanges, args.latency, tuning, w, args.in_process, server_config,
+                                   pace=cadence)
+            temporal[w] = t
+            print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n), flush=True)
+            print("    " + cpu_text(t, n, args.exchanges), flush=True)
+        a = await run_asyncio(n, args.exchanges, cadence)
+        print(a.line("asyncio", n), flush=True)
+        k = None
+        if args.kill_drill:
+            k = await run_temporal(n, args.exchanges, args.latency, tuning, 2, False, server_config, kill_after,
+                                   pace=cadence)
+            print(k.line("temporal kill", n), flush=True)
+            print("\n".join(kill_lines(n, k)), flush=True)
+        rows.append((n, temporal, a, k))
     print()
-    print("\n".join(header))
-    print(f"scale — cadence {args.cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
+    print("\n".join(settings.header))
+    print(f"scale — cadence {cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
           f"exchanges per session; server, workers and client share this machine's {os.cpu_count()} CPUs")
     for n, temporal, a, k in rows:
         for w, t in temporal.items():
             print(t.line(f"temporal {w} worker{'s' if w > 1 else ''}", n))
-            print("    " + _cpu(t, n, args.exchanges))
+            print("    " + cpu_text(t, n, args.exchanges))
         print(a.line("asyncio", n))
         for w, t in temporal.items():
             if t.latencies and a.latencies:
@@ -316,21 +199,15 @@ def default_kill_after(exchanges: int, pace: float = CADENCE) -> float:
     return pace + 5 + pace * max(1, exchanges // 3)
 
 
-def _cpu(res: Result, n: int, exchanges: int) -> str:
-    if res.cpu is None:
-        return "CPU: not measured"
-    line = res.cpu.line(cycles=n * exchanges, session_minutes=n * res.wall_s / 60, wall_s=res.wall_s)
-    return line if res.history is None else f"{line}\n    {res.history.line()}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sessions", default="10,50,100", help="Comma-separated concurrent session counts.")
     parser.add_argument("--exchanges", type=int, default=2, help="Question/answer exchanges per session.")
     parser.add_argument("--latency", type=float, default=1.0, help="Simulated seconds per LLM call.")
-    parser.add_argument("--cadence", type=float, default=CADENCE,
+    parser.add_argument("--cadence", default=f"{CADENCE:g}",
                         help="Seconds between a session's exchanges (the answer comes half-way); people take 20-60 s "
-                             "to answer aloud or in writing. A decision must land within one to count as sustained.")
+                             "to answer aloud or in writing. A decision must land within one to count as sustained. "
+                             "A comma-separated list (30,10) runs everything once per cadence.")
     parser.add_argument("--workers", type=int, default=1,
                         help="Run each size with 1..N worker processes (2: what the second worker adds).")
     parser.add_argument("--kill-drill", action=argparse.BooleanOptionalAction, default=None,
@@ -344,16 +221,72 @@ def main() -> None:
                         help="Workers with the SDK's defaults (before WorkerTuning) instead of COLLOQUY_WORKER_*.")
     parser.add_argument("--main-server-config", action="store_true",
                         help="The dev server with main's dynamic config (before the matching/rps tuning).")
+    add_per_core_arguments(parser)
     args = parser.parse_args()
     if args.in_process and (args.workers > 1 or args.kill_drill):
         parser.error("--in-process runs one worker pair in this process: no --workers > 1 or --kill-drill")
-    if args.cadence < 2:
+    try:
+        args.cadences = [float(x) for x in args.cadence.split(",")]
+    except ValueError:
+        parser.error(f"--cadence {args.cadence}: seconds, or a comma-separated list of them like 30,10")
+    if min(args.cadences) < 2:
         parser.error("--cadence must be at least 2 seconds")
+    args.cadence = args.cadences[0]
     if args.workers < 1:
         parser.error("--workers must be at least 1")
     if args.kill_drill is None:
         args.kill_drill = args.workers > 1
+    check_per_core_arguments(parser, args)
+    if args.layout is not None:
+        pin("self", args.layout.server)  # before any thread or child: the dev server inherits the server cores
     asyncio.run(main_async(args))
+
+
+def add_per_core_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--per-core", action="store_true",
+                        help="Pin the worker processes (one per worker core) to --worker-cores and the dev server and "
+                             "this process (client + asyncio baseline) to every other core; print `sessions per "
+                             "worker core` per cadence.")
+    parser.add_argument("--worker-cores", default=None,
+                        help="With --per-core: the workers' CPUs, taskset-style (0, 0-1, 0,2); default 0.")
+    parser.add_argument("--search", action="store_true",
+                        help=f"With --per-core: after the sizes, bisect between the largest passing and the smallest "
+                             f"failing size down to a step of {SEARCH_STEP} (at most {SEARCH_RUNS} more sizes).")
+    parser.add_argument("--compare-tree", type=Path, default=None, metavar="PATH",
+                        help="Another source tree (e.g. a git worktree of an older commit): per size, run its worker "
+                             "processes and then this tree's, same server and client, and compare their CPU.")
+    parser.add_argument("--start-burst", type=int, default=None, metavar="K",
+                        help="With --sessions L (one size) live at the cadence, start K more interviews within 30 s "
+                             "and report the live sessions' latency during the burst and the burst's time to first "
+                             "question.")
+
+
+def check_per_core_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Reject what the per-core, compare and burst modes cannot do; sets args.layout (None without --per-core)."""
+    args.layout = None
+    special = [name for name, on in (("--per-core", args.per_core), ("--compare-tree", args.compare_tree),
+                                     ("--start-burst", args.start_burst is not None)) if on]
+    if special and (args.in_process or args.kill_drill or args.workers > 1):
+        parser.error(f"with {' and '.join(special)} the bench chooses the worker processes (one per worker core "
+                     f"with --per-core, else one): --in-process, --workers and --kill-drill do not apply")
+    if not args.per_core and (args.worker_cores is not None or args.search):
+        parser.error("--worker-cores and --search go with --per-core")
+    if args.per_core:
+        try:
+            args.layout = plan_cores(args.worker_cores or "0", os.sched_getaffinity(0))
+        except ValueError as exc:
+            parser.error(str(exc))
+    if args.start_burst is not None:
+        if args.start_burst < 1:
+            parser.error("--start-burst must be at least 1")
+        if "," in args.sessions or args.compare_tree is not None or args.search:
+            parser.error("--start-burst takes one --sessions size (the live sessions), without --compare-tree or "
+                         "--search")
+    if args.compare_tree is not None:
+        problem = check_tree(args.compare_tree)
+        if problem:
+            parser.error(f"--compare-tree {args.compare_tree}: {problem}")
+        args.compare_tree = args.compare_tree.resolve()
 
 
 if __name__ == "__main__":

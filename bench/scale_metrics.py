@@ -166,6 +166,7 @@ class Result:
     window_s: float = 0.0
     pace: float = 10.0       # seconds between a session's exchanges: a decision must land within one
     history: HistoryCounts | None = None
+    pinned: str = ""         # --per-core: which pid runs on which CPUs, read back from the kernel
 
     def summary(self) -> Summary:
         return summarize([*self.latencies, *([None] * self.missed)])

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.interview_common import workers
+from bench.scale_cores import CoreLayout, pin
 from bench.scale_metrics import children, cmdline, cpu_seconds, rusage_seconds
 from core.settings import WORKER_TUNING_ENV, WorkerTuning
 
@@ -60,7 +61,9 @@ class WorkerProcess:
             await asyncio.sleep(0.05)
 
 
-def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
+def worker_env(latency: float, tuning: WorkerTuning, tree: Path = ROOT) -> dict[str, str]:
+    """The worker processes' environment; for another source tree (`--compare-tree`) PYTHONPATH is that tree
+    alone, so none of this tree's modules leak into its workers."""
     env = dict(os.environ)
     env.update({
         "COLLOQUY_PROFILE": "offline",
@@ -68,7 +71,8 @@ def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
         "RUST_LOG": "error",
         "COLLOQUY_OFFLINE_LATENCY_MS": str(int(latency * 1000)),
         "COLLOQUY_OFFLINE_LATENCY_AGENTS": ",".join(SLOW_AGENTS),
-        "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p),
+        "PYTHONPATH": (os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+                       if tree == ROOT else str(tree)),
     })
     for name, var in WORKER_TUNING_ENV.items():
         env[var] = str(getattr(tuning, name))
@@ -77,11 +81,15 @@ def worker_env(latency: float, tuning: WorkerTuning) -> dict[str, str]:
 
 
 async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
-                                 tuning: WorkerTuning, timeout: float = 120.0) -> list[WorkerProcess]:
-    """`colloquy worker --role all` processes on `queue`; returns once the server sees each poll both queues."""
+                                 tuning: WorkerTuning, timeout: float = 120.0, tree: Path = ROOT,
+                                 cores: frozenset[int] | None = None) -> list[WorkerProcess]:
+    """`colloquy worker --role all` processes on `queue`, run from `tree` (cwd and PYTHONPATH; this tree by
+    default) and pinned to `cores` (before exec, so every thread they start inherits it); returns once the server
+    sees each poll both queues."""
     from core.pollers import check_queues
 
-    env = worker_env(latency, tuning)
+    env = worker_env(latency, tuning, tree)
+    preexec = None if cores is None else (lambda: os.sched_setaffinity(0, cores))
     procs = []
     logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
     for i in range(count):
@@ -89,8 +97,8 @@ async def start_worker_processes(client, address: str, queue: str, count: int, l
                "--address", address]
         log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
         with open(log, "wb") as out:
-            proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, env=env, cwd=tree, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=subprocess.STDOUT, preexec_fn=preexec)
         procs.append(WorkerProcess(i + 1, proc, log))
     deadline = time.monotonic() + timeout
     waiting = {p.pid for p in procs}
@@ -122,18 +130,25 @@ def dev_server_pid() -> int | None:
 
 @asynccontextmanager
 async def temporal_side(n_workers: int, latency: float, tuning: WorkerTuning, in_process: bool,
-                        server_config: list[str]) -> AsyncIterator[tuple[object, str, list[WorkerProcess]]]:
+                        server_config: list[str], tree: Path = ROOT, layout: CoreLayout | None = None
+                        ) -> AsyncIterator[tuple[object, str, list[WorkerProcess]]]:
+    """A fresh dev server and workers; with `layout` (--per-core) the server's threads on layout.server and the
+    worker processes on layout.workers."""
     from core.server import start_ephemeral_dev_server
 
     env = await start_ephemeral_dev_server(dynamic_config=server_config)
     try:
+        server_pid = dev_server_pid()
+        if layout is not None and server_pid:
+            pin(server_pid, layout.server)  # inherited from this (pinned) process already; every thread, to be sure
         queue = f"bench-{uuid.uuid4().hex[:6]}"
         if in_process:
             async with workers(env.client, queue, tuning=tuning):
                 yield env, queue, []
         else:
             address = env.client.service_client.config.target_host
-            procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning)
+            procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning, tree=tree,
+                                                 cores=None if layout is None else layout.workers)
             try:
                 yield env, queue, procs
             finally:

@@ -1,0 +1,152 @@
+"""`bench.interview_scale --per-core` and `--compare-tree` (issue 40): sessions per worker core, and one tree's
+workers against another's in the same bench run.
+
+--per-core: the worker processes (one per worker core) on `--worker-cores`, the dev server and this process (the
+client and the asyncio baseline) on every other core (bench/scale_cores.py). Per cadence, each size runs Temporal
+and then asyncio; the summary prints one line per cadence, `sessions per worker core: N (cadence S s, p95 ≤ 1.1×
+asyncio)`, N = the largest size with temporal p95 / asyncio p95 ≤ 1.1 and no decision missed, divided by the
+worker cores. `--search` then bisects between the largest passing and the smallest failing size (step 25, at
+most 3 more sizes).
+
+--compare-tree PATH: per size, Temporal with worker processes run from PATH (cwd and PYTHONPATH = PATH, this
+Python), then with this tree's, then asyncio; same server settings, same client (this tree's). Prints both lines,
+the workers' and the server's CPU per exchange both ways.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.scale_asyncio import run_asyncio
+from bench.scale_cores import SEARCH_RUNS, SizeOutcome, next_probe, per_core_line
+from bench.scale_metrics import Result, pct
+from bench.scale_processes import ROOT
+from bench.scale_temporal import Settings, cpu_text, run_temporal
+
+
+def check_tree(path: Path) -> str | None:
+    """Why `path` cannot run `python -m client.cli worker` (None when it can): it must be a directory whose
+    client.cli has a `worker` command, run with this Python and PYTHONPATH = path."""
+    if not path.is_dir():
+        return "not a directory"
+    if not (path / "client" / "cli.py").is_file():
+        return "no client/cli.py there (not a Colloquy source tree)"
+    env = {**os.environ, "PYTHONPATH": str(path.resolve()), "COLLOQUY_PROFILE": "offline"}
+    try:
+        done = subprocess.run([sys.executable, "-m", "client.cli", "worker", "--help"], cwd=path, env=env,
+                              capture_output=True, text=True, timeout=180)
+    except subprocess.TimeoutExpired:
+        return "`python -m client.cli worker --help` did not answer within 180 s"
+    if done.returncode != 0:
+        return f"`python -m client.cli worker --help` failed there: {(done.stderr or done.stdout).strip()[-500:]}"
+    return None
+
+
+def tree_label(path: Path) -> str:
+    """`<dir name>@<short commit>` when `path` is a git checkout, else the directory's name."""
+    try:
+        commit = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        commit = ""
+    return f"{path.name}@{commit}" if commit else path.name
+
+
+def outcome(n: int, t: Result, a: Result) -> SizeOutcome:
+    return SizeOutcome(n, pct(t.latencies, 95), pct(a.latencies, 95), t.summary().missed)
+
+
+def per_exchange_ms(res: Result, role: str, n: int, exchanges: int) -> float:
+    return res.cpu.role_total(role) / (n * exchanges) * 1000 if res.cpu and n * exchanges else float("nan")
+
+
+def compare_lines(label: str, n: int, exchanges: int, base: Result, this: Result) -> list[str]:
+    out = []
+    for role, name in (("worker", "worker"), ("server", "server")):
+        a, b = per_exchange_ms(base, role, n, exchanges), per_exchange_ms(this, role, n, exchanges)
+        change = f"{(b - a) / a * 100:+.0f} %".replace("-", "−") if a else "n/a"
+        out.append(f"  {name} CPU per exchange: {label} {a:.0f} ms -> this tree {b:.0f} ms ({change})")
+    return out
+
+
+@dataclass
+class Row:
+    n: int
+    this: Result
+    asyncio: Result
+    base: Result | None = None
+
+
+async def run_size(args: argparse.Namespace, settings: Settings, n: int, cadence: float, label: str) -> Row:
+    workers = len(settings.layout.workers) if settings.layout else 1
+
+    async def temporal(tree: Path, name: str) -> Result:
+        t = await run_temporal(n, args.exchanges, args.latency, settings.tuning, workers, False,
+                               settings.server_config, pace=cadence, tree=tree, layout=settings.layout)
+        print(t.line(name, n), flush=True)
+        if t.pinned:
+            print("    " + t.pinned, flush=True)
+        print("    " + cpu_text(t, n, args.exchanges), flush=True)
+        return t
+
+    base = await temporal(args.compare_tree, f"temporal {label}") if args.compare_tree else None
+    this = await temporal(ROOT, "temporal this tree" if args.compare_tree else "temporal")
+    a = await run_asyncio(n, args.exchanges, cadence)
+    print(a.line("asyncio", n), flush=True)
+    row = Row(n, this, a, base)
+    for line in row_lines(args, row, label)[1:]:
+        print(line, flush=True)
+    return row
+
+
+def row_lines(args: argparse.Namespace, row: Row, label: str) -> list[str]:
+    """The size's result lines (for the summary), then its ratio and comparison lines."""
+    lines = []
+    if row.base is not None:
+        lines.append(row.base.line(f"temporal {label}", row.n))
+    lines.append(row.this.line("temporal this tree" if row.base is not None else "temporal", row.n))
+    lines.append(row.asyncio.line("asyncio", row.n))
+    lines = ["\n".join(lines)]
+    for name, t in ((label, row.base), ("this tree" if row.base is not None else "temporal", row.this)):
+        if t is not None:
+            o = outcome(row.n, t, row.asyncio)
+            lines.append(f"  p95 RATIO {name}/asyncio at {row.n} sessions: {o.ratio:.2f} "
+                         f"({'passes' if o.passes else 'fails'}: ≤ 1.1 and no decision missed)")
+    if row.base is not None:
+        lines += compare_lines(label, row.n, args.exchanges, row.base, row.this)
+    return lines
+
+
+async def run_per_core(args: argparse.Namespace, settings: Settings) -> None:
+    label = tree_label(args.compare_tree) if args.compare_tree else ""
+    cores = len(settings.layout.workers) if settings.layout else 0
+    summaries: list[str] = []
+    for cadence in args.cadences:
+        rows: list[Row] = []
+        for n in [int(x) for x in args.sessions.split(",")]:
+            rows.append(await run_size(args, settings, n, cadence, label))
+        for _ in range(SEARCH_RUNS if args.search else 0):
+            probe = next_probe(outcome(r.n, r.this, r.asyncio) for r in rows)
+            if probe is None:
+                break
+            print(f"  search: trying {probe} sessions", flush=True)
+            rows.append(await run_size(args, settings, probe, cadence, label))
+        rows.sort(key=lambda r: r.n)
+        summaries.append(f"cadence {cadence:g} s, simulated model {args.latency:.1f} s per call, {args.exchanges} "
+                         f"exchanges per session"
+                         + (f"; {settings.layout.text()}" if settings.layout else "; all processes share the CPUs"))
+        for r in rows:
+            summaries += row_lines(args, r, label)
+        if cores:
+            if args.compare_tree:
+                summaries.append(f"  {label}: " + per_core_line(
+                    (outcome(r.n, r.base, r.asyncio) for r in rows if r.base is not None), cores, cadence))
+            summaries.append(per_core_line((outcome(r.n, r.this, r.asyncio) for r in rows), cores, cadence))
+    print()
+    print("\n".join(settings.header))
+    print("\n".join(summaries))
