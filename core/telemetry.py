@@ -1,8 +1,9 @@
 """OpenTelemetry: a tracer provider configured from the standard OTEL_* environment variables.
 
 OTEL_TRACES_EXPORTER=console prints spans (demo); =otlp sends them to OTEL_EXPORTER_OTLP_ENDPOINT when the
-opentelemetry-exporter-otlp package is installed; unset or `none` keeps tracing in-process only (spans still
-exist for interceptors, nothing is exported). Temporal's TracingInterceptor goes on the client and workers.
+opentelemetry-exporter-otlp package is installed. Then Temporal's TracingInterceptor goes on the client and
+workers. Unset or `none`: no tracer provider and no interceptor — spans nobody exports cost a busy worker ~5 %
+of its CPU (docs/performance.md); the gateway's own spans are then OpenTelemetry's no-op ones.
 """
 
 from __future__ import annotations
@@ -18,14 +19,24 @@ from temporalio.contrib.opentelemetry import TracingInterceptor
 _configured = False
 
 
-def configure_tracing(service_name: str = "colloquy") -> TracerProvider | None:
+def _exporters() -> set[str]:
+    return {e.strip() for e in os.environ.get("OTEL_TRACES_EXPORTER", "none").lower().split(",") if e.strip()}
+
+
+def configure_tracing(service_name: str = "colloquy", in_process: bool = False) -> TracerProvider | None:
+    """The SDK tracer provider with the exporters OTEL_TRACES_EXPORTER names, or None when it names none (or
+    OTEL_SDK_DISABLED=true). `in_process`: a provider even with no exporter (a test adds its own processor)."""
     global _configured
-    if _configured:
-        provider = trace.get_tracer_provider()
-        return provider if isinstance(provider, TracerProvider) else None
+    provider = trace.get_tracer_provider()
+    if isinstance(provider, TracerProvider):
+        return provider
+    if _configured and not in_process:
+        return None
     _configured = True
-    exporters = {e.strip() for e in os.environ.get("OTEL_TRACES_EXPORTER", "none").lower().split(",") if e.strip()}
+    exporters = _exporters()
     if os.environ.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return None
+    if not exporters & {"console", "otlp"} and not in_process:
         return None
     unknown = exporters - {"console", "otlp", "none"}
     if unknown:  # observability settings never stop a worker: say so and carry on
@@ -50,3 +61,9 @@ def configure_tracing(service_name: str = "colloquy") -> TracerProvider | None:
 def tracing_interceptor() -> TracingInterceptor:
     configure_tracing()
     return TracingInterceptor(trace.get_tracer("colloquy.temporal"))
+
+
+def tracing_interceptors() -> list[TracingInterceptor]:
+    """Temporal's TracingInterceptor when spans go somewhere (an exporter, or a provider set in this process),
+    else none."""
+    return [tracing_interceptor()] if configure_tracing() is not None else []

@@ -16,7 +16,7 @@ from temporalio.client import Client, TLSConfig
 from core.codec import KeyringError, data_converter
 from core.converter import colloquy_data_converter
 from core.settings import TemporalProfileError, TemporalSettings
-from core.telemetry import tracing_interceptor
+from core.telemetry import tracing_interceptors
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -91,7 +91,7 @@ async def connect(settings: TemporalSettings | None = None) -> Client:
         raise TemporalConfigError(f"payload encryption: {exc}") from None
     try:
         return await Client.connect(
-            **options, data_converter=converter, interceptors=[tracing_interceptor()],
+            **options, data_converter=converter, interceptors=tracing_interceptors(),
         )
     except RuntimeError as exc:
         raise ConnectionError(

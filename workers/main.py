@@ -37,13 +37,14 @@ GRACEFUL_SHUTDOWN = timedelta(seconds=30)
 
 
 def _interceptors(client: Client) -> list[TracingInterceptor]:
-    """Tracing on every worker, exactly once: a client made by `core.temporal.connect` already carries a
-    TracingInterceptor, which Temporal applies to its workers too (adding another would double every span)."""
-    from core.telemetry import tracing_interceptor
+    """Tracing on every worker that exports spans, exactly once: a client made by `core.temporal.connect` already
+    carries a TracingInterceptor, which Temporal applies to its workers too (adding another would double every
+    span); with no exporter there is none (core/telemetry.py)."""
+    from core.telemetry import tracing_interceptors
 
     if any(isinstance(i, TracingInterceptor) for i in client.config().get("interceptors", [])):
         return []
-    return [tracing_interceptor()]
+    return tracing_interceptors()
 
 
 def _tuned(tuning: WorkerTuning, polls_workflows: bool) -> dict[str, object]:

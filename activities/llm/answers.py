@@ -80,3 +80,14 @@ def check_prose(text: str) -> str:
             return text
         raise ValueError("a JSON value where prose was asked for")
     return text
+
+
+def free_of_charge(response: Any) -> Any:
+    """An in-process provider's answer (the offline double, the local model) costs nothing: stamped on the
+    response, litellm takes the price as known instead of looking the model up in its cost map and pricing the
+    tokens on every call (a tenth of a busy worker's CPU per agent call, docs/performance.md). The gateway
+    charges $0 for local providers itself (`_cost`)."""
+    hidden = getattr(response, "_hidden_params", None)
+    if isinstance(hidden, dict):
+        hidden["response_cost"] = 0.0
+    return response

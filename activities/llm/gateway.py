@@ -16,6 +16,7 @@ import os
 import re
 import time
 from datetime import timedelta
+from functools import lru_cache
 from typing import Any, TypeVar
 
 import core.settings  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
@@ -48,6 +49,7 @@ from activities.llm.schema import (
     json_schema_of,
     require_some,
     schema_instruction,
+    shared_json_schema,
     token_budget,
 )
 from activities.llm.slots import (
@@ -255,7 +257,9 @@ def _mode_request(mode: str, output_model: type[BaseModel], res: ModelResolution
     """(request fields, messages) asking for `output_model` in `mode`. `call_schema`: this call's narrower form
     of the output model's schema (e.g. the idea ids a moderator must score, one evaluation each), sent instead
     of the model's own; the answer is still validated against `output_model`."""
-    schema = call_schema or json_schema_of(output_model)
+    # the shared schema is only read here: cap_schema and enumerate_bounded_numbers build new values, and the
+    # request gets either one of those, the call's own schema, a copy (json_schema_of) or the pydantic model
+    schema = call_schema or shared_json_schema(output_model)
     if res.small_model:
         schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
     schema = require_some(schema)  # after the caps: an optional free-form object left out stays out
@@ -307,10 +311,18 @@ def _max_tokens(res: ModelResolution, output_model: type[BaseModel] | None, decl
         return min(text_budget, SMALL_MODEL_TEXT_BUDGET) if res.small_model else text_budget
     if declared:
         return declared
-    schema = call_schema or json_schema_of(output_model)
-    if res.small_model:
-        schema = cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
-    return token_budget(schema)
+    if call_schema is None:
+        return _schema_budget(output_model, res.small_model)
+    return token_budget(cap_schema(call_schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS)
+                        if res.small_model else call_schema)
+
+
+@lru_cache(maxsize=512)
+def _schema_budget(output_model: type[BaseModel], small_model: bool) -> int:
+    """The token budget of an output model's own schema: the same for every call (once per model and size)."""
+    schema = shared_json_schema(output_model)
+    return token_budget(cap_schema(schema, SMALL_MODEL_MAX_STRING, SMALL_MODEL_MAX_ITEMS) if small_model
+                        else schema)
 
 
 def _answer_text(response: Any, mode: str) -> str:

@@ -24,6 +24,7 @@ from typing import Any, cast
 import litellm
 from litellm import CustomLLM
 
+from activities.llm.answers import free_of_charge
 from activities.llm.gpu import read_gpus
 from activities.llm.schema import json_schema_of
 
@@ -191,4 +192,4 @@ class LocalLLM(CustomLLM):
         model_response.usage = litellm.Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                                              completion_tokens=usage.get("completion_tokens", 0),
                                              total_tokens=usage.get("total_tokens", 0))
-        return model_response
+        return free_of_charge(model_response)

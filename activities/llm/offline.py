@@ -34,6 +34,7 @@ import litellm
 from litellm import CustomLLM
 from pydantic import BaseModel
 
+from activities.llm.answers import free_of_charge
 from activities.llm.schema import json_schema_of
 
 PROVIDER = "colloquy-offline"
@@ -356,6 +357,7 @@ class OfflineLLM(CustomLLM):
         model_response.model = f"{PROVIDER}/{model}"
         model_response.usage = litellm.Usage(prompt_tokens=_tokens(request.prompt), completion_tokens=_tokens(content),
                                              total_tokens=_tokens(request.prompt) + _tokens(content))
+        free_of_charge(model_response)
         return model_response
 
     def completion(self, *args, **kwargs):  # type: ignore[override]

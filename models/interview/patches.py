@@ -79,3 +79,8 @@ SEEN_QUESTION = declare("interview", "interview-answer-filed-with-the-question-s
 DECISION_DEADLINE = declare("interview", "interview-decision-deadline", _ONE_ANSWER, _SHIPPED_ONE_ANSWER,
                             "no Orchestrator decision within decision_deadline_seconds of an answer: the fallback's "
                             "question is put in force (the console shows 'model slow'); the late decision is dropped")
+_SHIPPED_QUIET_DEADLINE = date(2026, 11, 28)
+DEADLINE_TIMER_CANCELLED = declare("interview", "interview-decision-deadline-timer-cancelled",
+                                   ("interview_one_answer", "interview_deadline_cancelled"), _SHIPPED_QUIET_DEADLINE,
+                                   "a decision in time cancels its deadline timer: no timer fires 8 s after every "
+                                   "answer to wake the workflow for nothing (a workflow task per exchange, issue 40)")

@@ -75,7 +75,7 @@ with workflow.unsafe.imports_passed_through():
         WORKFLOW_TYPE,
     )
     from models.interview.notes import NotesState
-    from models.interview.patches import DECISION_DEADLINE, FINISH_CARRIED_END
+    from models.interview.patches import DEADLINE_TIMER_CANCELLED, DECISION_DEADLINE, FINISH_CARRIED_END
     from models.interview.plan import PlanSnapshot
     from models.interview.workflow import EventLogPage, InterviewInput, InterviewResult, SessionState
     from models.status import PHASE_DONE, interview_status
@@ -355,10 +355,14 @@ class InterviewWorkflow(LiveLoop, Clock, ContinueAsNew):
         running = self.running_cycle
         assert running is not None
         timer = asyncio.create_task(workflow.sleep(bound, summary=f"decision deadline ({bound:g}s)"))
-        await workflow.wait_condition(lambda: running.done() or timer.done())   # (the timer is never cancelled)
+        await workflow.wait_condition(lambda: running.done() or timer.done())
         if not running.done():
             self._apply(self.s.decision_late(workflow.now(), bound))
-        elif behind:
+            return
+        if not timer.done() and workflow.patched(DEADLINE_TIMER_CANCELLED):
+            timer.cancel()          # in time: the timer would only wake the workflow for nothing (runs before
+                                    # this patch let it fire: a workflow task per answer)
+        if behind:
             self.wake = True        # the late cycle ended in time: a cycle for what arrived meanwhile
 
     async def _cycle_steps(self) -> None:

@@ -45,7 +45,7 @@ async def test_log_lines_carry_workflow_run_activity_and_agent(ts_env, worker, o
 
 
 async def test_agent_calls_are_spans_in_the_workflow_trace(ts_env, worker, offline):
-    provider = configure_tracing()
+    provider = configure_tracing(in_process=True)
     assert provider is not None, "OTEL_SDK_DISABLED is set"
     exporter = InMemorySpanExporter()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
