@@ -82,12 +82,18 @@ def check_prose(text: str) -> str:
     return text
 
 
-def free_of_charge(response: Any) -> Any:
-    """An in-process provider's answer (the offline double, the local model) costs nothing: stamped on the
-    response, litellm takes the price as known instead of looking the model up in its cost map and pricing the
-    tokens on every call (a tenth of a busy worker's CPU per agent call, docs/performance.md). The gateway
-    charges $0 for local providers itself (`_cost`)."""
+#: litellm metadata key: the provider is configured local (free); the gateway sets it on every call.
+FREE_OF_CHARGE = "colloquy_free_of_charge"
+
+
+def free_of_charge(response: Any, litellm_params: dict[str, Any] | None) -> Any:
+    """An in-process provider's answer (the offline double, the local model) on a provider configured local
+    costs nothing: stamped on the response, litellm takes the price as known instead of looking the model up in
+    its cost map and pricing the tokens on every call (a tenth of a busy worker's CPU per agent call,
+    docs/performance.md). A provider configured with prices (`local: false`, a test's priced double) is left to
+    litellm's pricing. The gateway charges $0 for local providers itself (`_cost`)."""
+    metadata = (litellm_params or {}).get("metadata") or {}
     hidden = getattr(response, "_hidden_params", None)
-    if isinstance(hidden, dict):
+    if metadata.get(FREE_OF_CHARGE) and isinstance(hidden, dict):
         hidden["response_cost"] = 0.0
     return response

@@ -30,7 +30,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.llm import offline
-from activities.llm.answers import check_prose, extract_json, parse_output  # noqa: F401  (re-exported)
+from activities.llm.answers import (  # noqa: F401  (re-exported)
+    FREE_OF_CHARGE,
+    check_prose,
+    extract_json,
+    parse_output,
+)
 from activities.llm.config import (
     LOCAL_PROVIDER,
     OFFLINE_PROVIDER,
@@ -348,7 +353,8 @@ async def _acompletion(res: ModelResolution, messages: list[dict[str, Any]], fie
     kwargs: dict[str, Any] = {
         "model": res.litellm_model, "messages": messages, "num_retries": 0, "timeout": cfg.request_timeout_s,
         "metadata": {"agent": extra.get("caller") or res.agent,
-                     "offline_context": extra.get("offline_context") or {}},
+                     "offline_context": extra.get("offline_context") or {},
+                     FREE_OF_CHARGE: res.local},   # an in-process provider stamps its $0 (answers.free_of_charge)
         **fields,
     }
     if res.api_base:

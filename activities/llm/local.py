@@ -192,4 +192,4 @@ class LocalLLM(CustomLLM):
         model_response.usage = litellm.Usage(prompt_tokens=usage.get("prompt_tokens", 0),
                                              completion_tokens=usage.get("completion_tokens", 0),
                                              total_tokens=usage.get("total_tokens", 0))
-        return free_of_charge(model_response)
+        return free_of_charge(model_response, litellm_params)

@@ -357,8 +357,7 @@ class OfflineLLM(CustomLLM):
         model_response.model = f"{PROVIDER}/{model}"
         model_response.usage = litellm.Usage(prompt_tokens=_tokens(request.prompt), completion_tokens=_tokens(content),
                                              total_tokens=_tokens(request.prompt) + _tokens(content))
-        free_of_charge(model_response)
-        return model_response
+        return free_of_charge(model_response, litellm_params)
 
     def completion(self, *args, **kwargs):  # type: ignore[override]
         raise NotImplementedError("the gateway only uses acompletion")

@@ -56,12 +56,17 @@ async def test_an_offline_answer_is_priced_at_zero_by_stamp(monkeypatch):
     assert usage.cost_usd == 0.0
 
 
-def test_free_of_charge_stamps_only_a_dict_of_hidden_params():
-    class Answer:
-        _hidden_params: dict = {}
+def test_free_of_charge_stamps_only_a_provider_configured_local():
+    from activities.llm.answers import FREE_OF_CHARGE
 
-    assert free_of_charge(Answer())._hidden_params == {"response_cost": 0.0}
-    assert free_of_charge(object()) is not None
+    class Answer:
+        def __init__(self) -> None:
+            self._hidden_params: dict = {}
+
+    assert free_of_charge(Answer(), {"metadata": {FREE_OF_CHARGE: True}})._hidden_params == {"response_cost": 0.0}
+    assert free_of_charge(Answer(), {"metadata": {FREE_OF_CHARGE: False}})._hidden_params == {}
+    assert free_of_charge(Answer(), None)._hidden_params == {}
+    assert free_of_charge(object(), {"metadata": {FREE_OF_CHARGE: True}}) is not None
 
 
 @pytest.mark.parametrize(("exporter", "expected"), [("none", 0), ("", 0)])
