@@ -1,9 +1,9 @@
 """The four pipelines complete on the `local` profile (SmolLM2-135M in-process through llama.cpp) with no invalid
 output anywhere (a timed-out call and the fallback that answers it are reported, not failed: issue 41), read from
 each run's own records
-(tests/e2e/platform/real_pipelines.py): two rehearsed interviews at once (their agents share the one model: the
-LLM worker takes one call at a time and the rest wait in the task queue, issue 29), and — under `slow`, with
-`make test-slow` — a notes import then a question (answered with the real model throughout, then again with a
+(tests/e2e/platform/real_pipelines.py): a rehearsed interview, and — under `slow`, with `make test-slow` — two
+rehearsed interviews at once (their agents share the one model: the LLM worker takes one call at a time and the rest
+wait in the task queue, issue 29), a notes import then a question (answered with the real model throughout, then again with a
 clarification the user answers), a writing run with three model ids, a standard discussion.
 
 A weak answer passes, and so does a slow one; an invalid one (or an agent skipped, an unscored idea, a question
@@ -40,7 +40,18 @@ def local(monkeypatch, tmp_path):
 
 
 @pytest.mark.timeout(INTERVIEW_TIMEOUT_S)
+async def test_a_rehearsed_interview_on_the_local_model(dev_env, worker, local):
+    async with worker(dev_env.client) as queue:
+        run = await rp.run_interview(dev_env.client, queue)
+    rp.expect_interview(run)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(2 * INTERVIEW_TIMEOUT_S)
 async def test_two_rehearsed_interviews_at_once_on_the_local_model(dev_env, worker, local):
+    """Two sessions share the one model (the LLM worker takes one call at a time; issue 29): twice the model's
+    time, so under `slow` (the default run has one interview per path; tests/workflows/platform/test_llm_queueing.py
+    checks the queueing itself on the offline double)."""
     async with worker(dev_env.client) as queue:
         runs = await asyncio.gather(rp.run_interview(dev_env.client, queue), rp.run_interview(dev_env.client, queue))
     for run in runs:
