@@ -167,6 +167,22 @@ class Result:
     pace: float = 10.0       # seconds between a session's exchanges: a decision must land within one
     history: HistoryCounts | None = None
     pinned: str = ""         # --per-core: which pid runs on which CPUs, read back from the kernel
+    #: steady state: CPU seconds per role from the moment every session had its first question to the end, and the
+    #: exchanges (answers sent) in that span — the cost of an exchange without the starts (plans, first questions)
+    steady_cpu: Mapping[str, float] | None = None
+    steady_exchanges: int = 0
+
+    def steady_ms(self, prefix: str) -> float:
+        """CPU ms per exchange of one role (`worker`, `server`) in the steady state; NaN when not measured."""
+        if not self.steady_cpu or not self.steady_exchanges:
+            return float("nan")
+        return sum(v for k, v in self.steady_cpu.items() if k.startswith(prefix)) / self.steady_exchanges * 1000
+
+    def steady_line(self) -> str:
+        if not self.steady_cpu or not self.steady_exchanges:
+            return "steady state: not measured (the run ended before every session had its first question)"
+        return (f"steady state (after every session's first question; {self.steady_exchanges} exchanges): CPU ms "
+                f"per exchange: server {self.steady_ms('server'):.0f} | workers {self.steady_ms('worker'):.0f}")
 
     def summary(self) -> Summary:
         return summarize([*self.latencies, *([None] * self.missed)])

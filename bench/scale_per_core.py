@@ -66,12 +66,20 @@ def per_exchange_ms(res: Result, role: str, n: int, exchanges: int) -> float:
 
 
 def compare_lines(label: str, n: int, exchanges: int, base: Result, this: Result) -> list[str]:
+    """Per role: CPU per exchange over the whole run (the starts included), then in the steady state (after every
+    session's first question: what an exchange costs once the plans and first questions are done)."""
     out = []
     for role, name in (("worker", "worker"), ("server", "server")):
         a, b = per_exchange_ms(base, role, n, exchanges), per_exchange_ms(this, role, n, exchanges)
-        change = f"{(b - a) / a * 100:+.0f} %".replace("-", "−") if a else "n/a"
-        out.append(f"  {name} CPU per exchange: {label} {a:.0f} ms -> this tree {b:.0f} ms ({change})")
+        out.append(f"  {name} CPU per exchange: {label} {a:.0f} ms -> this tree {b:.0f} ms ({_change(a, b)})")
+        a, b = base.steady_ms(role), this.steady_ms(role)
+        out.append(f"  {name} CPU per exchange, steady state: {label} {a:.0f} ms -> this tree {b:.0f} ms "
+                   f"({_change(a, b)})")
     return out
+
+
+def _change(a: float, b: float) -> str:
+    return f"{(b - a) / a * 100:+.0f} %".replace("-", "−") if a and a == a and b == b else "n/a"
 
 
 @dataclass

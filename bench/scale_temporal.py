@@ -9,7 +9,8 @@ import os
 import signal
 import time
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.interview_common import ANSWERS
@@ -33,8 +34,25 @@ class SessionRun:
     ack_timeouts: int = 0
 
 
+@dataclass
+class StartGate:
+    """Counts the sessions that have their first question; when the last one does, the start phase is over and
+    `sample()` reads every role's CPU (the steady state's starting point)."""
+
+    n: int
+    sample: Callable[[], dict[str, float]]
+    ready: int = 0
+    at: float | None = None            # time.time() when the last session had its first question
+    cpu: dict[str, float] = field(default_factory=dict)
+
+    def one_ready(self) -> None:
+        self.ready += 1
+        if self.ready == self.n:
+            self.at, self.cpu = time.time(), self.sample()
+
+
 async def temporal_session(client, queue: str, index: int, n: int, exchanges: int,  # noqa: ANN001
-                           pace: float) -> SessionRun:
+                           pace: float, gate: StartGate | None = None) -> SessionRun:
     from client.interview.calls import InterviewClientError
     from client.interview.cli import session_state, start_interview, submit_entry, wait_for_state
     from models.interview.entries import TranscriptEntry
@@ -44,6 +62,8 @@ async def temporal_session(client, queue: str, index: int, n: int, exchanges: in
     inp = InterviewInput(topic=f"What on-call taught me #{index}", duration_seconds=900, cycle_seconds=CYCLE)
     handle = await start_interview(client, inp, f"interview-bench-scale-{index}-{uuid.uuid4().hex[:4]}", queue)
     state = await wait_for_state(handle, lambda s: s.status == "IN_PROGRESS" and bool(s.next_question), 300, 0.5)
+    if gate is not None:
+        gate.one_ready()
     run = SessionRun(handle.id, [])
 
     async def submit(entry: TranscriptEntry) -> None:
@@ -163,18 +183,29 @@ async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTun
 
             killer = asyncio.create_task(kill())
             res.window_s = tuning.sticky_queue_timeout_s + 10.0
-        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges, pace) for i in range(n)),
-                                    return_exceptions=True)
+        def sample() -> dict[str, float]:
+            now = {f"worker {p.index}": (p.final_cpu if p.final_cpu is not None else p.cpu_now()) for p in procs}
+            if server_pid:
+                now["server"] = cpu_seconds(server_pid)
+            return now
+
+        gate = StartGate(n, sample)
+        runs = await asyncio.gather(*(temporal_session(client, queue, i, n, exchanges, pace, gate)
+                                      for i in range(n)), return_exceptions=True)
         await asyncio.sleep(CYCLE / 2)  # let the last decisions land
         res.wall_s = time.monotonic() - began
         if killer is not None:
             await killer
         # CPU up to here (the collection below is bookkeeping, not load)
+        end = sample()
+        if gate.at is not None and kill_after is None and procs:
+            res.steady_cpu = {k: v - gate.cpu.get(k, v) for k, v in end.items()}
+            res.steady_exchanges = sum(1 for r in runs if isinstance(r, SessionRun) for t in r.sent if t >= gate.at)
         cpu = {"client": cpu_seconds() - client0}
         if server_pid:
-            cpu["server"] = cpu_seconds(server_pid) - server0
+            cpu["server"] = end["server"] - server0
         for p in procs:
-            cpu[f"worker {p.index}"] = (p.final_cpu if p.final_cpu is not None else p.cpu_now()) - p.ready_cpu
+            cpu[f"worker {p.index}"] = end[f"worker {p.index}"] - p.ready_cpu
         if in_process:
             cpu = {("client+worker" if k == "client" else k): v for k, v in cpu.items()}
         res.cpu = CpuUse(cpu)
@@ -196,6 +227,8 @@ def cpu_text(res: Result, n: int, exchanges: int) -> str:
     if res.cpu is None:
         return "CPU: not measured"
     line = res.cpu.line(cycles=n * exchanges, session_minutes=n * res.wall_s / 60, wall_s=res.wall_s)
+    if res.steady_cpu is not None:
+        line = f"{line}\n    {res.steady_line()}"
     return line if res.history is None else f"{line}\n    {res.history.line()}"
 
 

@@ -145,9 +145,20 @@ def test_compare_lines_cpu_per_exchange():
     base, this = Result(), Result()
     base.cpu = CpuUse({"server": 10.0, "worker 1": 20.0, "client": 1.0})
     this.cpu = CpuUse({"server": 10.0, "worker 1": 15.0, "client": 1.0})
+    base.steady_cpu, base.steady_exchanges = {"server": 4.0, "worker 1": 8.0}, 80
+    this.steady_cpu, this.steady_exchanges = {"server": 3.0, "worker 1": 6.0}, 80
     lines = compare_lines("old@abc1234", 50, 2, base, this)
     assert lines == ["  worker CPU per exchange: old@abc1234 200 ms -> this tree 150 ms (−25 %)",
-                     "  server CPU per exchange: old@abc1234 100 ms -> this tree 100 ms (+0 %)"]
+                     "  worker CPU per exchange, steady state: old@abc1234 100 ms -> this tree 75 ms (−25 %)",
+                     "  server CPU per exchange: old@abc1234 100 ms -> this tree 100 ms (+0 %)",
+                     "  server CPU per exchange, steady state: old@abc1234 50 ms -> this tree 38 ms (−25 %)"]
+
+
+def test_steady_state_is_not_measured_without_its_sample():
+    res = Result()
+    assert res.steady_ms("worker") != res.steady_ms("worker")     # NaN
+    assert "not measured" in res.steady_line()
+    assert compare_lines("old@abc1234", 50, 2, Result(), Result())[1].endswith("(n/a)")
 
 
 def test_pinned_text_reads_every_thread_of_this_process():
