@@ -6,6 +6,8 @@ from collections.abc import Callable
 
 from models.interview.plan import DimensionSpec, PlanSnapshot, QuestionSnapshot, SectionSnapshot
 
+from .plan_texts import ENGLISH as ENGLISH_TEXTS
+from .plan_texts import plan_texts
 from .similarity import words
 
 DEFAULT_FOLLOWUP_CAPS = (3, 4, 2, 1)          # 003 §12
@@ -105,30 +107,32 @@ def topic_phrase(topic: str) -> str:
     return " ".join(out)
 
 
-def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> PlanSnapshot:
-    """A deterministic plan derived from the topic: the Planner's fallback (and the offline demo's answer).
+def default_plan(topic: str, context: str, mode: str, total_seconds: int,
+                 language: str | None = None) -> PlanSnapshot:
+    """A deterministic plan derived from the topic: the Planner's fallback (and the offline demo's answer), in the
+    interview's language (rules/interview/plan_texts.py; English when it has none).
 
     The questions never make the topic the object of a verb ("What drew you to what on-call taught me"): they
-    frame it ("When you think about what on-call taught you, ..."), so any phrasing of a topic reads well."""
-    t = topic_phrase(topic) or "this subject"
+    frame it ("When you think about what on-call taught you, ..."), so any phrasing of a topic reads well. In
+    another language the topic is quoted as the person wrote it (the English phrase rewrite is English grammar)."""
+    words_of = plan_texts(language)
     title = " ".join(topic.strip().split()).rstrip("?.!:;") or "this subject"
+    if words_of is not ENGLISH_TEXTS:
+        title = title.rstrip("？。！؟") or title
+    t = topic_phrase(topic) or "this subject" if words_of is ENGLISH_TEXTS else words_of.quote.format(t=title)
+    opening, story, tensions, reflection = words_of.opening, words_of.story, words_of.tensions, words_of.reflection
     specs = [
-        ("opening", "Where it started", "high",
-         [(f"When you think about {t}, where does your story begin, and why does it still matter to you?", 1),
-          (f"When it comes to {t}, what is at stake that most people miss?", 2)],
+        ("opening", words_of.titles[0], "high",
+         [(opening[0].format(t=t), 1), (opening[1].format(t=t), 2)],
          [("stakes", ["matter", "stake", "important", "why"]), ("background", ["started", "first", "began", "years"])]),
-        ("story", "A defining experience", "high",
-         [(f"Tell me about a specific moment that shaped how you see {t}. What happened?", 1),
-          ("What did you change afterwards, and what did it cost you?", 2)],
+        ("story", words_of.titles[1], "high",
+         [(story[0].format(t=t), 1), (story[1], 2)],
          [("story", ["when", "happened", "time", "once"]), ("lesson", ["learned", "changed", "lesson", "afterwards"])]),
-        ("tensions", "Trade-offs and disagreements", "medium",
-         [(f"Where do you disagree with the conventional wisdom about {t}?", 1),
-          ("What trade-off do you make that others would not?", 2),
-          ("How would you know whether you have got this right?", 3)],
+        ("tensions", words_of.titles[2], "medium",
+         [(tensions[0].format(t=t), 1), (tensions[1], 2), (tensions[2], 3)],
          [("trade_offs", ["trade", "cost", "instead", "but"]), ("metrics", ["measure", "metric", "number", "percent"])]),
-        ("reflection", "Looking back and ahead", "low",
-         [(f"What is the one thing you wish more people understood about {t}?", 1),
-          ("If you could go back and do one thing differently, what would it be?", 3)],
+        ("reflection", words_of.titles[3], "low",
+         [(reflection[0].format(t=t), 1), (reflection[1], 3)],
          [("reflection", ["wish", "differently", "understood", "advice"])]),
     ]
     durations = scale_shares(total_seconds) if mode == "structured" else [None] * len(specs)
@@ -142,37 +146,42 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int) -> Pla
         if mode == "structured":
             section.required_dimensions = [DimensionSpec(name=d, priority=i + 1, keywords=kw)
                                            for i, (d, kw) in enumerate(dims)]
-            section.followup_pool = {d: [f"Can you give a concrete example of the {d.replace('_', ' ')}?",
-                                         f"What would you add about the {d.replace('_', ' ')}?"] for d, _ in dims}
+            section.followup_pool = {d: [words_of.example.format(d=d.replace('_', ' ')),
+                                         words_of.add.format(d=d.replace('_', ' '))] for d, _ in dims}
             section.followup_cap = DEFAULT_FOLLOWUP_CAPS[n]
             section.primary_prompt = qs[0].text
         sections.append(section)
     goal = f"Understand the lived experience behind “{title}”{': ' + context.strip()[:200] if context.strip() else ''}"
     return normalize_plan(PlanSnapshot(topic=topic.strip(), research_goal=goal,
                                        angle=f"The hard-won opinions behind “{title}”, in the interviewee's own words",
-                                       sections=sections), mode)
+                                       sections=sections,
+                                       language=None if words_of is ENGLISH_TEXTS else language), mode)
 
 
 #: The one question of a plan whose every question was answered in an earlier session (a follow-up on a topic the
 #: earlier session already went through).
-LAST_RESORT_QUESTION = "What would you like to add to what we have talked about so far?"
+LAST_RESORT_QUESTION = ENGLISH_TEXTS.last_resort
 
 
-def last_resort_plan(plan: PlanSnapshot, mode: str) -> PlanSnapshot:
-    """`plan` left with no question to ask: one section that asks LAST_RESORT_QUESTION."""
-    section = SectionSnapshot(id="more", title="Anything to add", importance="high", goal="Anything to add",
-                              questions=[QuestionSnapshot(id="more-q1", text=LAST_RESORT_QUESTION, priority=1)])
+def last_resort_plan(plan: PlanSnapshot, mode: str, language: str | None = None) -> PlanSnapshot:
+    """`plan` left with no question to ask: one section that asks LAST_RESORT_QUESTION (in the language)."""
+    words_of = plan_texts(language)
+    section = SectionSnapshot(id="more", title=words_of.more_title, importance="high", goal="Anything to add",
+                              questions=[QuestionSnapshot(id="more-q1", text=words_of.last_resort, priority=1)])
     return normalize_plan(plan.model_copy(update={"sections": [section]}), mode)
 
 
 def follow_up_plan(base: PlanSnapshot, topic: str, summary: str, questions: list[str],
                    previous_session_id: str) -> PlanSnapshot:
-    """000 follow-up: one focused section of starter questions, linked to the previous session."""
+    """000 follow-up: one focused section of starter questions, linked to the previous session (with none, one
+    opening question in the earlier plan's language)."""
+    words_of = plan_texts(base.language if base else None)
+    opener = words_of.go_deeper.format(t=topic if words_of is ENGLISH_TEXTS else words_of.quote.format(t=topic))
     qs = [QuestionSnapshot(id=f"fu-q{i}", text=q, priority=1 if i == 1 else 2)
-          for i, q in enumerate(questions or [f"Let's go deeper on {topic}: where should we start?"], start=1)]
+          for i, q in enumerate(questions or [opener], start=1)]
     section = SectionSnapshot(id="follow-up", title=topic, importance="high", goal=f"Go deeper on {topic}",
                               questions=qs)
     return PlanSnapshot(topic=topic, research_goal=base.research_goal if base else topic,
                         angle=base.angle if base else topic, sections=[section], is_follow_up=True,
                         previous_session_id=previous_session_id, follow_up_context=summary,
-                        language=base.language if base and questions else None)   # the starter questions' language
+                        language=base.language if base else None)   # the starter questions' (or opener's) language

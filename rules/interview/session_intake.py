@@ -81,7 +81,8 @@ class SessionIntake(SessionSchedule):
 
     def planner_fallback(self, request: PlannerInput) -> PlanSnapshot:
         """000: the Planner failed — a plan derived from the topic."""
-        return default_plan(request.topic, request.context, request.mode, request.duration_seconds)
+        return default_plan(request.topic, request.context, request.mode, request.duration_seconds,
+                            request.language)
 
     def as_follow_up(self, record: SessionRecord, request: PlannerInput, planned: PlanSnapshot) -> PlanSnapshot:
         """The Planner's plan for a follow-up topic, marked as the follow-up of `record`."""
@@ -104,11 +105,12 @@ class SessionIntake(SessionSchedule):
             empty = drop_blank = True           # a model's adaptive plan with no question left to ask
         if not p.sections or drop_blank and empty:
             # no section, or a model's adaptive plan with no question to ask: the plan derived from the topic
-            p = default_plan(inp.topic, inp.context, inp.mode, inp.duration_seconds)
+            language = plan.language or inp.language
+            p = default_plan(inp.topic, inp.context, inp.mode, inp.duration_seconds, language)
             if unasked is not None:     # (in a follow-up, without what the earlier session answered)
                 p = normalize_plan(p, inp.mode, keep=unasked)
                 if not any(x.questions for x in p.sections):
-                    p = last_resort_plan(p, inp.mode)
+                    p = last_resort_plan(p, inp.mode, language)
         self.state.plan = p
         self._event("system", "PLAN_READY", {"research_goal": p.research_goal, "angle": p.angle,
                                              "sections": [s.id for s in p.sections],
