@@ -22,14 +22,16 @@ def has_blank_question(plan: PlanSnapshot) -> bool:
 
 
 def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False,
-                   keep: Callable[[str], str | None] | None = None, worded: bool = False) -> PlanSnapshot:
+                   keep: Callable[[str], str | None] | None = None, worded: bool = False,
+                   language: str | None = None) -> PlanSnapshot:
     """Unique section/question ids, sane priorities, structured sections with budgets and pools; with `drop_blank`,
     questions, follow-ups and primary prompts without words are left out (a blank question is never asked).
 
     `keep` (a model's plan): the text to ask for each question, follow-up and primary prompt, or None to leave it out
     (not a question, or answered in an earlier session). A structured section is then left with a prompt that `keep`
     takes (its own, its first question, its goal or title) or is dropped. With `keep` or `worded`, a dimension's
-    default follow-up names it in words ("failure modes", not "failure_modes")."""
+    default follow-up names it in words ("failure modes", not "failure_modes"), in `language` (the plan's own
+    language wins; English when neither is set)."""
     sections: list[SectionSnapshot] = []
     seen_sections: set[str] = set()
     seen_questions: set[str] = set()
@@ -51,7 +53,8 @@ def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False,
                      for name, pool in s.followup_pool.items()}
             if keep is not None:
                 given = {name: [k for t in pool if (k := keep(t)) is not None] for name, pool in given.items()}
-            pool = {d.name: list(given.get(d.name) or _default_followups(d.name, keep, worded)) for d in dims}
+            pool = {d.name: list(given.get(d.name) or _default_followups(d.name, keep, worded,
+                                                                         plan.language or language)) for d in dims}
             prompt = None if drop_blank and s.primary_prompt is not None and not s.primary_prompt.strip() \
                 else s.primary_prompt
             if keep is None:
@@ -66,10 +69,16 @@ def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False,
     return plan.model_copy(update={"sections": sections})
 
 
-def _default_followups(dimension: str, keep: Callable[[str], str | None] | None, worded: bool) -> list[str]:
+def _default_followups(dimension: str, keep: Callable[[str], str | None] | None, worded: bool,
+                       language: str | None = None) -> list[str]:
+    words_of = plan_texts(language)
+    if words_of is not ENGLISH_TEXTS:       # the dimension as the plan names it (no lower(): German nouns)
+        name = " ".join(dimension.replace("_", " ").split()) if keep is not None or worded else dimension
+        text: str | None = words_of.more_about.format(d=name)
+        return [t] if (t := keep(text) if keep is not None and text is not None else text) is not None else []
     if keep is None and not worded:
         return [f"Could you say more about {dimension.lower()}?"]
-    text: str | None = f"Could you say more about {' '.join(dimension.replace('_', ' ').split()).lower()}?"
+    text = f"Could you say more about {' '.join(dimension.replace('_', ' ').split()).lower()}?"
     if keep is not None and text is not None:
         text = keep(text)
     return [text] if text is not None else []

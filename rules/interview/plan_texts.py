@@ -24,6 +24,7 @@ class PlanTexts:
     reflection: tuple[str, str]
     example: str                    # structured follow-up: a concrete example
     add: str                        # structured follow-up: what would you add
+    more_about: str                 # a dimension's default follow-up ({d}: the dimension, as the plan names it)
     last_resort: str                # every question was answered in an earlier session
     more_title: str                 # the title of that one section
     go_deeper: str                  # a follow-up session with no suggested question ({t}: its topic)
@@ -43,6 +44,7 @@ ENGLISH = PlanTexts(
                 "If you could go back and do one thing differently, what would it be?"),
     example="Can you give a concrete example of the {d}?",
     add="What would you add about the {d}?",
+    more_about="Could you say more about {d}?",
     last_resort="What would you like to add to what we have talked about so far?",
     more_title="Anything to add",
     go_deeper="Let's go deeper on {t}: where should we start?",
@@ -64,6 +66,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Si pudiera volver atrás y hacer una cosa de otra manera, ¿cuál sería?"),
         example="¿Puede darme un ejemplo concreto?",
         add="¿Qué añadiría sobre esto?",
+        more_about="¿Podría contarme más sobre {d}?",
         last_resort="¿Qué le gustaría añadir a lo que hemos hablado hasta ahora?",
         more_title="Algo más",
         go_deeper="Profundicemos en {t}: ¿por dónde empezamos?",
@@ -83,6 +86,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Si vous pouviez revenir en arrière et faire une chose autrement, laquelle serait-ce ?"),
         example="Pouvez-vous donner un exemple concret ?",
         add="Qu'ajouteriez-vous à ce sujet ?",
+        more_about="Pourriez-vous m'en dire plus sur {d} ?",
         last_resort="Qu'aimeriez-vous ajouter à ce dont nous avons parlé jusqu'ici ?",
         more_title="Autre chose",
         go_deeper="Approfondissons {t} : par où commencer ?",
@@ -101,6 +105,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Wenn Sie zurückgehen und eine Sache anders machen könnten, welche wäre das?"),
         example="Können Sie ein konkretes Beispiel nennen?",
         add="Was würden Sie dazu noch ergänzen?",
+        more_about="Können Sie mehr über {d} erzählen?",
         last_resort="Was möchten Sie zu dem, worüber wir bisher gesprochen haben, noch ergänzen?",
         more_title="Noch etwas",
         go_deeper="Gehen wir bei {t} tiefer: Wo sollen wir anfangen?",
@@ -119,6 +124,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Se pudesse voltar atrás e fazer uma coisa de forma diferente, qual seria?"),
         example="Pode dar um exemplo concreto?",
         add="O que você acrescentaria sobre isso?",
+        more_about="Poderia falar mais sobre {d}?",
         last_resort="O que você gostaria de acrescentar ao que conversamos até agora?",
         more_title="Algo mais",
         go_deeper="Vamos aprofundar {t}: por onde começamos?",
@@ -137,6 +143,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Se potesse tornare indietro e fare una cosa diversamente, quale sarebbe?"),
         example="Può fare un esempio concreto?",
         add="Che cosa aggiungerebbe su questo?",
+        more_about="Potrebbe dirmi di più su {d}?",
         last_resort="Che cosa vorrebbe aggiungere a quello di cui abbiamo parlato finora?",
         more_title="Altro da aggiungere",
         go_deeper="Approfondiamo {t}: da dove cominciamo?",
@@ -155,6 +162,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Als u terug kon gaan en één ding anders kon doen, wat zou dat zijn?"),
         example="Kunt u een concreet voorbeeld geven?",
         add="Wat zou u daar nog aan toevoegen?",
+        more_about="Kunt u meer vertellen over {d}?",
         last_resort="Wat wilt u nog toevoegen aan wat we tot nu toe hebben besproken?",
         more_title="Nog iets",
         go_deeper="Laten we dieper ingaan op {t}: waar beginnen we?",
@@ -173,6 +181,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "もし過去に戻って一つだけ違うやり方ができるとしたら、それは何ですか？"),
         example="具体的な例を挙げていただけますか？",
         add="そのことについて、付け加えたいことはありますか？",
+        more_about="{d}について、もう少し詳しく教えていただけますか？",
         last_resort="これまでお話ししたことに、付け加えたいことはありますか？",
         more_title="付け加えたいこと",
         go_deeper="{t}について、さらに掘り下げましょう。どこから始めましょうか？",
@@ -191,6 +200,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "如果可以回到过去，把一件事换个做法，那会是什么？"),
         example="您能举一个具体的例子吗？",
         add="关于这一点，您还想补充什么？",
+        more_about="关于{d}，您能再多讲一些吗？",
         last_resort="对于我们到目前为止谈到的内容，您还想补充什么？",
         more_title="补充",
         go_deeper="我们来深入谈谈{t}：从哪里开始呢？",
@@ -209,6 +219,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "لو استطعت العودة وفعل شيء واحد بشكل مختلف، فماذا سيكون؟"),
         example="هل يمكنك أن تعطي مثالاً ملموساً؟",
         add="ماذا تضيف حول هذا الموضوع؟",
+        more_about="هل يمكنك أن تخبرني المزيد عن {d}؟",
         last_resort="ما الذي تود إضافته إلى ما تحدثنا عنه حتى الآن؟",
         more_title="إضافات",
         go_deeper="لنتعمق أكثر في {t}: من أين نبدأ؟",
@@ -228,6 +239,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "अगर आप पीछे जाकर एक चीज़ अलग तरह से कर पाते, तो वह क्या होती?"),
         example="क्या आप एक ठोस उदाहरण दे सकते हैं?",
         add="इस बारे में आप और क्या जोड़ना चाहेंगे?",
+        more_about="क्या आप {d} के बारे में और बता सकते हैं?",
         last_resort="अब तक हमने जो बात की है, उसमें आप और क्या जोड़ना चाहेंगे?",
         more_title="कुछ और",
         go_deeper="आइए {t} पर और गहराई से बात करें: कहाँ से शुरू करें?",
@@ -246,6 +258,7 @@ TEXTS: dict[str, PlanTexts] = {
                     "Kama ungeweza kurudi nyuma na kufanya jambo moja tofauti, lingekuwa lipi?"),
         example="Je, unaweza kutoa mfano halisi?",
         add="Ungeongeza nini kuhusu hili?",
+        more_about="Je, unaweza kueleza zaidi kuhusu {d}?",
         last_resort="Ungependa kuongeza nini kwa yale tuliyozungumza hadi sasa?",
         more_title="Mengineyo",
         go_deeper="Tuzungumze kwa kina zaidi kuhusu {t}: tuanzie wapi?",

@@ -86,3 +86,18 @@ def test_a_japanese_interview_whose_planner_fails_gets_the_japanese_plan():
     plan = s.planner_fallback(request)
     assert plan.language == "ja"
     assert plan.sections[0].questions[0].text.startswith("「オンコールから学んだこと」について")
+
+
+@pytest.mark.parametrize("language", SHIPPED)
+def test_a_dimensions_default_follow_up_is_in_the_plans_language(language):
+    from models.interview.plan import DimensionSpec, QuestionSnapshot, SectionSnapshot
+    from rules.interview.plan import normalize_plan
+
+    section = SectionSnapshot(id="s", title="Kultur", questions=[QuestionSnapshot(id="q", text="Wie begann es?")],
+                              required_dimensions=[DimensionSpec(name="Team_Kultur")])
+    plan = PlanSnapshot(topic="t", research_goal="g", angle="a", sections=[section], language=language)
+    for worded in (False, True):
+        [follow_up] = normalize_plan(plan, "structured", worded=worded).sections[0].followup_pool["Team_Kultur"]
+        assert follow_up == TEXTS[language].more_about.format(d="Team Kultur" if worded else "Team_Kultur")
+    english = normalize_plan(plan.model_copy(update={"language": None}), "structured", worded=True)
+    assert english.sections[0].followup_pool["Team_Kultur"] == ["Could you say more about team kultur?"]
