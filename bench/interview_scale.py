@@ -214,7 +214,7 @@ def main() -> None:
                         help="Per size, also run two worker processes and SIGKILL one mid-run (on by default with "
                              "--workers 2 or more; --no-kill-drill leaves it out).")
     parser.add_argument("--kill-after", type=float, default=None,
-                        help="Seconds after the sessions start to kill (default: 15 + 10 * max(1, exchanges // 3)).")
+                        help="Seconds after the sessions start to kill (default: cadence + 5 + cadence * max(1, exchanges // 3)).")
     parser.add_argument("--in-process", action="store_true",
                         help="One worker pair inside this process (the old layout; CPU then reads client+worker).")
     parser.add_argument("--sdk-defaults", action="store_true",
