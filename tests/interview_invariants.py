@@ -45,6 +45,9 @@ INVARIANTS: dict[str, str] = {
     "decision-within-bound": "when no decision came within decision_deadline_seconds of an answer, the fallback's "
                              "question is in force (nobody waits on the model), each such fallback is counted in the "
                              "event log and the state, and the late decision never replaces an unanswered question",
+    "no-timer-fires-for-nothing": "a decision-deadline timer fires only for a decision that did not come in time "
+                                  "(each fire is a DECISION_SLOW in the event log): a decision in time cancels it, so "
+                                  "no answer wakes the workflow a second time 8 s later (issue 40)",
     "clock-never-past-twice": "after the clock looked at `now`, nothing is due at or before `now` (no timer for a "
                               "moment already past)",
     "ends-in-time": "every interview has ended once its duration plus the late grace has passed on the clock",

@@ -5,7 +5,8 @@ entries followed at once by the end (the end lands while the run continues as ne
 
 Every scenario checks, from the run's own records: it finished (within a bound: a run that never ends fails here),
 within its duration + late grace; the exported 003 event log passes tests/interview_invariants.py
-`check_event_log`; the transcript holds exactly the accepted entries, in order; every section has an exit reason.
+`check_event_log`; the transcript holds exactly the accepted entries, in order; every section has an exit reason; no
+decision-deadline timer fires but for a slow decision (`no-timer-fires-for-nothing`, from the last run's history).
 
 `make test` judges 50 scenarios (5 seeds × 10; one the test server stalled is replaced); `pytest -m deep` 200 more.
 A failing scenario prints its seed and script: it becomes a named regression test (below, or in tests/unit/interview/test_session_regressions.py)."""
@@ -35,6 +36,7 @@ from rules.interview.answer_parts import split_answer
 from rules.interview.session_base import ENGINE_CLIENT
 from tests.interview_invariants import PRESENTED, check_event_log, require
 from tests.workflows.interview.helpers import adaptive_plan, control, decision, say, start, state
+from tests.workflows.interview.test_deadline_timer import deadline_timers
 
 ANSWERS = ["We kept a paper log of every page.", "Latency mattered more than throughput, then the outage came.",
            "I would improve the rotation and measure sleep.", "Ich weiß es nicht genau.", "たぶん、そうです。",
@@ -203,6 +205,9 @@ async def play(env, h: WorkflowHandle, rng: random.Random, run: Run, total: floa
     except TimeoutError:
         raise AssertionError(f"never finished — {run}") from None
     check_run(run, result, total, grace)
+    timers = await deadline_timers(h)                  # (the last run's history: continue-as-new starts a new one)
+    slow = sum(1 for line in store().get(result.event_log).splitlines() if '"DECISION_SLOW"' in line)
+    require(timers["fired"] <= slow, "no-timer-fires-for-nothing", f"{timers}, {slow} slow decisions — {run}")
 
 
 def check_run(run: Run, result: InterviewResult, total: float, grace: float) -> None:
