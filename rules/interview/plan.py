@@ -72,13 +72,13 @@ def normalize_plan(plan: PlanSnapshot, mode: str, drop_blank: bool = False,
 def _default_followups(dimension: str, keep: Callable[[str], str | None] | None, worded: bool,
                        language: str | None = None) -> list[str]:
     words_of = plan_texts(language)
-    if words_of is not ENGLISH_TEXTS:       # the dimension as the plan names it (no lower(): German nouns)
-        name = " ".join(dimension.replace("_", " ").split()) if keep is not None or worded else dimension
-        text: str | None = words_of.more_about.format(d=name)
-        return [t] if (t := keep(text) if keep is not None and text is not None else text) is not None else []
-    if keep is None and not worded:
-        return [f"Could you say more about {dimension.lower()}?"]
-    text = f"Could you say more about {' '.join(dimension.replace('_', ' ').split()).lower()}?"
+    in_words = " ".join(dimension.replace("_", " ").split())
+    if words_of is ENGLISH_TEXTS:
+        if keep is None and not worded:
+            return [f"Could you say more about {dimension.lower()}?"]
+        text: str | None = f"Could you say more about {in_words.lower()}?"
+    else:                                   # the dimension as the plan names it (no lower(): German nouns)
+        text = words_of.more_about.format(d=in_words if keep is not None or worded else dimension)
     if keep is not None and text is not None:
         text = keep(text)
     return [text] if text is not None else []
@@ -128,7 +128,7 @@ def default_plan(topic: str, context: str, mode: str, total_seconds: int,
     title = " ".join(topic.strip().split()).rstrip("?.!:;") or "this subject"
     if words_of is not ENGLISH_TEXTS:
         title = title.rstrip("？。！؟") or title
-    t = topic_phrase(topic) or "this subject" if words_of is ENGLISH_TEXTS else words_of.quote.format(t=title)
+    t = (topic_phrase(topic) or "this subject") if words_of is ENGLISH_TEXTS else words_of.quote.format(t=title)
     opening, story, tensions, reflection = words_of.opening, words_of.story, words_of.tensions, words_of.reflection
     specs = [
         ("opening", words_of.titles[0], "high",
