@@ -206,7 +206,9 @@ async def play(env, h: WorkflowHandle, rng: random.Random, run: Run, total: floa
         raise AssertionError(f"never finished — {run}") from None
     check_run(run, result, total, grace)
     timers = await deadline_timers(h)                  # (the last run's history: continue-as-new starts a new one)
-    slow = sum(1 for line in store().get(result.event_log).splitlines() if '"DECISION_SLOW"' in line)
+    assert result.event_log is not None, run
+    log = store().get(result.event_log)
+    slow = sum('"DECISION_SLOW"' in line for line in log.splitlines())
     require(timers["fired"] <= slow, "no-timer-fires-for-nothing", f"{timers}, {slow} slow decisions — {run}")
 
 
