@@ -35,6 +35,7 @@ from core.settings import SEARCH_ATTRIBUTES
 from tests.wedge_guard import TestServerWedged, WedgeGuard
 from workers import registry
 from workers.main import running_workers
+from workers.sandbox import sandbox_runner
 
 HISTORIES = Path(__file__).parent / "histories"
 
@@ -117,7 +118,8 @@ async def replay(handle: WorkflowHandle, record_as: str | None = None) -> None:
     if record_as:
         HISTORIES.mkdir(exist_ok=True)
         (HISTORIES / f"{record_as}.json").write_text(history.to_json())
-    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
+    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter,
+                   workflow_runner=sandbox_runner()).replay_workflow(history)
 
 
 async def replay_recorded(name: str) -> None:
@@ -126,7 +128,8 @@ async def replay_recorded(name: str) -> None:
 
     path = HISTORIES / f"{name}.json"
     history = WorkflowHistory.from_json(f"recorded-{name}", path.read_text())
-    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter).replay_workflow(history)
+    await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter,
+                   workflow_runner=sandbox_runner()).replay_workflow(history)
 
 
 @pytest.hookimpl(wrapper=True)

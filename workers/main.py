@@ -98,10 +98,11 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
     interceptors = _interceptors(client)
     workers: list[Worker] = []
     if role in ("all", "workflows"):
+        from workers.sandbox import sandbox_runner
         from workflows.one_input import OneInputInterceptor
 
         workers.append(Worker(
-            client, task_queue=task_queue, workflows=registry.workflows(),
+            client, task_queue=task_queue, workflows=registry.workflows(), workflow_runner=sandbox_runner(),
             activities=registry.other_activities(), interceptors=[*interceptors, OneInputInterceptor()],
             graceful_shutdown_timeout=graceful_shutdown_timeout,
             **_tuned(tuning, polls_workflows=True),  # type: ignore[arg-type]

@@ -1,0 +1,61 @@
+"""The workflow sandbox, with the code it runs on every entry compiled once.
+
+Temporal's sandboxed runner enters the sandbox by `exec` of a short source string: once per activation, and once
+per payload the SDK encodes or decodes for a workflow (it asks the workflow, inside the sandbox, for the payload's
+serialization context; temporalio 1.35, `_runner._Instance._run_code`). `exec` of a string compiles it each time:
+~16 µs, and an interview exchange enters the sandbox over a hundred times (docs/performance.md, "Per worker core").
+This runner is Temporal's own `SandboxedWorkflowRunner` — the same restrictions, the same fresh module per
+workflow run, the same code — except that each of those strings is compiled once per process. Should the SDK's
+private shape change, `sandbox_runner()` returns the SDK's runner unchanged (tests/unit/platform/test_sandbox_runner.py
+says so at once)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from types import CodeType
+from typing import Any
+
+from temporalio.worker import WorkflowRunner
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
+
+try:
+    from temporalio.worker.workflow_sandbox._runner import _Instance
+except ImportError:  # pragma: no cover — an SDK without the private class: the plain runner is used
+    _Instance = None  # type: ignore[assignment,misc]
+
+
+@functools.lru_cache(maxsize=512)
+def compiled(code: str) -> CodeType:
+    """The sandbox's entry string as code; the same file name `exec` of a string gives (tracebacks unchanged)."""
+    return compile(code, "<string>", "exec")
+
+
+if _Instance is not None:
+    class _CompiledInstance(_Instance):
+        def _run_code(self, code: str, **extra_globals: Any) -> None:
+            super()._run_code(compiled(code), **extra_globals)  # type: ignore[arg-type]
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledSandboxRunner(SandboxedWorkflowRunner):
+    """`SandboxedWorkflowRunner` whose instances compile their entry code once per process."""
+
+    def create_instance(self, det):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201 — the SDK's signature
+        return _CompiledInstance(det, self.runner_class, self.restrictions)
+
+
+def usable() -> bool:
+    """True when the SDK's sandbox instance still enters by `_run_code(code, **globals)`."""
+    import inspect
+
+    if _Instance is None or not hasattr(_Instance, "_run_code"):
+        return False
+    params = list(inspect.signature(_Instance._run_code).parameters)
+    return params[:2] == ["self", "code"] and inspect.signature(_Instance.__init__).parameters.keys() >= {
+        "instance_details", "runner_class", "restrictions"}
+
+
+def sandbox_runner() -> WorkflowRunner:
+    """The runner every Colloquy workflow worker uses (and the replay tests)."""
+    return CompiledSandboxRunner() if usable() else SandboxedWorkflowRunner()
