@@ -105,10 +105,13 @@ async def asyncio_session(index: int, n: int, exchanges: int, res: Result, pace:
             res.missed += 1
         else:
             res.latencies.append(hit - at)
+        res.decisions.append((at, None if hit is None else hit - at))
 
 
 async def run_asyncio(n: int, exchanges: int, pace: float) -> Result:
-    res = Result(pace=pace)
+    # every session has its first question at its start (no plan to wait for): the steady state begins once the
+    # last one has started, one pace after the first
+    res = Result(pace=pace, steady_at=time.time() + pace)
     began = time.monotonic()
     await asyncio.gather(*(asyncio_session(i, n, exchanges, res, pace) for i in range(n)))
     res.wall_s = time.monotonic() - began

@@ -156,7 +156,7 @@ def largest_passing(outcomes: Iterable[SizeOutcome]) -> int | None:
     return max(passing) if passing else None
 
 
-def per_core_line(outcomes: Iterable[SizeOutcome], worker_cores: int, cadence: float) -> str:
+def per_core_line(outcomes: Iterable[SizeOutcome], worker_cores: int, cadence: float, steady: bool = False) -> str:
     """`sessions per worker core: N (cadence S s, p95 ≤ 1.1× asyncio)`: N = the largest passing size divided by
     the worker cores."""
     best = largest_passing(outcomes)
@@ -164,7 +164,8 @@ def per_core_line(outcomes: Iterable[SizeOutcome], worker_cores: int, cadence: f
         value = "below the smallest size tried"
     else:
         value = f"{best / worker_cores:g}"
-    return f"sessions per worker core: {value} (cadence {cadence:g} s, p95 ≤ {RATIO_LIMIT:g}× asyncio)"
+    what = "sessions per worker core, steady state" if steady else "sessions per worker core"
+    return f"{what}: {value} (cadence {cadence:g} s, p95 ≤ {RATIO_LIMIT:g}× asyncio)"
 
 
 def next_probe(outcomes: Iterable[SizeOutcome], step: int = SEARCH_STEP) -> int | None:

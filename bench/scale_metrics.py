@@ -171,6 +171,13 @@ class Result:
     #: exchanges (answers sent) in that span — the cost of an exchange without the starts (plans, first questions)
     steady_cpu: Mapping[str, float] | None = None
     steady_exchanges: int = 0
+    steady_at: float | None = None   # time.time() from which the steady state counts (answers sent from then on)
+
+    def steady_latencies(self) -> list[float]:
+        """Latencies of the answers sent in the steady state: the live sessions' pace, with no start beside it."""
+        if self.steady_at is None:
+            return []
+        return [lat for at, lat in self.decisions if lat is not None and at >= self.steady_at]
 
     def steady_ms(self, prefix: str) -> float:
         """CPU ms per exchange of one role (`worker`, `server`) in the steady state; NaN when not measured."""

@@ -61,6 +61,14 @@ def outcome(n: int, t: Result, a: Result) -> SizeOutcome:
     return SizeOutcome(n, pct(t.latencies, 95), pct(a.latencies, 95), t.summary().missed)
 
 
+def steady_outcome(n: int, t: Result, a: Result) -> SizeOutcome:
+    """The same comparison over the answers sent in the steady state only (after every session had its first
+    question): the live sessions' pace with no start beside them (the starts are `--start-burst`'s question)."""
+    t_lat, a_lat = t.steady_latencies(), a.steady_latencies()
+    return SizeOutcome(n, pct(t_lat, 95) if t_lat else float("nan"), pct(a_lat, 95) if a_lat else float("nan"),
+                       t.summary().missed)
+
+
 def per_exchange_ms(res: Result, role: str, n: int, exchanges: int) -> float:
     return res.cpu.role_total(role) / (n * exchanges) * 1000 if res.cpu and n * exchanges else float("nan")
 
@@ -125,6 +133,10 @@ def row_lines(args: argparse.Namespace, row: Row, label: str) -> list[str]:
             o = outcome(row.n, t, row.asyncio)
             lines.append(f"  p95 RATIO {name}/asyncio at {row.n} sessions: {o.ratio:.2f} "
                          f"({'passes' if o.passes else 'fails'}: ≤ 1.1 and no decision missed)")
+            st = steady_outcome(row.n, t, row.asyncio)
+            lines.append(f"    steady state (answers after every session's first question): p95 "
+                         f"{st.temporal_p95:.2f} s vs {st.asyncio_p95:.2f} s, ratio {st.ratio:.2f} "
+                         f"({'passes' if st.passes else 'fails'})")
     if row.base is not None:
         lines += compare_lines(label, row.n, args.exchanges, row.base, row.this)
     return lines
@@ -155,6 +167,12 @@ async def run_per_core(args: argparse.Namespace, settings: Settings) -> None:
                 summaries.append(f"  {label}: " + per_core_line(
                     (outcome(r.n, r.base, r.asyncio) for r in rows if r.base is not None), cores, cadence))
             summaries.append(per_core_line((outcome(r.n, r.this, r.asyncio) for r in rows), cores, cadence))
+            if args.compare_tree:
+                summaries.append(f"  {label}: " + per_core_line(
+                    (steady_outcome(r.n, r.base, r.asyncio) for r in rows if r.base is not None), cores, cadence,
+                    steady=True))
+            summaries.append(per_core_line((steady_outcome(r.n, r.this, r.asyncio) for r in rows), cores, cadence,
+                                           steady=True))
     print()
     print("\n".join(settings.header))
     print("\n".join(summaries))

@@ -63,8 +63,11 @@ class WorkerProcess:
 
 def worker_env(latency: float, tuning: WorkerTuning, tree: Path = ROOT) -> dict[str, str]:
     """The worker processes' environment; for another source tree (`--compare-tree`) PYTHONPATH is that tree
-    alone, so none of this tree's modules leak into its workers."""
+    alone, so none of this tree's modules leak into its workers. Bytecode is cached as an installed wheel has it
+    (pip compiles at install; deploy/Dockerfile): with PYTHONDONTWRITEBYTECODE (set on some machines) a source
+    tree has none, and the sandbox then compiled the workflow's module again for every workflow it started."""
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.update({
         "COLLOQUY_PROFILE": "offline",
         "COLLOQUY_LOG_LEVEL": "ERROR",

@@ -200,6 +200,7 @@ async def run_temporal(n: int, exchanges: int, latency: float, tuning: WorkerTun
         end = sample()
         if gate.at is not None and kill_after is None and procs:
             res.steady_cpu = {k: v - gate.cpu.get(k, v) for k, v in end.items()}
+            res.steady_at = gate.at
             res.steady_exchanges = sum(1 for r in runs if isinstance(r, SessionRun) for t in r.sent if t >= gate.at)
         cpu = {"client": cpu_seconds() - client0}
         if server_pid:

@@ -22,7 +22,7 @@ from bench.scale_cores import (
     plan_cores,
 )
 from bench.scale_metrics import CpuUse, Result
-from bench.scale_per_core import compare_lines
+from bench.scale_per_core import compare_lines, steady_outcome
 
 
 @pytest.mark.parametrize(("text", "cpus"), [
@@ -185,3 +185,39 @@ def test_check_tree_needs_a_colloquy_source_tree(tmp_path):
     assert check_tree(tmp_path / "missing") == "not a directory"
     assert "no client/cli.py" in (check_tree(tmp_path) or "")
     assert tree_label(tmp_path) == tmp_path.name   # not a git checkout: its name alone
+
+
+@given(st.lists(st.tuples(st.floats(0, 100), st.one_of(st.none(), st.floats(0.5, 5))), max_size=40),
+       st.floats(0, 100))
+def test_the_steady_state_counts_exactly_the_answers_sent_from_its_start(decisions, at):
+    res = Result(decisions=decisions, steady_at=at)
+    assert sorted(res.steady_latencies()) == sorted(lat for t, lat in decisions if t >= at and lat is not None)
+    assert Result(decisions=decisions).steady_latencies() == []  # not measured: nothing counted
+
+
+def test_the_steady_ratio_leaves_the_start_phase_out_and_has_its_own_per_core_line():
+    slow_start = [(1.0, 3.0)] * 10 + [(50.0, 2.1)] * 90  # the first exchanges beside the starts are slow
+    t = Result(latencies=[lat for _, lat in slow_start], decisions=slow_start, steady_at=40.0)
+    a = Result(latencies=[2.0] * 100, decisions=[(1.0, 2.0)] * 10 + [(50.0, 2.0)] * 90, steady_at=30.0)
+    whole, steady = outcome_of(t, a), steady_outcome(100, t, a)
+    assert whole.ratio == pytest.approx(1.5) and not whole.passes
+    assert steady.ratio == pytest.approx(1.05) and steady.passes
+    assert per_core_line([steady], 1, 30, steady=True) == (
+        "sessions per worker core, steady state: 100 (cadence 30 s, p95 ≤ 1.1× asyncio)")
+    assert per_core_line([whole], 1, 30).startswith("sessions per worker core: below")
+
+
+def outcome_of(t: Result, a: Result):  # noqa: ANN201
+    from bench.scale_per_core import outcome
+
+    return outcome(100, t, a)
+
+
+def test_bench_workers_cache_bytecode_as_an_installed_wheel(monkeypatch):
+    """PYTHONDONTWRITEBYTECODE (set on some machines) left a source tree without bytecode: the sandbox compiled the
+    interview's workflow module again for every workflow it started (~9 % of the worker's CPU while starting)."""
+    from bench.scale_processes import worker_env
+    from core.settings import WorkerTuning
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    assert "PYTHONDONTWRITEBYTECODE" not in worker_env(1.0, WorkerTuning())
