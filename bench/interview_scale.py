@@ -20,7 +20,7 @@ activity tasks, updates, signals, timers and bytes, from a sample of the session
 
     python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10|30,10]
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
-                                    [--per-core [--worker-cores 0] [--search]] [--compare-tree PATH]
+                                    [--per-core [--worker-cores 0] [--search]] [--compare-tree PATH [--repeat K]]
                                     [--start-burst K]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
@@ -255,6 +255,10 @@ def add_per_core_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare-tree", type=Path, default=None, metavar="PATH",
                         help="Another source tree (e.g. a git worktree of an older commit): per size, run its worker "
                              "processes and then this tree's, same server and client, and compare their CPU.")
+    parser.add_argument("--repeat", type=int, default=1, metavar="K",
+                        help="With --compare-tree: per size, run the two trees K times, alternating (before, this, "
+                             "before, ...), and print each figure's median and range (single runs vary ±15 %% in CPU "
+                             "on a 2-core machine).")
     parser.add_argument("--start-burst", type=int, default=None, metavar="K",
                         help="With --sessions L (one size) live at the cadence, start K more interviews within 30 s "
                              "and report the live sessions' latency during the burst and the burst's time to first "
@@ -282,6 +286,8 @@ def check_per_core_arguments(parser: argparse.ArgumentParser, args: argparse.Nam
         if "," in args.sessions or args.compare_tree is not None or args.search:
             parser.error("--start-burst takes one --sessions size (the live sessions), without --compare-tree or "
                          "--search")
+    if args.repeat < 1 or (args.repeat > 1 and args.compare_tree is None):
+        parser.error("--repeat K (K ≥ 1) goes with --compare-tree")
     if args.compare_tree is not None:
         problem = check_tree(args.compare_tree)
         if problem:

@@ -19,8 +19,10 @@ import argparse
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import median
 
 from bench.scale_asyncio import run_asyncio
 from bench.scale_cores import SEARCH_RUNS, SizeOutcome, next_probe, per_core_line
@@ -96,6 +98,7 @@ class Row:
     this: Result
     asyncio: Result
     base: Result | None = None
+    pairs: list[tuple[Result, Result]] = field(default_factory=list)  # --repeat: (before, this) per round
 
 
 async def run_size(args: argparse.Namespace, settings: Settings, n: int, cadence: float, label: str) -> Row:
@@ -110,14 +113,42 @@ async def run_size(args: argparse.Namespace, settings: Settings, n: int, cadence
         print("    " + cpu_text(t, n, args.exchanges), flush=True)
         return t
 
-    base = await temporal(args.compare_tree, f"temporal {label}") if args.compare_tree else None
-    this = await temporal(ROOT, "temporal this tree" if args.compare_tree else "temporal")
+    pairs: list[tuple[Result, Result]] = []
+    for _ in range(getattr(args, "repeat", 1) if args.compare_tree else 1):  # alternating: drift hits both
+        base = await temporal(args.compare_tree, f"temporal {label}") if args.compare_tree else None
+        this = await temporal(ROOT, "temporal this tree" if args.compare_tree else "temporal")
+        if base is not None:
+            pairs.append((base, this))
     a = await run_asyncio(n, args.exchanges, cadence)
     print(a.line("asyncio", n), flush=True)
-    row = Row(n, this, a, base)
+    row = Row(n, this, a, base, pairs)
     for line in row_lines(args, row, label)[1:]:
         print(line, flush=True)
     return row
+
+
+def repeat_lines(label: str, n: int, exchanges: int, pairs: list[tuple[Result, Result]], a: Result) -> list[str]:
+    """`--repeat`: each figure's median over the alternating runs, with its range, and the median of the changes."""
+    if len(pairs) < 2:
+        return []
+    out = [f"  over {len(pairs)} alternating runs of each tree (median [min–max]):"]
+
+    def fig(name: str, get: Callable[[Result], float], fmt: str = "{:.0f}", change: bool = True) -> None:
+        before, after = [get(b) for b, _ in pairs], [get(t) for _, t in pairs]
+        text = (f"    {name}: {label} {fmt.format(median(before))} [{fmt.format(min(before))}–"
+                f"{fmt.format(max(before))}] -> this tree {fmt.format(median(after))} [{fmt.format(min(after))}–"
+                f"{fmt.format(max(after))}]")
+        if change:
+            text += f" ({_change(median(before), median(after))}; per pair: " + ", ".join(
+                _change(x, y) for x, y in zip(before, after, strict=True)) + ")"
+        out.append(text)
+
+    fig("worker CPU ms per exchange, steady state", lambda r: r.steady_ms("worker"))
+    fig("worker CPU ms per exchange, whole run", lambda r: per_exchange_ms(r, "worker", n, exchanges))
+    fig("server CPU ms per exchange, steady state", lambda r: r.steady_ms("server"))
+    fig("p95 ratio to asyncio", lambda r: outcome(n, r, a).ratio, "{:.2f}", change=False)
+    fig("p95 ratio to asyncio, steady state", lambda r: steady_outcome(n, r, a).ratio, "{:.2f}", change=False)
+    return out
 
 
 def row_lines(args: argparse.Namespace, row: Row, label: str) -> list[str]:
@@ -139,6 +170,7 @@ def row_lines(args: argparse.Namespace, row: Row, label: str) -> list[str]:
                          f"({'passes' if st.passes else 'fails'})")
     if row.base is not None:
         lines += compare_lines(label, row.n, args.exchanges, row.base, row.this)
+        lines += repeat_lines(label, row.n, args.exchanges, row.pairs, row.asyncio)
     return lines
 
 

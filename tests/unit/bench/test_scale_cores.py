@@ -221,3 +221,19 @@ def test_bench_workers_cache_bytecode_as_an_installed_wheel(monkeypatch):
 
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
     assert "PYTHONDONTWRITEBYTECODE" not in worker_env(1.0, WorkerTuning())
+
+
+def test_repeat_lines_give_medians_ranges_and_the_change_per_pair():
+    from bench.scale_per_core import repeat_lines
+
+    def run(steady_ms: float) -> Result:
+        return Result(latencies=[2.2] * 10, decisions=[(50.0, 2.2)] * 10, steady_at=40.0,
+                      steady_cpu={"worker 1": steady_ms / 1000 * 10, "server": 0.3}, steady_exchanges=10)
+
+    pairs = [(run(b), run(t)) for b, t in ((40, 30), (44, 36), (38, 33))]
+    a = Result(latencies=[2.0] * 10, decisions=[(50.0, 2.0)] * 10, steady_at=30.0)
+    lines = repeat_lines("base@x", 100, 1, pairs, a)
+    steady = next(line for line in lines if "worker CPU ms per exchange, steady state" in line)
+    assert "base@x 40 [38–44] -> this tree 33 [30–36] (−18 %; per pair: −25 %, −18 %, −13 %)" in steady
+    assert any("p95 ratio to asyncio, steady state: base@x 1.10" in line for line in lines)
+    assert repeat_lines("base@x", 100, 1, pairs[:1], a) == []  # one run: the usual lines say it all
