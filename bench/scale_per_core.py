@@ -63,6 +63,21 @@ def outcome(n: int, t: Result, a: Result) -> SizeOutcome:
     return SizeOutcome(n, pct(t.latencies, 95), pct(a.latencies, 95), t.summary().missed)
 
 
+def median_outcome(n: int, runs: list[Result], a: Result, steady: bool = False) -> SizeOutcome:
+    """`--repeat`: the size's outcome with the median p95 of the tree's runs (a decision missed in any run fails)."""
+    outs = [(steady_outcome if steady else outcome)(n, r, a) for r in runs]
+    return SizeOutcome(n, median(o.temporal_p95 for o in outs), outs[0].asyncio_p95, sum(o.missed for o in outs))
+
+
+def row_outcome(row: Row, base: bool = False, steady: bool = False) -> SizeOutcome:
+    """The outcome the per-core lines read: the median over `--repeat` runs, else the one run's."""
+    if len(row.pairs) >= 2:
+        return median_outcome(row.n, [p[0] if base else p[1] for p in row.pairs], row.asyncio, steady)
+    t = row.base if base else row.this
+    assert t is not None
+    return (steady_outcome if steady else outcome)(row.n, t, row.asyncio)
+
+
 def steady_outcome(n: int, t: Result, a: Result) -> SizeOutcome:
     """The same comparison over the answers sent in the steady state only (after every session had its first
     question): the live sessions' pace with no start beside them (the starts are `--start-burst`'s question)."""
@@ -183,7 +198,7 @@ async def run_per_core(args: argparse.Namespace, settings: Settings) -> None:
         for n in [int(x) for x in args.sessions.split(",")]:
             rows.append(await run_size(args, settings, n, cadence, label))
         for _ in range(SEARCH_RUNS if args.search else 0):
-            probe = next_probe(outcome(r.n, r.this, r.asyncio) for r in rows)
+            probe = next_probe(row_outcome(r) for r in rows)
             if probe is None:
                 break
             print(f"  search: trying {probe} sessions", flush=True)
@@ -194,17 +209,14 @@ async def run_per_core(args: argparse.Namespace, settings: Settings) -> None:
                          + (f"; {settings.layout.text()}" if settings.layout else "; all processes share the CPUs"))
         for r in rows:
             summaries += row_lines(args, r, label)
-        if cores:
-            if args.compare_tree:
-                summaries.append(f"  {label}: " + per_core_line(
-                    (outcome(r.n, r.base, r.asyncio) for r in rows if r.base is not None), cores, cadence))
-            summaries.append(per_core_line((outcome(r.n, r.this, r.asyncio) for r in rows), cores, cadence))
-            if args.compare_tree:
-                summaries.append(f"  {label}: " + per_core_line(
-                    (steady_outcome(r.n, r.base, r.asyncio) for r in rows if r.base is not None), cores, cadence,
-                    steady=True))
-            summaries.append(per_core_line((steady_outcome(r.n, r.this, r.asyncio) for r in rows), cores, cadence,
-                                           steady=True))
+        if cores:  # with --repeat, each size's median run decides
+            for steady in (False, True):
+                if args.compare_tree:
+                    summaries.append(f"  {label}: " + per_core_line(
+                        (row_outcome(r, base=True, steady=steady) for r in rows if r.base is not None), cores,
+                        cadence, steady=steady))
+                summaries.append(per_core_line((row_outcome(r, steady=steady) for r in rows), cores, cadence,
+                                               steady=steady))
     print()
     print("\n".join(settings.header))
     print("\n".join(summaries))

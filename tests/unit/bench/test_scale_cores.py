@@ -237,3 +237,17 @@ def test_repeat_lines_give_medians_ranges_and_the_change_per_pair():
     assert "base@x 40 [38–44] -> this tree 33 [30–36] (−18 %; per pair: −25 %, −18 %, −13 %)" in steady
     assert any("p95 ratio to asyncio, steady state: base@x 1.10" in line for line in lines)
     assert repeat_lines("base@x", 100, 1, pairs[:1], a) == []  # one run: the usual lines say it all
+
+
+def test_with_repeat_the_per_core_lines_read_the_median_run_not_the_last():
+    from bench.scale_per_core import Row, row_outcome
+
+    def run(p95: float) -> Result:
+        return Result(latencies=[p95] * 10, decisions=[(50.0, p95)] * 10, steady_at=40.0)
+
+    a = Result(latencies=[2.0] * 10, decisions=[(50.0, 2.0)] * 10, steady_at=30.0)
+    pairs = [(run(2.5), run(2.3)), (run(2.4), run(2.26)), (run(2.6), run(2.1))]  # the last run alone would pass
+    row = Row(250, pairs[-1][1], a, pairs[-1][0], pairs)
+    assert row_outcome(row).ratio == pytest.approx(1.13) and not row_outcome(row).passes
+    assert row_outcome(row, base=True, steady=True).ratio == pytest.approx(1.25)
+    assert row_outcome(Row(250, run(2.1), a)).passes  # one run: that run
