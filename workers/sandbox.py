@@ -3,7 +3,8 @@
 Temporal's sandboxed runner enters the sandbox by `exec` of a short source string: once per activation, and once
 per payload the SDK encodes or decodes for a workflow (it asks the workflow, inside the sandbox, for the payload's
 serialization context; temporalio 1.35, `_runner._Instance._run_code`). `exec` of a string compiles it each time:
-~16 µs, and an interview exchange enters the sandbox over a hundred times (docs/performance.md, "Per worker core").
+~16 µs, and a workflow task enters the sandbox about ten times (one activation, nine payload contexts, counted
+in the interview's tests): ~0.5 ms of an exchange's ~35 ms (docs/performance.md, "Per worker core, measured").
 This runner is Temporal's own `SandboxedWorkflowRunner` — the same restrictions, the same fresh module per
 workflow run, the same code — except that each of those strings is compiled once per process. Should the SDK's
 private shape change, `sandbox_runner()` returns the SDK's runner unchanged (tests/unit/platform/test_sandbox_runner.py
