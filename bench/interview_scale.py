@@ -30,7 +30,8 @@ window after it, and after that (docs/performance.md).
 
 `--per-core` pins the workers to `--worker-cores` and the dev server and this process to the other cores, and
 prints `sessions per worker core` per cadence (bench/scale_per_core.py, bench/scale_cores.py); `--compare-tree PATH`
-runs another source tree's workers beside this tree's, size by size (bench/scale_per_core.py); `--start-burst K`
+runs another source tree's workers beside this tree's, size by size (`--repeat K`: K alternating runs of each,
+medians printed; bench/scale_per_core.py); `--start-burst K`
 starts K interviews within 30 s beside `--sessions L` live ones (bench/scale_burst.py).
 The Temporal run itself (session drivers, event-log reads, run_temporal) is bench/scale_temporal.py.
 """

@@ -5,12 +5,14 @@ workers against another's in the same bench run.
 client and the asyncio baseline) on every other core (bench/scale_cores.py). Per cadence, each size runs Temporal
 and then asyncio; the summary prints one line per cadence, `sessions per worker core: N (cadence S s, p95 ≤ 1.1×
 asyncio)`, N = the largest size with temporal p95 / asyncio p95 ≤ 1.1 and no decision missed, divided by the
-worker cores. `--search` then bisects between the largest passing and the smallest failing size (step 25, at
-most 3 more sizes).
+worker cores; a second line, `sessions per worker core, steady state: N (…)`, compares only the answers sent
+after every session had its first question. `--search` then bisects between the largest passing and the smallest
+failing size (step 25, at most 3 more sizes).
 
 --compare-tree PATH: per size, Temporal with worker processes run from PATH (cwd and PYTHONPATH = PATH, this
 Python), then with this tree's, then asyncio; same server settings, same client (this tree's). Prints both lines,
-the workers' and the server's CPU per exchange both ways.
+the workers' and the server's CPU per exchange both ways. `--repeat K` runs the two trees K times per size,
+alternating, and prints each figure's median and range; the per-core lines then read each size's median run.
 """
 
 from __future__ import annotations
