@@ -84,3 +84,8 @@ DEADLINE_TIMER_CANCELLED = declare("interview", "interview-decision-deadline-tim
                                    ("interview_one_answer", "interview_deadline_cancelled"), _SHIPPED_QUIET_DEADLINE,
                                    "a decision in time cancels its deadline timer: no timer fires 8 s after every "
                                    "answer to wake the workflow for nothing (a workflow task per exchange, issue 40)")
+_SHIPPED_LAST_TURN = date(2026, 11, 28)
+LAST_TURN_CARRIED = declare("interview", "interview-last-turn-survives-the-archive", _CARRIED, _SHIPPED_LAST_TURN,
+                            "archiving the transcript keeps which entry took the last turn: a question asked and "
+                            "followed only by asides (later parts, answers to earlier questions) still waits for "
+                            "its answer in the next run (found by tests/unit/interview/test_session_machine.py)")

@@ -327,6 +327,8 @@ class InterviewState(BaseModel):
     answer: AnswerInProgress | None = Field(default=None, description="The last answer, as its parts arrive")
     slow_decisions: int = Field(default=0, description="Fallbacks put in force because no decision came in time")
     model_slow: bool = Field(default=False, description="The question in force is a deadline fallback's")
+    last_turn: TranscriptEntry | None = Field(default=None, description="The last entry that took a turn, when "
+                                              "archiving left none in the tail (only later parts and late answers)")
 
 
 CarriedState = InterviewState   # the old name of the same model

@@ -174,7 +174,7 @@ class SessionBase:
     def _last_turn(self) -> TranscriptEntry | None:
         """The last entry that takes a turn: not a later part of an answer, nor a late answer to an earlier
         question (`TranscriptEntry.continues`: those answer nothing put in force since)."""
-        return next((e for e in reversed(self.state.transcript_tail) if not e.continues), None)
+        return next((e for e in reversed(self.state.transcript_tail) if not e.continues), self.state.last_turn)
 
     def _waits_in_section(self) -> bool:
         """The question waiting was put in force in the section still running: a phase change or a new run (after

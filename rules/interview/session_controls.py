@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from models.interview import patches as patches
 from models.interview.activities import AssistantInput
 from models.interview.entries import AssistantAnswer, AssistantQuery, SessionControl, TranscriptEntry
 from models.interview.notes import NextQuestion
@@ -124,6 +125,10 @@ class SessionControls(SessionIntake):
         """Keep the last `keep` entries in memory; return the older ones (to archive)."""
         s = self.state
         old, s.transcript_tail = s.transcript_tail[:-keep], s.transcript_tail[-keep:]
+        if not any(not e.continues for e in s.transcript_tail):   # only asides kept: remember who took the turn
+            last = next((e for e in reversed(old) if not e.continues), None)
+            if last is not None and self.patched(patches.LAST_TURN_CARRIED):
+                s.last_turn = last
         return old
 
     def carry(self, run: int, archived_events: int, archived_lines: int) -> InterviewState:

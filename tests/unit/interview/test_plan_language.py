@@ -49,7 +49,17 @@ def test_the_fallback_plan_speaks_the_language(language, mode):
 TOPICS = st.text(st.characters(categories=("L", "N", "Zs"), include_characters="'-,"), min_size=1, max_size=80)
 
 
-@given(topic=TOPICS.filter(lambda t: any(c.isalpha() for c in t)), language=st.sampled_from(SHIPPED))
+def _not_residue(topic: str) -> bool:
+    """A topic that itself reads as template residue (`gitHub`, `aaA0`: a schema field's camelCase) makes every
+    question quoting it unaskable in English too — the residue check's own limit (rules/interview/question_text.py),
+    not a translation's; drawn by this test in a run on 2026-11-28 (topic 'aaA0', Arabic)."""
+    from rules.interview.question_text import is_askable
+
+    return is_askable(f"What about {topic}?")[0]
+
+
+@given(topic=TOPICS.filter(lambda t: any(c.isalpha() for c in t)).filter(_not_residue),
+       language=st.sampled_from(SHIPPED))
 @settings(max_examples=150, deadline=None)
 def test_any_topic_reads_as_written_inside_the_questions(topic, language):
     plan = default_plan(topic, "", "adaptive", 900, language)
