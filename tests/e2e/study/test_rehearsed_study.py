@@ -67,10 +67,16 @@ GERMAN = ["Ich bin zufällig dazu gekommen: Ich habe nachts immer den Pager bean
           "Wir haben jeden Alarm gelöscht, auf den neunzig Tage lang niemand reagiert hat, und die Pages um siebzig "
           "Prozent reduziert."]
 MADE_UP: list[str] = []
+NEAR_MISS_FOR = "P002"      # stays, confirms, corrects nothing: their one digest stands in the findings
 
 
-def near_miss_digest(req) -> dict:  # noqa: ANN001
-    """A digest whose quote is the participant's last answer with one word changed (a scripted near miss)."""
+def near_miss_digest(req) -> dict | None:  # noqa: ANN001
+    """P002's digest quotes their last answer with one word changed (a scripted near miss); any other participant's
+    is the double's own (None). Digests run in the order interviews end, which a busy machine changes: CI once
+    digested P001 first, whose digest is redone after the correction, and a near miss scripted on the first call
+    was rightly gone from the findings."""
+    if f"participant {NEAR_MISS_FOR}," not in req.prompt:
+        return None
     words = [e["text"] for e in req.context["entries"] if e["speaker"] == "interviewee"][-1].split()
     words[len(words) // 2] = "banana"
     MADE_UP.append(" ".join(words))
@@ -160,7 +166,7 @@ async def _until(study, check, timeout: float = 90.0) -> dict[str, ParticipantVi
 async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env, worker, offline, tmp_path: Path,
                                                                       monkeypatch):
     monkeypatch.setenv("COLLOQUY_ARTIFACT_DIR", str(tmp_path / "artifacts"))
-    offline.script("study_digest", near_miss_digest)
+    offline.script("study_digest", *[near_miss_digest] * 12)      # 8 digests, 1 redone, a margin
     client = dev_env.client
     conn = ["--address", client.service_client.config.target_host]
     wall = time.monotonic()
@@ -339,6 +345,7 @@ async def test_a_rehearsed_study_of_ten_participants_in_three_languages(dev_env,
     corrected = [q for q in quotes if q.corrected]    # the correction is quoted in its new words, marked
     assert [q.text for q in corrected] == ["Eigentlich war es Absicht, nicht Zufall."]
     assert "corrected by the participant" in md
+    assert len(MADE_UP) == 1, MADE_UP
     near_miss = MADE_UP[0]
     flagged = [q for q in findings.flagged_quotes if q.text == near_miss]
     assert flagged and flagged[0].check == "near_miss" and "1 word differs" in flagged[0].flag
