@@ -119,7 +119,7 @@ async def replay(handle: WorkflowHandle, record_as: str | None = None) -> None:
         HISTORIES.mkdir(exist_ok=True)
         (HISTORIES / f"{record_as}.json").write_text(history.to_json())
     await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter,
-                   workflow_runner=sandbox_runner()).replay_workflow(history)
+                   workflow_runner=sandbox_runner(colloquy_data_converter)).replay_workflow(history)
 
 
 async def replay_recorded(name: str) -> None:
@@ -129,7 +129,7 @@ async def replay_recorded(name: str) -> None:
     path = HISTORIES / f"{name}.json"
     history = WorkflowHistory.from_json(f"recorded-{name}", path.read_text())
     await Replayer(workflows=registry.workflows(), data_converter=colloquy_data_converter,
-                   workflow_runner=sandbox_runner()).replay_workflow(history)
+                   workflow_runner=sandbox_runner(colloquy_data_converter)).replay_workflow(history)
 
 
 @pytest.hookimpl(wrapper=True)

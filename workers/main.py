@@ -102,7 +102,8 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
         from workflows.one_input import OneInputInterceptor
 
         workers.append(Worker(
-            client, task_queue=task_queue, workflows=registry.workflows(), workflow_runner=sandbox_runner(),
+            client, task_queue=task_queue, workflows=registry.workflows(),
+            workflow_runner=sandbox_runner(client.data_converter),
             activities=registry.other_activities(), interceptors=[*interceptors, OneInputInterceptor()],
             graceful_shutdown_timeout=graceful_shutdown_timeout,
             **_tuned(tuning, polls_workflows=True),  # type: ignore[arg-type]

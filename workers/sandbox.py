@@ -8,7 +8,15 @@ in the interview's tests): ~0.5 ms of an exchange's ~35 ms (docs/performance.md,
 This runner is Temporal's own `SandboxedWorkflowRunner` — the same restrictions, the same fresh module per
 workflow run, the same code — except that each of those strings is compiled once per process. Should the SDK's
 private shape change, `sandbox_runner()` returns the SDK's runner unchanged (tests/unit/platform/test_sandbox_runner.py
-says so at once)."""
+says so at once).
+
+One more thing is skipped, and only where it cannot matter: the payload contexts themselves when the data converter
+has no codec and no external storage (encryption off, the default). The SDK then asks the workflow, inside the
+sandbox, for each payload sequence's context in each of its six payload passes (three to decode an activation,
+three to encode its completion) — and every pass, given no codec and no storage, hands the payloads back as they
+came whatever the context. The workflow's own payload conversion happens inside the sandbox with its own context
+and is not touched. With a codec (encryption on: each participant's data key is chosen by the context) or
+external storage, every context is asked for as before."""
 
 from __future__ import annotations
 
@@ -17,6 +25,7 @@ import functools
 from types import CodeType
 from typing import Any
 
+from temporalio.converter import DataConverter, SerializationContext, StorageDriverStoreContext
 from temporalio.worker import WorkflowRunner
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
@@ -37,13 +46,32 @@ if _Instance is not None:
         def _run_code(self, code: str, **extra_globals: Any) -> None:
             super()._run_code(compiled(code), **extra_globals)  # type: ignore[arg-type]
 
+    class _ContextFreeInstance(_CompiledInstance):
+        """For a data converter whose payload passes ignore the context (no codec, no external storage)."""
+
+        def get_serialization_context(self, command_info: Any) -> SerializationContext | None:  # noqa: ARG002
+            return None
+
+        def get_external_store_context(self, command_info: Any) -> StorageDriverStoreContext:  # noqa: ARG002
+            return StorageDriverStoreContext(target=None)
+
 
 @dataclasses.dataclass(frozen=True)
 class CompiledSandboxRunner(SandboxedWorkflowRunner):
-    """`SandboxedWorkflowRunner` whose instances compile their entry code once per process."""
+    """`SandboxedWorkflowRunner` whose instances compile their entry code once per process; with
+    `payload_contexts=False` (only for a data converter without codec and external storage: `passes_use_context`)
+    they also answer the SDK's payload-context questions without entering the sandbox."""
+
+    payload_contexts: bool = True
 
     def create_instance(self, det):  # type: ignore[no-untyped-def]  # noqa: ANN001, ANN201 — the SDK's signature
-        return _CompiledInstance(det, self.runner_class, self.restrictions)
+        kind = _CompiledInstance if self.payload_contexts else _ContextFreeInstance
+        return kind(det, self.runner_class, self.restrictions)
+
+
+def passes_use_context(converter: DataConverter) -> bool:
+    """False when the SDK's payload passes (codec, external storage) are identities whatever the context."""
+    return converter.payload_codec is not None or converter.external_storage is not None
 
 
 def usable() -> bool:
@@ -57,6 +85,9 @@ def usable() -> bool:
         "instance_details", "runner_class", "restrictions"}
 
 
-def sandbox_runner() -> WorkflowRunner:
-    """The runner every Colloquy workflow worker uses (and the replay tests)."""
-    return CompiledSandboxRunner() if usable() else SandboxedWorkflowRunner()
+def sandbox_runner(converter: DataConverter | None = None) -> WorkflowRunner:
+    """The runner every Colloquy workflow worker uses (and the replay tests), for the worker's data converter
+    (`client.data_converter`; None: one that needs every context, the safe answer)."""
+    if not usable():
+        return SandboxedWorkflowRunner()
+    return CompiledSandboxRunner(payload_contexts=converter is None or passes_use_context(converter))
