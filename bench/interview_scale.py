@@ -132,7 +132,9 @@ async def main_async(args: argparse.Namespace) -> None:
               f"{' and '.join(map(str, counts))} worker process(es) `colloquy worker --role all` on one queue")
     if args.layout is not None:
         layout = (f"{len(args.layout.workers)} worker process(es) `colloquy worker --role all` on one queue, one per "
-                  f"worker core")
+                  f"worker core") if not args.layout.split_roles else (
+                  f"{len(args.layout.workers)} pair(s) of worker processes on one queue, `colloquy worker --role "
+                  f"workflows` and `--role llm`, one pair per worker core")
     header = settings_header(tuning, server_config, layout, files, threads)
     if args.layout is not None:
         header.append(f"  per core: {args.layout.text()}; this process (client + asyncio baseline) pid "
@@ -250,6 +252,10 @@ def add_per_core_arguments(parser: argparse.ArgumentParser) -> None:
                              "worker core` per cadence.")
     parser.add_argument("--worker-cores", default=None,
                         help="With --per-core: the workers' CPUs, taskset-style (0, 0-1, 0,2); default 0.")
+    parser.add_argument("--split-roles", action="store_true",
+                        help="With --per-core: each worker core runs two processes, `colloquy worker --role workflows` "
+                             "and `--role llm` (how deploy/k8s runs them), instead of one `--role all`; CPU per "
+                             "exchange is both processes'.")
     parser.add_argument("--search", action="store_true",
                         help=f"With --per-core: after the sizes, bisect between the largest passing and the smallest "
                              f"failing size down to a step of {SEARCH_STEP} (at most {SEARCH_RUNS} more sizes).")
@@ -274,11 +280,11 @@ def check_per_core_arguments(parser: argparse.ArgumentParser, args: argparse.Nam
     if special and (args.in_process or args.kill_drill or args.workers > 1):
         parser.error(f"with {' and '.join(special)} the bench chooses the worker processes (one per worker core "
                      f"with --per-core, else one): --in-process, --workers and --kill-drill do not apply")
-    if not args.per_core and (args.worker_cores is not None or args.search):
-        parser.error("--worker-cores and --search go with --per-core")
+    if not args.per_core and (args.worker_cores is not None or args.search or args.split_roles):
+        parser.error("--worker-cores, --search and --split-roles go with --per-core")
     if args.per_core:
         try:
-            args.layout = plan_cores(args.worker_cores or "0", os.sched_getaffinity(0))
+            args.layout = plan_cores(args.worker_cores or "0", os.sched_getaffinity(0), args.split_roles)
         except ValueError as exc:
             parser.error(str(exc))
     if args.start_burst is not None:

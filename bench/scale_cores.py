@@ -55,12 +55,20 @@ def format_cpus(cpus: Iterable[int]) -> str:
 class CoreLayout:
     workers: frozenset[int]   # the worker processes' cores
     server: frozenset[int]    # the dev server's and this process's (client + asyncio baseline)
+    split_roles: bool = False  # per worker core, `--role workflows` and `--role llm` processes, not one `--role all`
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The `colloquy worker --role` of each process a worker core runs."""
+        return ("workflows", "llm") if self.split_roles else ("all",)
 
     def text(self) -> str:
-        return f"workers on CPU {format_cpus(self.workers)}; dev server + client on CPU {format_cpus(self.server)}"
+        return (f"workers on CPU {format_cpus(self.workers)}"
+                + (" (per core: a `--role workflows` and a `--role llm` process)" if self.split_roles else "")
+                + f"; dev server + client on CPU {format_cpus(self.server)}")
 
 
-def plan_cores(worker_text: str, available: Iterable[int]) -> CoreLayout:
+def plan_cores(worker_text: str, available: Iterable[int], split_roles: bool = False) -> CoreLayout:
     """Split the CPUs this process may use: `worker_text` for the workers, the rest for the server and client.
     ValueError (with the reason) when there are fewer than 2 CPUs, a worker CPU is not available, or the workers
     would leave the server none."""
@@ -77,7 +85,7 @@ def plan_cores(worker_text: str, available: Iterable[int]) -> CoreLayout:
     if not server:
         raise ValueError(f"--worker-cores {worker_text} takes every CPU ({format_cpus(usable)}): the dev server and "
                          f"the client need at least one other")
-    return CoreLayout(workers, server)
+    return CoreLayout(workers, server, split_roles)
 
 
 def threads(pid: int | str, proc: Path = Path("/proc")) -> list[int]:

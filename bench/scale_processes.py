@@ -85,24 +85,29 @@ def worker_env(latency: float, tuning: WorkerTuning, tree: Path = ROOT) -> dict[
 
 async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
                                  tuning: WorkerTuning, timeout: float = 120.0, tree: Path = ROOT,
-                                 cores: frozenset[int] | None = None) -> list[WorkerProcess]:
-    """`colloquy worker --role all` processes on `queue`, run from `tree` (cwd and PYTHONPATH; this tree by
-    default) and pinned to `cores` (before exec, so every thread they start inherits it); returns once the server
-    sees each poll both queues."""
+                                 cores: frozenset[int] | None = None,
+                                 roles: tuple[str, ...] = ("all",)) -> list[WorkerProcess]:
+    """`count` times one `colloquy worker --role R` process per role in `roles` (`all`: one process polling both
+    queues; `workflows`, `llm`: the roles split, as deploy/k8s runs them) on `queue`, run from `tree` (cwd and
+    PYTHONPATH; this tree by default) and pinned to `cores` (before exec, so every thread they start inherits it);
+    returns once the server sees each poll its role's queues."""
     from core.pollers import check_queues
 
     env = worker_env(latency, tuning, tree)
     preexec = None if cores is None else (lambda: os.sched_setaffinity(0, cores))
     procs = []
+    role_of: dict[int, str] = {}
     logs = Path(os.environ.get("COLLOQUY_ARTIFACT_DIR") or "/tmp")
-    for i in range(count):
-        cmd = [sys.executable, "-m", "client.cli", "worker", "--role", "all", "--task-queue", queue,
+    for i in range(count * len(roles)):
+        role = roles[i % len(roles)]
+        cmd = [sys.executable, "-m", "client.cli", "worker", "--role", role, "--task-queue", queue,
                "--address", address]
         log = logs / f"worker-{queue}-{i + 1}.log"  # a file, not a pipe nobody drains
         with open(log, "wb") as out:
             proc = subprocess.Popen(cmd, env=env, cwd=tree, stdin=subprocess.DEVNULL, stdout=out,
                                     stderr=subprocess.STDOUT, preexec_fn=preexec)
         procs.append(WorkerProcess(i + 1, proc, log))
+        role_of[proc.pid] = role
     deadline = time.monotonic() + timeout
     waiting = {p.pid for p in procs}
     while waiting:
@@ -110,10 +115,10 @@ async def start_worker_processes(client, address: str, queue: str, count: int, l
             if p.proc.poll() is not None:
                 err = p.log.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
-        checks = await check_queues(client, queue, "all")
-        seen = [{int(x.identity.split("@", 1)[0]) for x in c.pollers if x.identity.split("@", 1)[0].isdigit()}
-                for c in checks]
-        waiting = {pid for pid in waiting if not all(pid in s for s in seen)}
+        seen = {role: [{int(x.identity.split("@", 1)[0]) for x in c.pollers
+                        if x.identity.split("@", 1)[0].isdigit()} for c in await check_queues(client, queue, role)]
+                for role in set(roles)}
+        waiting = {pid for pid in waiting if not all(pid in s for s in seen[role_of[pid]])}
         if time.monotonic() > deadline:
             raise TimeoutError(f"worker processes {sorted(waiting)} not polling {queue} after {timeout:.0f} s")
         if waiting:
@@ -151,7 +156,8 @@ async def temporal_side(n_workers: int, latency: float, tuning: WorkerTuning, in
         else:
             address = env.client.service_client.config.target_host
             procs = await start_worker_processes(env.client, address, queue, n_workers, latency, tuning, tree=tree,
-                                                 cores=None if layout is None else layout.workers)
+                                                 cores=None if layout is None else layout.workers,
+                                                 roles=("all",) if layout is None else layout.roles)
             try:
                 yield env, queue, procs
             finally:

@@ -57,6 +57,28 @@ def test_plan_cores_splits_workers_and_the_rest():
     assert layout.text() == "workers on CPU 0-1; dev server + client on CPU 2-3"
 
 
+def test_split_roles_run_a_workflows_and_an_llm_process_per_worker_core():
+    assert plan_cores("0", {0, 1}).roles == ("all",)
+    layout = plan_cores("0", {0, 1}, split_roles=True)
+    assert layout.roles == ("workflows", "llm") and (layout.workers, layout.server) == ({0}, {1})
+    assert "`--role workflows` and a `--role llm` process" in layout.text()
+
+
+@pytest.mark.parametrize("argv", [["--split-roles"], ["--split-roles", "--compare-tree", "."]])
+def test_split_roles_goes_with_per_core(argv, capsys):
+    import argparse
+
+    from bench.interview_scale import add_per_core_arguments, check_per_core_arguments
+
+    parser = argparse.ArgumentParser()
+    add_per_core_arguments(parser)
+    args = parser.parse_args(argv)
+    args.in_process, args.kill_drill, args.workers, args.sessions = False, False, 1, "10"
+    with pytest.raises(SystemExit):
+        check_per_core_arguments(parser, args)
+    assert "--split-roles go with --per-core" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("workers", "available", "reason"), [
     ("0", {0}, "at least 2 CPUs"),
     ("0-1", {0, 1}, "need at least one other"),
