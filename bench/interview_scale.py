@@ -20,7 +20,7 @@ activity tasks, updates, signals, timers and bytes, from a sample of the session
 
     python -m bench.interview_scale [--sessions 10,50,100] [--exchanges 2] [--latency 1.0] [--cadence 10|30,10]
                                     [--workers 2] [--kill-drill] [--in-process] [--sdk-defaults]
-                                    [--per-core [--worker-cores 0] [--search]] [--compare-tree PATH [--repeat K]]
+                                    [--per-core [--worker-cores 0] [--split-roles] [--search]] [--compare-tree PATH [--repeat K]]
                                     [--start-burst K]
 
 `--workers 2` runs every size with one and with two worker processes (both `--role all` on one queue) and prints
@@ -29,7 +29,8 @@ SIGKILLed mid-run — sessions lost, missed decisions, and decision latency befo
 window after it, and after that (docs/performance.md).
 
 `--per-core` pins the workers to `--worker-cores` and the dev server and this process to the other cores, and
-prints `sessions per worker core` per cadence (bench/scale_per_core.py, bench/scale_cores.py); `--compare-tree PATH`
+prints `sessions per worker core` per cadence (bench/scale_per_core.py, bench/scale_cores.py; `--split-roles`: a
+`--role workflows` and a `--role llm` process per worker core, as deploy/k8s runs them); `--compare-tree PATH`
 runs another source tree's workers beside this tree's, size by size (`--repeat K`: K alternating runs of each,
 medians printed; bench/scale_per_core.py); `--start-burst K`
 starts K interviews within 30 s beside `--sessions L` live ones (bench/scale_burst.py).
