@@ -5,12 +5,17 @@ connected client)."""
 from __future__ import annotations
 
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from temporalio.worker import PollerBehaviorSimpleMaximum
 from typer.testing import CliRunner
 
+from core.converter import colloquy_data_converter
 from core.settings import SDK_WORKER_DEFAULTS, WORKER_TUNING_ENV, WorkerTuning
+
+# a client for build_workers, which reads only its data converter (the sandbox runner is chosen by it)
+STAND_IN = SimpleNamespace(data_converter=colloquy_data_converter)
 
 
 def test_defaults_and_every_field_has_an_env_var_and_a_before_value():
@@ -70,7 +75,7 @@ def test_knobs_reach_the_worker_objects(recorded):
 
     tuning = WorkerTuning(max_concurrent_activities=7, max_concurrent_workflow_tasks=9, max_cached_workflows=11,
                           workflow_task_pollers=3, activity_task_pollers=2, sticky_queue_timeout_s=4)
-    build_workers(object(), "q", "all", tuning=tuning)  # type: ignore[arg-type]
+    build_workers(STAND_IN, "q", "all", tuning=tuning)  # type: ignore[arg-type]
     wf, llm, audio = recorded
     assert (wf["task_queue"], llm["task_queue"], audio["task_queue"]) == ("q", "q-llm", "q-audio")
     assert audio["max_concurrent_activities"] == 2     # transcription is CPU-bound: COLLOQUY_AUDIO_CONCURRENCY
@@ -88,8 +93,8 @@ def test_build_workers_reads_the_environment_and_max_concurrent_activities_overr
 
     monkeypatch.setenv("COLLOQUY_WORKER_MAX_CACHED_WORKFLOWS", "321")
     monkeypatch.setenv("COLLOQUY_WORKER_MAX_CONCURRENT_ACTIVITIES", "123")
-    build_workers(object(), "q", "workflows")  # type: ignore[arg-type]
-    build_workers(object(), "q", "llm", max_concurrent_activities=5)  # type: ignore[arg-type]
+    build_workers(STAND_IN, "q", "workflows")  # type: ignore[arg-type]
+    build_workers(STAND_IN, "q", "llm", max_concurrent_activities=5)  # type: ignore[arg-type]
     assert recorded[0]["max_cached_workflows"] == 321 and recorded[0]["max_concurrent_activities"] == 123
     assert recorded[1]["max_concurrent_activities"] == 5
 
@@ -105,6 +110,7 @@ def test_colloquy_worker_flags_and_bad_values(recorded, monkeypatch):
 
     class FakeClient:
         namespace = "default"
+        data_converter = colloquy_data_converter
         service_client = type("S", (), {"config": type("C", (), {"target_host": "127.0.0.1:1"})()})()
 
     async def fake_connect(settings):  # noqa: ANN001, ANN202
@@ -136,11 +142,11 @@ def test_the_llm_worker_takes_no_more_calls_than_its_models_serve(recorded, monk
     monkeypatch.setenv("COLLOQUY_PROFILE", "local")
     monkeypatch.delenv("COLLOQUY_AUDIO_CONCURRENCY", raising=False)
     reset_config_cache()
-    build_workers(object(), "q", "all", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
+    build_workers(STAND_IN, "q", "all", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
     wf, llm, audio = recorded
     assert wf["max_concurrent_activities"] == 50 and llm["max_concurrent_activities"] == 1
     assert audio["max_concurrent_activities"] == 2   # transcription has its own slots (COLLOQUY_AUDIO_CONCURRENCY)
     monkeypatch.setenv("COLLOQUY_PROVIDER_CONCURRENCY", "none")  # a server that serves many: the tuning decides
     reset_config_cache()
-    build_workers(object(), "q", "llm", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
+    build_workers(STAND_IN, "q", "llm", tuning=WorkerTuning(max_concurrent_activities=50))  # type: ignore[arg-type]
     assert recorded[3]["max_concurrent_activities"] == 50
