@@ -83,6 +83,11 @@ def worker_env(latency: float, tuning: WorkerTuning, tree: Path = ROOT) -> dict[
     return env
 
 
+def poller_pids(check) -> set[int]:  # noqa: ANN001 — core.pollers.QueueCheck
+    """The process ids of a queue's pollers (the SDK's identity is `<pid>@<host>`)."""
+    return {int(p.identity.split("@", 1)[0]) for p in check.pollers if p.identity.split("@", 1)[0].isdigit()}
+
+
 async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
                                  tuning: WorkerTuning, timeout: float = 120.0, tree: Path = ROOT,
                                  cores: frozenset[int] | None = None,
@@ -115,9 +120,7 @@ async def start_worker_processes(client, address: str, queue: str, count: int, l
             if p.proc.poll() is not None:
                 err = p.log.read_text(errors="replace")[-2000:]
                 raise RuntimeError(f"worker process {p.index} exited with {p.proc.returncode}:\n{err}")
-        seen = {role: [{int(x.identity.split("@", 1)[0]) for x in c.pollers
-                        if x.identity.split("@", 1)[0].isdigit()} for c in await check_queues(client, queue, role)]
-                for role in set(roles)}
+        seen = {role: [poller_pids(c) for c in await check_queues(client, queue, role)] for role in set(roles)}
         waiting = {pid for pid in waiting if not all(pid in s for s in seen[role_of[pid]])}
         if time.monotonic() > deadline:
             raise TimeoutError(f"worker processes {sorted(waiting)} not polling {queue} after {timeout:.0f} s")

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from bench.scale_processes import start_worker_processes
+from bench.scale_processes import poller_pids, start_worker_processes
 from core.pollers import check_queues
 from core.settings import WorkerTuning
 
@@ -16,8 +16,7 @@ pytestmark = pytest.mark.dev_server
 
 
 def _pids(checks) -> list[set[int]]:  # noqa: ANN001
-    return [{int(p.identity.split("@", 1)[0]) for p in c.pollers if p.identity.split("@", 1)[0].isdigit()}
-            for c in checks]
+    return [poller_pids(c) for c in checks]
 
 
 @pytest.mark.parametrize("roles", [("all",), ("workflows", "llm")], ids=["one process", "roles split"])
