@@ -16,11 +16,15 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.interview_common import workers
 from bench.scale_cores import CoreLayout, pin
 from bench.scale_metrics import children, cmdline, cpu_seconds, rusage_seconds
 from core.settings import WORKER_TUNING_ENV, WorkerTuning
+
+if TYPE_CHECKING:
+    from core.pollers import QueueCheck
 
 LIVE = ("interview_note_taker", "interview_researcher", "interview_orchestrator")
 SLOW_AGENTS = (*LIVE, "interview_planner")  # the agents given the simulated latency (as before, in-process)
@@ -83,9 +87,10 @@ def worker_env(latency: float, tuning: WorkerTuning, tree: Path = ROOT) -> dict[
     return env
 
 
-def poller_pids(check) -> set[int]:  # noqa: ANN001 — core.pollers.QueueCheck
+def poller_pids(check: QueueCheck) -> set[int]:
     """The process ids of a queue's pollers (the SDK's identity is `<pid>@<host>`)."""
-    return {int(p.identity.split("@", 1)[0]) for p in check.pollers if p.identity.split("@", 1)[0].isdigit()}
+    pids = (p.identity.partition("@")[0] for p in check.pollers)
+    return {int(pid) for pid in pids if pid.isdigit()}
 
 
 async def start_worker_processes(client, address: str, queue: str, count: int, latency: float,  # noqa: ANN001
