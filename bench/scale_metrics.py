@@ -159,7 +159,8 @@ class Result:
     missed: int = 0
     wall_s: float = 0.0
     decisions: list[tuple[float, float | None]] = field(default_factory=list)  # (answer sent, latency or None)
-    lost: int = 0            # sessions whose workflow is not running at the end, or unreadable
+    lost: int = 0            # sessions whose workflow failed, was terminated or timed out, or is unreadable
+    finished: int = 0        # sessions whose interview reached its end by itself (COMPLETED) before the run ended
     ack_timeouts: int = 0    # entries the client gave up waiting for (submit_entry's 10 s); they may still land
     cpu: CpuUse | None = None
     kill_at: float | None = None
@@ -199,5 +200,7 @@ class Result:
         extra = ""
         if self.lost or self.ack_timeouts:
             extra = f", sessions lost {self.lost}, entries unacknowledged {self.ack_timeouts}"
+        if self.finished:
+            extra += f", interviews finished {self.finished}"
         return (f"  {label:<18} {n:>4} sessions: {s.text()}{extra} "
                 f"-> {'sustained' if s.sustained(self.pace) else 'NOT sustained'}")

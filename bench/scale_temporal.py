@@ -135,7 +135,9 @@ async def collect(client, runs: list[SessionRun | BaseException], exchanges: int
                 res.missed += len(run.sent)
                 res.decisions += [(at, None) for at in run.sent]
                 return
-            if desc.status != WorkflowExecutionStatus.RUNNING:
+            if desc.status == WorkflowExecutionStatus.COMPLETED:
+                res.finished += 1  # the interview reached its end (its plan asked) and wrote its essay: not lost
+            elif desc.status != WorkflowExecutionStatus.RUNNING:
                 res.lost += 1
             pairs = decision_pairs(page.events, run.sent, [f"a{t}" for t in range(1, exchanges + 1)])
             res.decisions += pairs

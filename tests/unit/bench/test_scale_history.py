@@ -44,3 +44,40 @@ def test_sustained_means_within_the_pace():
     res = Result(latencies=[12.0, 13.0], pace=30.0)
     assert "-> sustained" in res.line("temporal", 2)
     assert "NOT sustained" in Result(latencies=[12.0, 13.0]).line("temporal", 2)
+
+
+def test_an_interview_that_reached_its_end_is_finished_not_lost():
+    """At ten exchanges a bench interview asks its whole plan and completes: the run used to count it lost."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from temporalio.client import WorkflowExecutionStatus
+
+    from bench.scale_temporal import SessionRun, collect
+    from models.interview.workflow import EventLogPage
+
+    statuses = {"done": WorkflowExecutionStatus.COMPLETED, "live": WorkflowExecutionStatus.RUNNING,
+                "broke": WorkflowExecutionStatus.FAILED}
+
+    class Handle:
+        def __init__(self, wid: str) -> None:
+            self.wid = wid
+
+        async def describe(self):  # noqa: ANN201
+            return SimpleNamespace(status=statuses[self.wid])
+
+        async def query(self, *_args, **_kwargs):  # noqa: ANN002, ANN003, ANN201
+            return EventLogPage(events=[], last_event_id=0)
+
+        async def fetch_history(self):  # noqa: ANN201
+            raise RuntimeError("not read in this test")
+
+        async def terminate(self, _reason: str) -> None:
+            return None
+
+    client = SimpleNamespace(get_workflow_handle=Handle)
+    res = Result()
+    asyncio.run(collect(client, [SessionRun(w, []) for w in statuses], exchanges=1, res=res))
+    assert (res.finished, res.lost) == (1, 1)
+    line = res.line("temporal", 3)
+    assert "sessions lost 1" in line and "interviews finished 1" in line
