@@ -89,3 +89,8 @@ LAST_TURN_CARRIED = declare("interview", "interview-last-turn-survives-the-archi
                             "archiving the transcript keeps which entry took the last turn: a question asked and "
                             "followed only by asides (later parts, answers to earlier questions) still waits for "
                             "its answer in the next run (found by tests/unit/interview/test_session_machine.py)")
+SEEN_AFTER_ARCHIVE = declare("interview", "interview-question-seen-after-the-archive", _CARRIED, _SHIPPED_LAST_TURN,
+                             "an answer stamped with a question an earlier run archived (`reply_to_question_id` not "
+                             "in the kept tail) is filed with that question's section, read from the sections' "
+                             "entries: an answer to the question in force is never filed late to the previous "
+                             "section (found by tests/unit/interview/test_session_machine.py)")

@@ -350,6 +350,11 @@ class SessionIntake(SessionSchedule):
                          if e.entry_id == entry.reply_to_question_id and e.speaker == "interviewer"), None)
             if seen is not None:
                 return seen.section_id == prev.id
+            if self.patched(patches.SEEN_AFTER_ARCHIVE):
+                # archived by an earlier run (continue-as-new keeps a short tail): its section still lists it
+                owner = next((x for x in self.state.sections if entry.reply_to_question_id in x.entry_ids), None)
+                if owner is not None:
+                    return owner.id == prev.id
         if entry.reply_to_section_id:
             return entry.reply_to_section_id == prev.id
         asked_here = {e.entry_id for e in self.state.transcript_tail      # (a person asked there; the engine's own
