@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
-from temporalio.client import WorkflowHistory
+from temporalio.client import WorkflowExecutionStatus, WorkflowHistory
 
 from bench.scale_history import HistoryCounts
 from bench.scale_metrics import Result
+from bench.scale_temporal import SessionRun, collect
+from models.interview.workflow import EventLogPage
 
 HISTORY = Path(__file__).resolve().parents[2] / "histories" / "interview_after_scale.json"
 
@@ -48,14 +52,6 @@ def test_sustained_means_within_the_pace():
 
 def test_an_interview_that_reached_its_end_is_finished_not_lost():
     """At ten exchanges a bench interview asks its whole plan and completes: the run used to count it lost."""
-    import asyncio
-    from types import SimpleNamespace
-
-    from temporalio.client import WorkflowExecutionStatus
-
-    from bench.scale_temporal import SessionRun, collect
-    from models.interview.workflow import EventLogPage
-
     statuses = {"done": WorkflowExecutionStatus.COMPLETED, "live": WorkflowExecutionStatus.RUNNING,
                 "broke": WorkflowExecutionStatus.FAILED}
 

@@ -7,6 +7,8 @@ the first section's late grace — and the engine, not finding the stamped quest
 
 from __future__ import annotations
 
+import pytest
+
 from models.interview import patches
 from tests.interview_invariants import InvariantBroken
 from tests.unit.interview.test_session_machine import SessionMachine
@@ -37,9 +39,7 @@ def test_an_answer_to_the_question_in_force_is_not_filed_late_after_continue_as_
 
 def test_a_run_from_before_the_change_files_it_as_it_did():
     m = _archived_after_an_answer(only_without=patches.SEEN_AFTER_ARCHIVE)
-    try:
-        m.an_answer_to_the_question_seen(data=None, which="in force")
-    except InvariantBroken:
-        pass                                     # the defect, kept for histories recorded before the change
+    with pytest.raises(InvariantBroken, match="attributed-to-the-question-seen"):   # the defect, kept for histories
+        m.an_answer_to_the_question_seen(data=None, which="in force")              # recorded before the change
     answer = m.s.state.transcript_tail[-1]
     assert (answer.section_id, answer.late) == ("s0", True)
