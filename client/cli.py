@@ -135,11 +135,12 @@ def worker(
         raise typer.Exit(2)
     from activities.llm.config import ConfigError
     from core.settings import WorkerTuning
-    from workers.main import build_workers, gc_freeze_enabled, run_workers
+    from workers.collector import gc_tuned
+    from workers.main import build_workers, run_workers
     from workers.registry import check_agent_config
 
     try:
-        freeze = gc_freeze_enabled()
+        tuned_gc = gc_tuned()
         tuning = WorkerTuning.from_env(
             max_concurrent_activities=max_concurrent_activities,
             max_concurrent_workflow_tasks=max_concurrent_workflow_tasks, max_cached_workflows=max_cached_workflows,
@@ -186,9 +187,10 @@ def worker(
                 err_console.print(f"[yellow]warning:[/yellow] cannot register search attributes: {exc}")
         workers = build_workers(client, task_queue, role, tuning=tuning)  # type: ignore[arg-type]
         queues = ", ".join(w.task_queue for w in workers)
+        gc_text = "gc tuned (startup heap frozen, young generation 10,000)" if tuned_gc else "gc: Python's defaults"
         console.print(f"Colloquy worker ({role}) polling {queues} on {client.service_client.config.target_host}"
-                      f" namespace {client.namespace}; {tuning.describe()}; startup heap frozen: "
-                      f"{'yes' if freeze else 'no'}; artifacts: {store_text}; {roots_text}",
+                      f" namespace {client.namespace}; {tuning.describe()}; {gc_text}; artifacts: {store_text}; "
+                      f"{roots_text}",
                       highlight=False)
         if role in ("all", "llm"):
             from workers.main import llm_tuning

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import os
 import signal
 import uuid
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import timedelta
@@ -28,6 +27,7 @@ from temporalio.worker import PollerBehaviorSimpleMaximum, Worker
 
 from core.settings import WorkerTuning
 from workers import registry
+from workers.collector import tune_collector
 
 Role = Literal["all", "workflows", "llm", "audio"]
 log = structlog.get_logger("colloquy.worker")
@@ -35,7 +35,6 @@ log = structlog.get_logger("colloquy.worker")
 
 # On SIGTERM, in-flight activities (an LLM call) get this long to finish before they are cancelled.
 GRACEFUL_SHUTDOWN = timedelta(seconds=30)
-GC_FREEZE_ENV = "COLLOQUY_WORKER_GC_FREEZE"
 
 
 def _interceptors(client: Client) -> list[TracingInterceptor]:
@@ -131,45 +130,16 @@ def build_workers(client: Client, task_queue: str = "colloquy", role: Role = "al
     return workers
 
 
-def gc_freeze_enabled(environ: Mapping[str, str] | None = None) -> bool:
-    """`COLLOQUY_WORKER_GC_FREEZE`: on unless set to 0, false, no or off; any other value is a ValueError
-    naming it (`colloquy worker` exits 2 on it before connecting)."""
-    raw = (os.environ if environ is None else environ).get(GC_FREEZE_ENV, "")
-    value = raw.strip().lower()
-    if value in ("", "1", "true", "yes", "on"):
-        return True
-    if value in ("0", "false", "no", "off"):
-        return False
-    raise ValueError(f"{GC_FREEZE_ENV}={raw[:40]!r}: use 1 or 0 (or on/off, true/false, yes/no)")
-
-
-def freeze_startup_heap(enabled: bool | None = None) -> int:
-    """Collect, then move every object alive now out of the cyclic collector's reach (`gc.freeze`); returns how
-    many (0 when `enabled`, else COLLOQUY_WORKER_GC_FREEZE, says off).
-
-    By the time it runs, a worker has imported everything: litellm with its model and price maps, pydantic's
-    schemas, the SDK — about 440,000 objects that live as long as the process. Left in the oldest generation,
-    every full collection walks them all: ~0.2 s of CPU each, the event loop stopped meanwhile, about twice a
-    minute in a busy `llm` worker. Frozen, a full collection walks only what the running worker made (sessions'
-    sandboxes, caches). Frozen objects are still freed by reference counting; only cycles among them would stay,
-    and the collection just before the freeze has cleared those."""
-    if not (gc_freeze_enabled() if enabled is None else enabled):
-        return 0
-    gc.collect()
-    gc.freeze()
-    return gc.get_freeze_count()
-
-
 async def run_workers(workers: Sequence[Worker], stop: asyncio.Event | None = None,
-                      freeze_heap: bool | None = None) -> bool:
-    """Run until `stop` is set (SIGTERM/SIGINT set it), then shut down gracefully. First the process's startup
-    heap is frozen (`freeze_startup_heap`; `freeze_heap` None: as COLLOQUY_WORKER_GC_FREEZE says).
+                      tune_gc: bool | None = None) -> bool:
+    """Run until `stop` is set (SIGTERM/SIGINT set it), then shut down gracefully. First the process's garbage
+    collector is set for a long run (workers/collector.py; `tune_gc` None: as COLLOQUY_WORKER_GC_TUNED says).
 
     Returns True on a requested stop, False when a worker exited by itself (e.g. it lost the server)."""
     stop = stop or asyncio.Event()
-    frozen = freeze_startup_heap(freeze_heap)
+    frozen = tune_collector(tune_gc)
     if frozen:
-        log.info("worker.startup_heap_frozen", objects=frozen)
+        log.info("worker.gc_tuned", frozen_objects=frozen)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:

@@ -1,7 +1,6 @@
-"""A `colloquy worker` freezes its startup heap (workers/main.py `freeze_startup_heap`): the ~440,000 objects of
-its imports leave the cyclic collector's walks, so a full collection no longer stops the event loop for ~0.2 s.
-Each check runs in a fresh interpreter: freezing this test process would keep pytest's own heap out of every
-later collection."""
+"""A `colloquy worker` sets Python's collector for a long run (workers/collector.py) before it polls: the ~440,000
+objects of its imports frozen out of the collector's walks, the young generation collected every 10,000 net
+allocations. Each check runs in a fresh interpreter: tuning this test process would change pytest's own heap."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from workers.main import GC_FREEZE_ENV, gc_freeze_enabled
+from workers.collector import GC_TUNED_ENV, YOUNG_THRESHOLD, gc_tuned
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -43,12 +42,13 @@ node = Node()
 node.me = node          # a cycle made after the freeze: the collector still frees it
 del node
 freed = gc.collect()
-print(json.dumps({"before": before, "frozen": gc.get_freeze_count(), "walked": walked, "freed": freed}))
+print(json.dumps({"before": before, "frozen": gc.get_freeze_count(), "walked": walked, "freed": freed,
+                  "young": gc.get_threshold()[0]}))
 """
 
 
 def _probe(**env: str) -> dict[str, int]:
-    environ = {k: v for k, v in os.environ.items() if k != GC_FREEZE_ENV} | env
+    environ = {k: v for k, v in os.environ.items() if k != GC_TUNED_ENV} | env
     out = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=environ, capture_output=True, text=True,
                          timeout=120, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -60,17 +60,18 @@ def test_a_running_worker_keeps_its_imports_out_of_the_collectors_walks():
     assert seen["frozen"] >= seen["before"] * 0.9   # all of them frozen
     assert seen["walked"] < seen["before"] / 10     # what a full collection still walks
     assert seen["freed"] >= 1                       # and garbage made afterwards is still collected
+    assert seen["young"] == YOUNG_THRESHOLD == 10_000
 
 
-def test_the_freeze_can_be_turned_off():
-    seen = _probe(**{GC_FREEZE_ENV: "0"})
-    assert seen["frozen"] == 0 and seen["walked"] >= seen["before"] * 0.9
+def test_the_tuning_can_be_turned_off():
+    seen = _probe(**{GC_TUNED_ENV: "0"})
+    assert seen["frozen"] == 0 and seen["walked"] >= seen["before"] * 0.9 and seen["young"] == 700  # Python's
 
 
 @pytest.mark.parametrize(("raw", "on"), [("", True), ("1", True), (" On ", True), ("yes", True), ("true", True),
                                           ("0", False), ("off", False), ("No", False), ("false", False)])
 def test_the_setting_reads_the_usual_spellings(raw, on):
-    assert gc_freeze_enabled({GC_FREEZE_ENV: raw}) is on
+    assert gc_tuned({GC_TUNED_ENV: raw}) is on
 
 
 def test_a_misspelt_setting_stops_the_worker_before_it_connects():
@@ -78,9 +79,9 @@ def test_a_misspelt_setting_stops_the_worker_before_it_connects():
 
     from client import cli
 
-    assert gc_freeze_enabled({}) is True
-    with pytest.raises(ValueError, match="COLLOQUY_WORKER_GC_FREEZE='maybe': use 1 or 0"):
-        gc_freeze_enabled({GC_FREEZE_ENV: "maybe"})
-    bad = CliRunner().invoke(cli.app, ["worker"], env={GC_FREEZE_ENV: "maybe"})
-    assert bad.exit_code == 2 and "COLLOQUY_WORKER_GC_FREEZE='maybe'" in bad.output
+    assert gc_tuned({}) is True
+    with pytest.raises(ValueError, match="COLLOQUY_WORKER_GC_TUNED='maybe': use 1 or 0"):
+        gc_tuned({GC_TUNED_ENV: "maybe"})
+    bad = CliRunner().invoke(cli.app, ["worker"], env={GC_TUNED_ENV: "maybe"})
+    assert bad.exit_code == 2 and "COLLOQUY_WORKER_GC_TUNED='maybe'" in bad.output
     assert "Traceback" not in bad.output
