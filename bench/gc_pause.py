@@ -4,8 +4,9 @@
 
 Each side runs in a fresh interpreter that does what `colloquy worker --role all` does before and after it starts
 polling: import the registry's workflows and activities; then (with) `tune_collector()` as
-`workers.main.run_workers` does (workers/collector.py: the startup heap frozen), or (without) nothing; then `--calls` agent calls through the gateway on the
-offline provider (litellm's lazy imports and caches, as a running worker fills them). Then `gc.collect()` is
+`workers.main.run_workers` does (workers/collector.py: the startup heap frozen), or (without) nothing; then
+`--calls` agent calls through the gateway on the offline provider (litellm's lazy imports and caches, as a
+running worker fills them). Then `gc.collect()` is
 timed `--rounds` times: what each of Python's full collections walks, and its CPU. A busy `llm` worker runs about
 two full collections a minute at 250 sessions (counted with a `gc.callbacks` hook during
 `bench.interview_scale --per-core --split-roles`, docs/performance.md), each one with the event loop stopped.

@@ -198,7 +198,7 @@ def worker(
             from workers.main import llm_tuning
 
             console.print(llm_tuning(tuning)[1], highlight=False)
-        return await run_workers(workers)
+        return await run_workers(workers, tune_gc=tuned_gc)
 
     stopped_on_request = run(_run())
     console.print("Colloquy worker stopped." if stopped_on_request else "[red]Colloquy worker exited.[/red]")

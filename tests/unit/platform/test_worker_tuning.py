@@ -116,7 +116,7 @@ def test_colloquy_worker_flags_and_bad_values(recorded, monkeypatch):
     async def fake_connect(settings):  # noqa: ANN001, ANN202
         return FakeClient()
 
-    async def fake_run(workers, stop=None):  # noqa: ANN001, ANN202
+    async def fake_run(workers, stop=None, tune_gc=None):  # noqa: ANN001, ANN202
         seen["queues"] = [w.task_queue for w in workers]
         return True
 
